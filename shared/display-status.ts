@@ -1,0 +1,269 @@
+/**
+ * The display-status reducer (SPEC §6): one pure mapping from what the store holds about a run to what a
+ * person sees — a status, a reason line, whether it needs them, and the actions allowed right now.
+ * The UI, the tray, the CLI and the store's SQL filters (tested for agreement) all follow it.
+ */
+import type { Effect, Interaction, Lease, ParkCode, QueueEntry, Run, RunSnapshot } from './domain';
+
+export const DISPLAY_STATUSES = [
+  'needs-answer',
+  'stale',
+  'ambiguous',
+  'parked',
+  'paused',
+  'running',
+  'waiting',
+  'queued',
+  'failed',
+  'timed_out',
+  'cancelled',
+  'completed',
+] as const;
+export type DisplayStatus = (typeof DISPLAY_STATUSES)[number];
+
+export const RUN_ACTIONS = [
+  'answer',
+  'cancel',
+  'requestCancel',
+  'requestPause',
+  'pause',
+  'resume',
+  'resumeAnyway',
+  'resolveEffect',
+  'retry',
+] as const;
+export type RunAction = (typeof RUN_ACTIONS)[number];
+
+export interface DisplayInfo {
+  status: DisplayStatus;
+  /** Why the run is parked, when it is. */
+  parkReason: ParkCode | 'interactionExpired' | null;
+  reason: string;
+  needsYou: boolean;
+  /** The lease is held and unexpired: the run must not be touched, only asked. */
+  liveOwner: boolean;
+  actions: RunAction[];
+}
+
+export interface DisplayOptions {
+  /** A queued run with no runner for this long needs a person (SPEC §6). */
+  unattendedQueueMs: number;
+}
+
+export const DEFAULT_DISPLAY_OPTIONS: DisplayOptions = { unattendedQueueMs: 5 * 60_000 };
+
+const OPEN_INTERACTION = new Set<Interaction['status']>(['pending', 'presenting']);
+
+export function hasLiveOwner(lease: Lease | null, now: number): boolean {
+  return lease !== null && lease.ownerType !== null && lease.expiresAt !== null && lease.expiresAt > now;
+}
+
+/** A non-terminal run whose lease has an owner whose expiry has passed (SPEC §3 "Stale"). */
+export function isLeaseStale(run: Run, lease: Lease | null, now: number): boolean {
+  return (
+    !isTerminal(run) &&
+    lease !== null &&
+    lease.ownerType !== null &&
+    lease.expiresAt !== null &&
+    lease.expiresAt <= now
+  );
+}
+
+export function isTerminal(run: Pick<Run, 'status'>): boolean {
+  return (
+    run.status === 'completed' ||
+    run.status === 'failed' ||
+    run.status === 'timed_out' ||
+    run.status === 'cancelled'
+  );
+}
+
+/** Maps one run snapshot to what a person sees. */
+export function displayStatus(
+  snapshot: RunSnapshot,
+  now: number,
+  options: DisplayOptions = DEFAULT_DISPLAY_OPTIONS,
+): DisplayInfo {
+  const { run, queue, lease } = snapshot;
+  const liveOwner = hasLiveOwner(lease, now);
+  const base = { parkReason: null, liveOwner } as const;
+
+  if (isTerminal(run)) {
+    const reason = terminalReason(run);
+    const status: DisplayStatus = run.status === 'completed' ? 'completed' : run.status;
+    return { ...base, status, reason, needsYou: false, actions: ['retry'] };
+  }
+
+  const cancel: RunAction = liveOwner ? 'requestCancel' : 'cancel';
+
+  if (isLeaseStale(run, lease, now)) {
+    return {
+      ...base,
+      status: 'stale',
+      reason: `Runner ${lease?.ownerId ?? 'unknown'} stopped heartbeating; its lease expired.`,
+      needsYou: true,
+      actions: ['cancel'],
+    };
+  }
+
+  const open = snapshot.interactions.filter((i) => OPEN_INTERACTION.has(i.status));
+  const first = open[0];
+  if (first !== undefined && !run.paused) {
+    return {
+      ...base,
+      status: 'needs-answer',
+      reason: open.length === 1 ? `Waiting for an answer: ${first.title}` : `${open.length} questions waiting`,
+      needsYou: true,
+      actions: liveOwner ? ['answer', 'requestCancel'] : ['answer', 'cancel'],
+    };
+  }
+
+  const ambiguous = snapshot.effects.filter((e: Effect) => e.status === 'ambiguous');
+  if (ambiguous.length > 0) {
+    return {
+      ...base,
+      status: 'ambiguous',
+      parkReason: queue.status === 'parked' ? parkCodeOf(queue) : null,
+      reason:
+        ambiguous.length === 1
+          ? `Unknown whether "${ambiguous[0]?.summary ?? ''}" happened.`
+          : `${ambiguous.length} side effects with an unknown outcome.`,
+      needsYou: true,
+      actions: liveOwner ? ['resolveEffect', 'requestCancel'] : ['resolveEffect', 'cancel'],
+    };
+  }
+
+  if (run.paused || (queue.status === 'parked' && queue.errorCode === 'paused')) {
+    return {
+      ...base,
+      status: 'paused',
+      parkReason: 'paused',
+      reason: 'Paused by a person.',
+      needsYou: false,
+      actions: liveOwner ? ['requestCancel'] : ['resume', 'cancel'],
+    };
+  }
+
+  if (queue.status === 'parked') {
+    const parkReason = parkCodeOf(queue);
+    const detail = queue.errorDetail ? ` ${queue.errorDetail}` : '';
+    const needsDecision = parkReason !== null;
+    const actions: RunAction[] = liveOwner
+      ? ['requestCancel']
+      : parkReason === 'sourceChanged'
+        ? ['resumeAnyway', 'pause', 'cancel']
+        : ['resume', 'pause', 'cancel'];
+    return {
+      ...base,
+      status: 'parked',
+      parkReason,
+      reason: `${parkedLabel(parkReason)}.${detail}`,
+      needsYou: needsDecision && !liveOwner,
+      actions,
+    };
+  }
+
+  if (run.status === 'running' || queue.status === 'starting' || queue.status === 'running') {
+    if (liveOwner) {
+      return {
+        ...base,
+        status: 'running',
+        reason: run.currentStep ? `Running step ${run.currentStep}.` : 'Running.',
+        needsYou: false,
+        actions: ['requestCancel', 'requestPause'],
+      };
+    }
+  }
+
+  if (run.status === 'waiting') {
+    return {
+      ...base,
+      status: 'waiting',
+      reason: run.statusDetail ?? 'Waiting.',
+      needsYou: false,
+      actions: [cancel],
+    };
+  }
+
+  if (run.status === 'running') {
+    // Running without any owner: the runner released without finishing. A person decides.
+    return {
+      ...base,
+      status: 'stale',
+      reason: 'Marked running but no runner holds it.',
+      needsYou: true,
+      actions: ['cancel'],
+    };
+  }
+
+  const unattended = !liveOwner && now - queue.availableAt >= options.unattendedQueueMs;
+  return {
+    ...base,
+    status: 'queued',
+    reason: unattended ? 'Queued, and no runner has picked it up.' : 'Queued.',
+    needsYou: unattended,
+    actions: liveOwner ? ['requestCancel'] : ['cancel', 'pause'],
+  };
+}
+
+function parkCodeOf(queue: QueueEntry): DisplayInfo['parkReason'] {
+  switch (queue.errorCode) {
+    case 'sourceChanged':
+    case 'effectAmbiguous':
+    case 'paused':
+    case 'runnerExited':
+    case 'interactionExpired':
+      return queue.errorCode;
+    default:
+      return null;
+  }
+}
+
+export function parkedLabel(reason: DisplayInfo['parkReason']): string {
+  switch (reason) {
+    case 'sourceChanged':
+      return 'Parked: the workflow source changed since the run started';
+    case 'effectAmbiguous':
+      return 'Parked: a side effect had an unknown outcome';
+    case 'paused':
+      return 'Paused';
+    case 'runnerExited':
+      return 'Parked: the runner exited before finishing';
+    case 'interactionExpired':
+      return 'Parked: a question expired without an answer';
+    case null:
+      return 'Parked';
+  }
+}
+
+function terminalReason(run: Run): string {
+  switch (run.status) {
+    case 'completed':
+      return 'Completed.';
+    case 'failed':
+      return run.error ? `Failed: ${firstLine(run.error)}` : 'Failed.';
+    case 'timed_out':
+      return 'Timed out.';
+    case 'cancelled':
+      return run.statusDetail ? `Cancelled: ${run.statusDetail}` : 'Cancelled.';
+    default:
+      return run.status;
+  }
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0] ?? '';
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
+/** Worst-first order used by the tray icon (SPEC §7). */
+export type TrayState = 'needs-answer' | 'stale' | 'failed' | 'running' | 'idle';
+export const TRAY_STATE_ORDER: readonly TrayState[] = ['needs-answer', 'stale', 'failed', 'running', 'idle'];
+
+export function worstTrayState(counts: Partial<Record<DisplayStatus, number>>): TrayState {
+  if ((counts['needs-answer'] ?? 0) > 0) return 'needs-answer';
+  if ((counts.stale ?? 0) > 0) return 'stale';
+  if ((counts.failed ?? 0) > 0) return 'failed';
+  if ((counts.running ?? 0) > 0) return 'running';
+  return 'idle';
+}

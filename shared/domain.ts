@@ -1,0 +1,247 @@
+/**
+ * Domain types of the run store (SPEC §2). Plain data, shared by main, the CLI and the renderer.
+ * Times are epoch milliseconds (integers); JSON columns are parsed values (`unknown` until checked).
+ */
+
+export const RUN_STATUSES = [
+  'queued',
+  'running',
+  'waiting',
+  'completed',
+  'failed',
+  'timed_out',
+  'cancelled',
+] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'timed_out', 'cancelled'];
+
+export const QUEUE_STATUSES = ['queued', 'starting', 'running', 'parked', 'done', 'failed', 'cancelled'] as const;
+export type QueueStatus = (typeof QUEUE_STATUSES)[number];
+export const TERMINAL_QUEUE_STATUSES: readonly QueueStatus[] = ['done', 'failed', 'cancelled'];
+
+export const QUEUE_ERROR_CODES = [
+  'sourceChanged',
+  'effectAmbiguous',
+  'paused',
+  'runnerExited',
+  'interactionExpired',
+  'cancelled',
+  'failed',
+  'timedOut',
+] as const;
+export type QueueErrorCode = (typeof QUEUE_ERROR_CODES)[number];
+export type ParkCode = 'sourceChanged' | 'effectAmbiguous' | 'paused' | 'runnerExited';
+
+export type ExecutionMode = 'interactive' | 'headless';
+export type Lineage = 'retry' | 'continuation';
+
+export const OWNER_TYPES = ['runner', 'host', 'control'] as const;
+export type OwnerType = (typeof OWNER_TYPES)[number];
+
+export const ACTOR_TYPES = ['runner', 'host', 'control', 'human', 'policy', 'system'] as const;
+export type ActorType = (typeof ACTOR_TYPES)[number];
+
+export const SURFACES = ['app', 'tray', 'cli', 'browser', 'sweeper', 'sdk'] as const;
+export type Surface = (typeof SURFACES)[number];
+
+export const ATTEMPT_STATUSES = [
+  'pending',
+  'running',
+  'waiting',
+  'interrupted',
+  'completed',
+  'failed',
+  'timed_out',
+  'cancelled',
+] as const;
+export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
+export const ACTIVE_ATTEMPT_STATUSES: readonly AttemptStatus[] = ['pending', 'running', 'waiting'];
+
+export type InteractionKind = 'decision' | 'input';
+export const INTERACTION_STATUSES = ['pending', 'presenting', 'settled', 'cancelled', 'expired'] as const;
+export type InteractionStatus = (typeof INTERACTION_STATUSES)[number];
+export type ResolutionProvenance = 'human' | 'timeout_policy' | 'explicit_cancel' | 'expired_no_default';
+
+export type FieldType = 'string' | 'number' | 'boolean';
+export interface InteractionField {
+  name: string;
+  type: FieldType;
+  label?: string;
+  required?: boolean;
+}
+
+export type SubmissionOutcome = 'accepted' | 'rejected' | 'adopted';
+
+export const EFFECT_STATUSES = ['pending', 'applying', 'applied', 'rejected', 'ambiguous', 'cancelled'] as const;
+export type EffectStatus = (typeof EFFECT_STATUSES)[number];
+export type EffectResolution = 'applied' | 'not_applied';
+
+export const NOTIFICATION_LEVELS = ['info', 'attention', 'success', 'failure'] as const;
+export type NotificationLevel = (typeof NOTIFICATION_LEVELS)[number];
+
+export interface CommandSpec {
+  argv: string[];
+  cwd: string;
+}
+
+export interface Project {
+  id: number;
+  canonicalPath: string;
+  name: string;
+  createdAt: number;
+}
+
+export interface Run {
+  id: string;
+  projectId: number;
+  projectPath: string;
+  workflow: string;
+  title: string;
+  status: RunStatus;
+  paused: boolean;
+  statusDetail: string | null;
+  executionMode: ExecutionMode;
+  /** Hidden (null) for headless runs. */
+  originSession: string | null;
+  parentRunId: string | null;
+  lineage: Lineage | null;
+  input: unknown;
+  output: unknown;
+  error: string | null;
+  command: CommandSpec | null;
+  requestKey: string | null;
+  cancelRequested: boolean;
+  pauseRequested: boolean;
+  currentStep: string | null;
+  revision: number;
+  createdAt: number;
+  updatedAt: number;
+  finishedAt: number | null;
+}
+
+export interface QueueEntry {
+  runId: string;
+  status: QueueStatus;
+  availableAt: number;
+  errorCode: QueueErrorCode | null;
+  errorDetail: string | null;
+  consecutiveErrors: number;
+  updatedAt: number;
+}
+
+export interface Lease {
+  /** Run id, or null for the host (sweeper) lease. */
+  runId: string | null;
+  name: string;
+  generation: number;
+  ownerType: OwnerType | null;
+  ownerId: string | null;
+  ownerPid: number | null;
+  ownerHostname: string | null;
+  ownerStartId: string | null;
+  acquiredAt: number | null;
+  heartbeatAt: number | null;
+  expiresAt: number | null;
+}
+
+export interface RunEvent {
+  seq: number;
+  runId: string | null;
+  runRevision: number | null;
+  type: string;
+  actorType: ActorType;
+  actorId: string | null;
+  surface: Surface | null;
+  leaseGeneration: number | null;
+  payload: unknown;
+  at: number;
+}
+
+export interface Attempt {
+  id: number;
+  runId: string;
+  step: string;
+  number: number;
+  status: AttemptStatus;
+  deadlineAt: number | null;
+  startedAt: number;
+  finishedAt: number | null;
+  error: string | null;
+}
+
+export interface Interaction {
+  id: string;
+  runId: string;
+  attemptId: number | null;
+  kind: InteractionKind;
+  title: string;
+  prompt: string;
+  choices: string[] | null;
+  fields: InteractionField[] | null;
+  defaultResponse: unknown;
+  hasDefault: boolean;
+  deadlineAt: number | null;
+  status: InteractionStatus;
+  revision: number;
+  presenterId: string | null;
+  presenterExpiresAt: number | null;
+  response: unknown;
+  provenance: ResolutionProvenance | null;
+  createdAt: number;
+  settledAt: number | null;
+}
+
+export interface Submission {
+  id: number;
+  interactionId: string;
+  idempotencyKey: string;
+  interactionRevision: number;
+  payload: unknown;
+  outcome: SubmissionOutcome;
+  reason: string | null;
+  actorId: string | null;
+  surface: Surface;
+  at: number;
+}
+
+export interface Effect {
+  id: number;
+  runId: string;
+  attemptId: number | null;
+  type: string;
+  idempotencyKey: string;
+  summary: string;
+  status: EffectStatus;
+  attemptCount: number;
+  resolution: EffectResolution | null;
+  resolutionNote: string | null;
+  resolvedBy: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface Notification {
+  id: number;
+  runId: string | null;
+  level: NotificationLevel;
+  title: string;
+  body: string;
+  at: number;
+  readAt: number | null;
+}
+
+/** Who did something and from where: recorded on every event a person or policy causes. */
+export interface Actor {
+  type: ActorType;
+  id: string;
+  surface: Surface;
+}
+
+/** Everything the display-status reducer and the run detail need about one run. */
+export interface RunSnapshot {
+  run: Run;
+  queue: QueueEntry;
+  lease: Lease | null;
+  interactions: Interaction[];
+  effects: Effect[];
+}
