@@ -112,7 +112,8 @@ export function displayStatus(
     return {
       ...base,
       status: 'needs-answer',
-      reason: open.length === 1 ? `Waiting for an answer: ${first.title}` : `${open.length} questions waiting`,
+      reason:
+        open.length === 1 ? `Waiting for an answer: ${first.title}` : `${open.length} questions waiting`,
       needsYou: true,
       actions: liveOwner ? ['answer', 'requestCancel'] : ['answer', 'cancel'],
     };

@@ -15,7 +15,15 @@ export const RUN_STATUSES = [
 export type RunStatus = (typeof RUN_STATUSES)[number];
 export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'timed_out', 'cancelled'];
 
-export const QUEUE_STATUSES = ['queued', 'starting', 'running', 'parked', 'done', 'failed', 'cancelled'] as const;
+export const QUEUE_STATUSES = [
+  'queued',
+  'starting',
+  'running',
+  'parked',
+  'done',
+  'failed',
+  'cancelled',
+] as const;
 export type QueueStatus = (typeof QUEUE_STATUSES)[number];
 export const TERMINAL_QUEUE_STATUSES: readonly QueueStatus[] = ['done', 'failed', 'cancelled'];
 
@@ -72,7 +80,14 @@ export interface InteractionField {
 
 export type SubmissionOutcome = 'accepted' | 'rejected' | 'adopted';
 
-export const EFFECT_STATUSES = ['pending', 'applying', 'applied', 'rejected', 'ambiguous', 'cancelled'] as const;
+export const EFFECT_STATUSES = [
+  'pending',
+  'applying',
+  'applied',
+  'rejected',
+  'ambiguous',
+  'cancelled',
+] as const;
 export type EffectStatus = (typeof EFFECT_STATUSES)[number];
 export type EffectResolution = 'applied' | 'not_applied';
 

@@ -1,0 +1,50 @@
+/**
+ * The seam between the host services and whatever shell runs them (Electron main, or `runwarden serve`).
+ * Shells implement Notifier and receive pushes; they never touch the store directly.
+ */
+import type { Channel, PushEvent } from '../../shared/channel-names';
+import type { Pushes, Response } from '../../shared/contract';
+import type { NotificationLevel, Surface } from '../../shared/domain';
+import type { Result } from '../../shared/errors';
+import type { Settings } from '../../shared/views';
+
+export type Clock = () => number;
+
+/** A desktop notification the shell should show. Text is plain (SPEC §8): never HTML. */
+export interface DesktopNotice {
+  title: string;
+  body: string;
+  level: NotificationLevel;
+  /** The run a click opens, if any. */
+  runId: string | null;
+}
+
+export interface Notifier {
+  show(notice: DesktopNotice): void;
+}
+
+export type PushSink = <E extends PushEvent>(event: E, payload: Pushes[E]) => void;
+
+export interface AppHostOptions {
+  storePath: string;
+  /** Where the command came from: 'app' for the window, 'browser' for serve. */
+  surface: Surface;
+  /** Who the person is (OS user name); recorded as the actor id. */
+  actorId: string;
+  clock?: Clock;
+  notifier: Notifier;
+  push: PushSink;
+  onSettingsChanged?: (settings: Settings) => void;
+  /** better-sqlite3 native binding built for Electron's ABI (STACK.md pitfall 3). */
+  nativeBinding?: string;
+}
+
+export interface AppHost {
+  /** Validate, run the handler, and wrap the result: the one path every channel takes. */
+  dispatch<C extends Channel>(channel: C, input: unknown): Promise<Result<Response<C>>>;
+  /** Starts the sweeper timer (SPEC §5). */
+  start(): void;
+  /** Stops timers and closes the store. */
+  dispose(): void;
+  readonly settings: Settings;
+}

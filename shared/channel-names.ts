@@ -1,0 +1,39 @@
+/**
+ * Channel and push-event names, with the API method each channel becomes. Dependency-free on purpose: the
+ * sandboxed preload bundles this file alone (STACK.md pitfall 5), and so does the browser-mode client.
+ */
+
+/** `area:verb` channel → the method name the renderer calls. One method per channel (STYLE.md point 4). */
+export const CHANNEL_METHODS = {
+  'projects:list': 'listProjects',
+  'runs:list': 'listRuns',
+  'runs:detail': 'getRunDetail',
+  'runs:previewCancel': 'previewCancel',
+  'runs:cancel': 'cancelRun',
+  'runs:requestCancel': 'requestCancel',
+  'runs:requestPause': 'requestPause',
+  'runs:pause': 'pauseRun',
+  'runs:resume': 'resumeRun',
+  'runs:retry': 'retryRun',
+  'runs:bulk': 'bulkAction',
+  'effects:resolve': 'resolveEffect',
+  'interactions:answer': 'answerInteraction',
+  'attention:summary': 'getAttention',
+  'notifications:list': 'listNotifications',
+  'notifications:markRead': 'markNotificationsRead',
+  'settings:get': 'getSettings',
+  'settings:set': 'setSettings',
+  'store:info': 'getStoreInfo',
+  'store:doctor': 'runDoctor',
+} as const;
+
+export type Channel = keyof typeof CHANNEL_METHODS;
+export type ApiMethod = (typeof CHANNEL_METHODS)[Channel];
+export const CHANNELS = Object.keys(CHANNEL_METHODS) as Channel[];
+
+/** Pushes from main to the renderer. Declared, never a generic bus (STYLE.md point 3). */
+export const PUSH_EVENTS = ['changed', 'attention', 'open-run', 'store-status'] as const;
+export type PushEvent = (typeof PUSH_EVENTS)[number];
+
+/** The IPC channel prefix for pushes, so request and push names can never collide. */
+export const PUSH_CHANNEL_PREFIX = 'push:';

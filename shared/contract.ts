@@ -1,0 +1,226 @@
+/**
+ * The IPC contract (SPEC §8): every channel's request schema (validated at runtime in main), its response
+ * type, and the push events. Electron IPC, browser mode over HTTP and the tests all go through this table.
+ */
+import * as v from 'valibot';
+import { CHANNEL_METHODS, type Channel, type PushEvent } from './channel-names';
+import { DISPLAY_STATUSES } from './display-status';
+import type { Effect, Notification, Run } from './domain';
+import type { ErrorInfo, Result } from './errors';
+import {
+  NOTIFY_EVENTS,
+  RUN_VIEWS,
+  type AnswerOutcome,
+  type AttentionPush,
+  type AttentionSummary,
+  type BulkResult,
+  type CancelOutcome,
+  type CancelPreview,
+  type ChangedPush,
+  type DoctorReport,
+  type OpenRunPush,
+  type ProjectSummary,
+  type RunDetail,
+  type RunPage,
+  type Settings,
+  type StoreInfo,
+  type StoreStatusPush,
+} from './views';
+
+const MAX_TEXT = 2_000;
+const MAX_REASON = 500;
+
+const runId = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a run id'));
+const revision = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER));
+const reason = v.pipe(v.string(), v.trim(), v.minLength(1, 'a reason is required'), v.maxLength(MAX_REASON));
+const limit = (max: number) => v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(max)));
+const positiveId = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
+
+/** Any JSON value an answer may carry: bounded depth and size are checked by the store's field validation. */
+const jsonValue: v.GenericSchema<unknown> = v.union([
+  v.string(),
+  v.number(),
+  v.boolean(),
+  v.null(),
+  v.pipe(v.array(v.lazy(() => jsonValue)), v.maxLength(100)),
+  v.pipe(
+    v.record(
+      v.pipe(
+        v.string(),
+        v.maxLength(100),
+        v.check((k) => k !== '__proto__' && k !== 'constructor' && k !== 'prototype', 'reserved key'),
+      ),
+      v.lazy(() => jsonValue),
+    ),
+    v.check((o) => Object.keys(o).length <= 100, 'too many keys'),
+  ),
+]);
+
+const empty = v.strictObject({});
+const notifyRules = v.strictObject(
+  Object.fromEntries(NOTIFY_EVENTS.map((e) => [e, v.optional(v.boolean())])) as Record<
+    (typeof NOTIFY_EVENTS)[number],
+    v.OptionalSchema<v.BooleanSchema<undefined>, undefined>
+  >,
+);
+
+export const schemas = {
+  'projects:list': empty,
+  'runs:list': v.strictObject({
+    projectPath: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(4096))),
+    view: v.optional(v.picklist([...RUN_VIEWS, ...DISPLAY_STATUSES])),
+    search: v.optional(v.pipe(v.string(), v.maxLength(200))),
+    limit: limit(500),
+    cursor: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(200)))),
+  }),
+  'runs:detail': v.strictObject({
+    runId,
+    eventsLimit: limit(1000),
+    eventsBefore: v.optional(positiveId),
+  }),
+  'runs:previewCancel': v.strictObject({ runId }),
+  'runs:cancel': v.strictObject({ runId, expectedRevision: revision, reason }),
+  'runs:requestCancel': v.strictObject({ runId, expectedRevision: revision, reason }),
+  'runs:requestPause': v.strictObject({ runId, expectedRevision: revision, reason }),
+  'runs:pause': v.strictObject({ runId, expectedRevision: revision, reason }),
+  'runs:resume': v.strictObject({
+    runId,
+    expectedRevision: revision,
+    anyway: v.optional(v.boolean()),
+    reason: v.optional(v.pipe(v.string(), v.maxLength(MAX_REASON))),
+  }),
+  'runs:retry': v.strictObject({ runId, expectedRevision: revision }),
+  'runs:bulk': v.strictObject({
+    action: v.picklist(['cancel', 'resume', 'retry']),
+    items: v.pipe(
+      v.array(v.strictObject({ runId, expectedRevision: revision })),
+      v.minLength(1),
+      v.maxLength(1000),
+    ),
+    dryRun: v.boolean(),
+    reason,
+  }),
+  'effects:resolve': v.strictObject({
+    effectId: positiveId,
+    expectedRevision: revision,
+    resolution: v.picklist(['applied', 'not_applied']),
+    note: v.pipe(v.string(), v.trim(), v.minLength(1, 'say how you know'), v.maxLength(MAX_TEXT)),
+  }),
+  'interactions:answer': v.strictObject({
+    interactionId: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be an interaction id')),
+    interactionRevision: revision,
+    idempotencyKey: v.pipe(v.string(), v.minLength(8), v.maxLength(128)),
+    payload: jsonValue,
+  }),
+  'attention:summary': v.strictObject({ limit: limit(200) }),
+  'notifications:list': v.strictObject({
+    unreadOnly: v.optional(v.boolean()),
+    limit: limit(500),
+    before: v.optional(positiveId),
+  }),
+  'notifications:markRead': v.strictObject({
+    ids: v.union([v.literal('all'), v.pipe(v.array(positiveId), v.maxLength(1000))]),
+  }),
+  'settings:get': empty,
+  'settings:set': v.strictObject({
+    patch: v.strictObject({
+      sweepIntervalMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(250), v.maxValue(60_000))),
+      staleGraceMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(3_600_000))),
+      unattendedQueueMin: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_080))),
+      autoCancelStaleAfterMin: v.optional(
+        v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(525_600))),
+      ),
+      retentionDays: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(3650)))),
+      closeToTray: v.optional(v.boolean()),
+      launchAtLogin: v.optional(v.boolean()),
+      notificationsPaused: v.optional(v.boolean()),
+      notificationRules: v.optional(
+        v.strictObject({
+          defaults: v.optional(notifyRules),
+          projects: v.optional(
+            v.record(
+              v.pipe(
+                v.string(),
+                v.minLength(1),
+                v.maxLength(4096),
+                v.check((k) => k !== '__proto__' && k !== 'constructor' && k !== 'prototype', 'reserved key'),
+              ),
+              notifyRules,
+            ),
+          ),
+        }),
+      ),
+    }),
+  }),
+  'store:info': empty,
+  'store:doctor': empty,
+} satisfies Record<Channel, v.GenericSchema>;
+
+/** Response type of each channel. */
+export interface Responses {
+  'projects:list': ProjectSummary[];
+  'runs:list': RunPage;
+  'runs:detail': RunDetail;
+  'runs:previewCancel': CancelPreview;
+  'runs:cancel': CancelOutcome;
+  'runs:requestCancel': Run;
+  'runs:requestPause': Run;
+  'runs:pause': Run;
+  'runs:resume': Run;
+  'runs:retry': Run;
+  'runs:bulk': BulkResult;
+  'effects:resolve': Effect;
+  'interactions:answer': AnswerOutcome;
+  'attention:summary': AttentionSummary;
+  'notifications:list': Notification[];
+  'notifications:markRead': { count: number };
+  'settings:get': Settings;
+  'settings:set': Settings;
+  'store:info': StoreInfo;
+  'store:doctor': DoctorReport;
+}
+
+export interface Pushes {
+  changed: ChangedPush;
+  attention: AttentionPush;
+  'open-run': OpenRunPush;
+  'store-status': StoreStatusPush;
+}
+
+export type Request<C extends Channel> = v.InferInput<(typeof schemas)[C]>;
+export type ParsedRequest<C extends Channel> = v.InferOutput<(typeof schemas)[C]>;
+export type Response<C extends Channel> = Responses[C];
+
+/** The typed API object the renderer gets (from the preload, or the browser-mode client). */
+export type RunwardenApi = {
+  [C in Channel as (typeof CHANNEL_METHODS)[C]]: (input: Request<C>) => Promise<Result<Response<C>>>;
+} & {
+  /** Subscribe to a push; returns the unsubscribe. */
+  on<E extends PushEvent>(event: E, listener: (payload: Pushes[E]) => void): () => void;
+};
+
+/** Validates a request for a channel; on failure a VALIDATION error listing each problem. */
+export function parseRequest<C extends Channel>(
+  channel: C,
+  input: unknown,
+): { ok: true; value: ParsedRequest<C> } | { ok: false; error: ErrorInfo } {
+  const schema = schemas[channel] as v.GenericSchema<unknown, ParsedRequest<C>>;
+  const result = v.safeParse(schema, input);
+  if (result.success) return { ok: true, value: result.output };
+  const issues = result.issues.map((issue) => {
+    const path = issue.path?.map((p) => String(p.key)).join('.') ?? '';
+    return path ? `${path}: ${issue.message}` : issue.message;
+  });
+  return {
+    ok: false,
+    error: {
+      code: 'VALIDATION',
+      message: `Invalid request for ${channel}: ${issues[0] ?? 'bad input'}`,
+      issues,
+    },
+  };
+}
+
+export function isChannel(name: unknown): name is Channel {
+  return typeof name === 'string' && Object.hasOwn(CHANNEL_METHODS, name);
+}

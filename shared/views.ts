@@ -1,0 +1,179 @@
+/**
+ * Read models: the shapes the store returns and the contract carries to the renderer, the CLI's --json
+ * output and browser mode. Plain data only.
+ */
+import type { DisplayInfo, DisplayStatus, TrayState } from './display-status';
+import type {
+  Attempt,
+  Effect,
+  Interaction,
+  Lease,
+  Notification,
+  Project,
+  QueueEntry,
+  Run,
+  RunEvent,
+  RunSnapshot,
+  Submission,
+} from './domain';
+
+export type StatusCounts = Partial<Record<DisplayStatus, number>>;
+
+export interface ProjectSummary extends Project {
+  counts: StatusCounts;
+  needsYou: number;
+  total: number;
+}
+
+/** Views of the window (SPEC §7); each maps to a display-status filter. */
+export const RUN_VIEWS = ['needs-you', 'running', 'queued', 'parked', 'stale', 'failed', 'all'] as const;
+export type RunView = (typeof RUN_VIEWS)[number];
+
+export interface RunListItem {
+  run: Run;
+  queue: QueueEntry;
+  lease: Lease | null;
+  display: DisplayInfo;
+  openInteractions: number;
+  ambiguousEffects: number;
+}
+
+export interface RunPage {
+  items: RunListItem[];
+  nextCursor: string | null;
+}
+
+export interface RunDetail {
+  snapshot: RunSnapshot;
+  display: DisplayInfo;
+  attempts: Attempt[];
+  submissions: Submission[];
+  events: RunEvent[];
+  nextEventsCursor: number | null;
+  projectPath: string;
+}
+
+export interface AttentionSummary {
+  counts: StatusCounts;
+  needsYou: number;
+  items: RunListItem[];
+}
+
+export interface CancelCascade {
+  attemptsCancelled: number;
+  attemptsInterrupted: number;
+  effectsCancelled: number;
+  effectsAmbiguous: number;
+  interactionsCancelled: number;
+}
+
+export interface CancelPreview {
+  liveOwner: boolean;
+  cascade: CancelCascade;
+}
+
+export interface CancelOutcome {
+  run: Run;
+  cascade: CancelCascade;
+}
+
+export interface AnswerOutcome {
+  outcome: 'accepted' | 'adopted';
+  interaction: Interaction;
+}
+
+export type StoreMode = 'read-write' | 'read-only';
+
+export interface StoreInfo {
+  path: string;
+  mode: StoreMode;
+  modeReason: string | null;
+  schemaVersion: number;
+  supportedVersion: number;
+  sizeBytes: number;
+  walBytes: number;
+}
+
+export interface DoctorReport {
+  info: StoreInfo;
+  contradictions: Array<{ runId: string; problem: string }>;
+  staleLeases: number;
+  integrity: string;
+}
+
+export type BulkAction = 'cancel' | 'resume' | 'retry';
+
+export interface BulkItemResult {
+  runId: string;
+  ok: boolean;
+  /** What happened or would happen (dry run), in words. */
+  message: string;
+  code?: string;
+  newRunId?: string;
+}
+
+export interface BulkResult {
+  action: BulkAction;
+  dryRun: boolean;
+  succeeded: number;
+  failed: number;
+  items: BulkItemResult[];
+}
+
+export const NOTIFY_EVENTS = ['needsAnswer', 'stale', 'failed', 'completed'] as const;
+export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
+export type NotifyRuleSet = Record<NotifyEvent, boolean>;
+
+export interface Settings {
+  sweepIntervalMs: number;
+  staleGraceMs: number;
+  unattendedQueueMin: number;
+  /** Off when null (SPEC §5.3: policies are off by default). */
+  autoCancelStaleAfterMin: number | null;
+  retentionDays: number | null;
+  closeToTray: boolean;
+  launchAtLogin: boolean;
+  notificationsPaused: boolean;
+  notificationRules: { defaults: NotifyRuleSet; projects: Record<string, Partial<NotifyRuleSet>> };
+}
+
+export const DEFAULT_SETTINGS: Settings = {
+  sweepIntervalMs: 2_000,
+  staleGraceMs: 0,
+  unattendedQueueMin: 5,
+  autoCancelStaleAfterMin: null,
+  retentionDays: null,
+  closeToTray: true,
+  launchAtLogin: false,
+  notificationsPaused: false,
+  notificationRules: {
+    defaults: { needsAnswer: true, stale: true, failed: true, completed: false },
+    projects: {},
+  },
+};
+
+/** Push payloads. */
+export interface ChangedPush {
+  seq: number;
+  runIds: string[];
+  at: number;
+}
+
+export interface AttentionPush {
+  counts: StatusCounts;
+  needsYou: number;
+  tray: TrayState;
+}
+
+export interface StoreStatusPush {
+  mode: StoreMode;
+  modeReason: string | null;
+  busy: boolean;
+}
+
+export interface OpenRunPush {
+  runId: string;
+}
+
+export type Notifications = Notification[];
+export type { Effect };
