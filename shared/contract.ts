@@ -45,11 +45,7 @@ const jsonValue: v.GenericSchema<unknown> = v.union([
   v.pipe(v.array(v.lazy(() => jsonValue)), v.maxLength(100)),
   v.pipe(
     v.record(
-      v.pipe(
-        v.string(),
-        v.maxLength(100),
-        v.check((k) => k !== '__proto__' && k !== 'constructor' && k !== 'prototype', 'reserved key'),
-      ),
+      v.pipe(v.string(), v.maxLength(100)),
       v.lazy(() => jsonValue),
     ),
     v.check((o) => Object.keys(o).length <= 100, 'too many keys'),
@@ -137,17 +133,7 @@ export const schemas = {
       notificationRules: v.optional(
         v.strictObject({
           defaults: v.optional(notifyRules),
-          projects: v.optional(
-            v.record(
-              v.pipe(
-                v.string(),
-                v.minLength(1),
-                v.maxLength(4096),
-                v.check((k) => k !== '__proto__' && k !== 'constructor' && k !== 'prototype', 'reserved key'),
-              ),
-              notifyRules,
-            ),
-          ),
+          projects: v.optional(v.record(v.pipe(v.string(), v.minLength(1), v.maxLength(4096)), notifyRules)),
         }),
       ),
     }),
@@ -204,6 +190,11 @@ export function parseRequest<C extends Channel>(
   channel: C,
   input: unknown,
 ): { ok: true; value: ParsedRequest<C> } | { ok: false; error: ErrorInfo } {
+  const reserved = findReservedKey(input, '', 0);
+  if (reserved !== null) {
+    const message = `Invalid request for ${channel}: ${reserved}`;
+    return { ok: false, error: { code: 'VALIDATION', message, issues: [reserved] } };
+  }
   const schema = schemas[channel] as v.GenericSchema<unknown, ParsedRequest<C>>;
   const result = v.safeParse(schema, input);
   if (result.success) return { ok: true, value: result.output };
@@ -219,6 +210,25 @@ export function parseRequest<C extends Channel>(
       issues,
     },
   };
+}
+
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+const MAX_DEPTH = 32;
+
+/**
+ * Refuses prototype-polluting keys anywhere in a request rather than silently dropping them (valibot's
+ * record skips them), so a person's answer is never changed on its way in.
+ */
+function findReservedKey(value: unknown, path: string, depth: number): string | null {
+  if (typeof value !== 'object' || value === null) return null;
+  if (depth > MAX_DEPTH) return `${path || 'request'}: nested too deeply`;
+  for (const key of Object.keys(value)) {
+    const at = path ? `${path}.${key}` : key;
+    if (RESERVED_KEYS.has(key)) return `${at}: reserved key`;
+    const found = findReservedKey((value as Record<string, unknown>)[key], at, depth + 1);
+    if (found !== null) return found;
+  }
+  return null;
 }
 
 export function isChannel(name: unknown): name is Channel {

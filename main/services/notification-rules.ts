@@ -1,0 +1,122 @@
+/**
+ * Notification rules (SPEC §7): which new events become desktop notices, per project and per event kind,
+ * coalesced so a burst never becomes a wall of toasts. Pure: events and settings in, notices out.
+ */
+import type { RunEvent } from '../../shared/domain';
+import type { NotifyEvent, Settings } from '../../shared/views';
+import type { DesktopNotice } from './host-types';
+
+/** Above this many notices in one tick, show one summary instead. */
+export const COALESCE_ABOVE = 3;
+
+export interface RunLabel {
+  title: string;
+  projectPath: string;
+}
+
+/** The rule kind an event falls under, or null when it never notifies. */
+export function notifyEventOf(event: RunEvent): NotifyEvent | null {
+  switch (event.type) {
+    case 'interaction.requested':
+      return 'needsAnswer';
+    case 'run.runner_lost':
+      return 'stale';
+    case 'run.failed':
+    case 'run.timed_out':
+      return 'failed';
+    case 'run.completed':
+      return 'completed';
+    default:
+      return null;
+  }
+}
+
+export function ruleAllows(settings: Settings, projectPath: string | null, kind: NotifyEvent): boolean {
+  const rules = settings.notificationRules;
+  const project = projectPath === null ? undefined : rules.projects[projectPath];
+  return project?.[kind] ?? rules.defaults[kind];
+}
+
+/** Maps the events of one tick to one notice each (deduplicated). `label` looks a run up (title, project). */
+export function noticesFor(
+  events: readonly RunEvent[],
+  settings: Settings,
+  label: (runId: string) => RunLabel | null,
+): DesktopNotice[] {
+  if (settings.notificationsPaused) return [];
+  const notices: DesktopNotice[] = [];
+  const seen = new Set<string>();
+  for (const event of events) {
+    if (event.runId === null) continue;
+    const notice = noticeFor(event, settings, label(event.runId));
+    if (notice === null) continue;
+    // One notice per run and kind per tick: a run that asks twice in a burst is one toast.
+    const key = `${event.runId}:${event.type}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    notices.push(notice);
+  }
+  return notices;
+}
+
+/** What to actually show: the notices themselves, or one summary when there are too many at once. */
+export function coalesce(notices: DesktopNotice[]): DesktopNotice[] {
+  if (notices.length <= COALESCE_ABOVE) return notices;
+  const attention = notices.filter((n) => n.level === 'attention' || n.level === 'failure').length;
+  return [
+    {
+      title: attention > 0 ? `${attention} runs need you` : `${notices.length} run updates`,
+      body: notices
+        .slice(0, 5)
+        .map((n) => n.title)
+        .join('\n'),
+      level: attention > 0 ? 'attention' : 'info',
+      runId: null,
+    },
+  ];
+}
+
+function noticeFor(event: RunEvent, settings: Settings, run: RunLabel | null): DesktopNotice | null {
+  if (event.runId === null || run === null) return null;
+  if (event.type === 'notification') {
+    // A runner's own `runwarden notify`: shown as the runner wrote it, still plain text.
+    const payload = (event.payload ?? {}) as { title?: unknown; body?: unknown; level?: unknown };
+    if (typeof payload.title !== 'string') return null;
+    if (event.actorType !== 'runner') return null;
+    const level = payload.level === 'failure' || payload.level === 'attention' || payload.level === 'success';
+    return {
+      title: payload.title,
+      body: typeof payload.body === 'string' ? payload.body : run.title,
+      level: level ? (payload.level as DesktopNotice['level']) : 'info',
+      runId: event.runId,
+    };
+  }
+  const kind = notifyEventOf(event);
+  if (kind === null || !ruleAllows(settings, run.projectPath, kind)) return null;
+  const project = shortProject(run.projectPath);
+  switch (kind) {
+    case 'needsAnswer':
+      return {
+        title: `Needs an answer: ${run.title}`,
+        body: project,
+        level: 'attention',
+        runId: event.runId,
+      };
+    case 'stale':
+      return {
+        title: `Runner lost: ${run.title}`,
+        body: `${project} — its runner stopped; the run can be cancelled.`,
+        level: 'attention',
+        runId: event.runId,
+      };
+    case 'failed':
+      return { title: `Failed: ${run.title}`, body: project, level: 'failure', runId: event.runId };
+    case 'completed':
+      return { title: `Completed: ${run.title}`, body: project, level: 'success', runId: event.runId };
+  }
+}
+
+export function shortProject(path: string): string {
+  const parts = path.split(/[\\/]/).filter(Boolean);
+  return parts[parts.length - 1] ?? path;
+}

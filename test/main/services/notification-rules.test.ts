@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import type { RunEvent } from '../../../shared/domain';
+import { DEFAULT_SETTINGS, type Settings } from '../../../shared/views';
+import { COALESCE_ABOVE, coalesce, noticesFor, ruleAllows } from '../../../main/services/notification-rules';
+
+let seq = 0;
+function event(type: string, runId: string, extra: Partial<RunEvent> = {}): RunEvent {
+  seq += 1;
+  return {
+    seq,
+    runId,
+    runRevision: 1,
+    type,
+    actorType: 'runner',
+    actorId: 'r1',
+    surface: 'sdk',
+    leaseGeneration: 1,
+    payload: {},
+    at: 1_000 + seq,
+    ...extra,
+  };
+}
+
+const labels: Record<string, { title: string; projectPath: string }> = {
+  a: { title: 'Deploy api', projectPath: '/home/me/api' },
+  b: { title: 'Nightly ETL', projectPath: '/home/me/data' },
+};
+const label = (id: string) => labels[id] ?? { title: `Run ${id}`, projectPath: '/home/me/other' };
+
+function settings(patch: Partial<Settings> = {}): Settings {
+  return { ...DEFAULT_SETTINGS, ...patch };
+}
+
+describe('notification rules', () => {
+  it('notifies a new question, a lost runner and a failure by default, not a completion', () => {
+    const notices = noticesFor(
+      [
+        event('interaction.requested', 'a'),
+        event('run.runner_lost', 'b', { actorType: 'host' }),
+        event('run.failed', 'a'),
+        event('run.completed', 'b'),
+        event('run.heartbeat', 'a'),
+      ],
+      settings(),
+      label,
+    );
+    expect(notices.map((n) => [n.title, n.level, n.runId])).toEqual([
+      ['Needs an answer: Deploy api', 'attention', 'a'],
+      ['Runner lost: Nightly ETL', 'attention', 'b'],
+      ['Failed: Deploy api', 'failure', 'a'],
+    ]);
+  });
+
+  it('follows per-project rules over the defaults', () => {
+    const s = settings({
+      notificationRules: {
+        defaults: DEFAULT_SETTINGS.notificationRules.defaults,
+        projects: { '/home/me/data': { completed: true, failed: false } },
+      },
+    });
+    expect(ruleAllows(s, '/home/me/data', 'completed')).toBe(true);
+    expect(ruleAllows(s, '/home/me/data', 'failed')).toBe(false);
+    expect(ruleAllows(s, '/home/me/api', 'completed')).toBe(false);
+    const notices = noticesFor([event('run.completed', 'b'), event('run.failed', 'b')], s, label);
+    expect(notices.map((n) => n.title)).toEqual(['Completed: Nightly ETL']);
+  });
+
+  it('is silent while notifications are paused from the tray', () => {
+    expect(noticesFor([event('run.failed', 'a')], settings({ notificationsPaused: true }), label)).toEqual(
+      [],
+    );
+  });
+
+  it('shows one notice per run and kind in a tick, and coalesces a burst into one summary', () => {
+    const burst = ['c', 'd', 'e', 'f', 'g'].flatMap((id) => [
+      event('interaction.requested', id),
+      event('interaction.requested', id),
+    ]);
+    const notices = noticesFor(burst, settings(), label);
+    expect(notices).toHaveLength(5);
+    const shown = coalesce(notices);
+    expect(shown).toHaveLength(1);
+    expect(shown[0]?.title).toBe('5 runs need you');
+    expect(shown[0]?.runId).toBeNull();
+    expect(coalesce(notices.slice(0, COALESCE_ABOVE))).toHaveLength(COALESCE_ABOVE);
+  });
+
+  it("passes a runner's own notify through as plain text, but not the host's echo of its own notices", () => {
+    const payload = { level: 'success', title: '<b>Shipped</b>', body: 'v1.2.3' };
+    const notices = noticesFor(
+      [event('notification', 'a', { payload }), event('notification', 'b', { payload, actorType: 'host' })],
+      settings(),
+      label,
+    );
+    expect(notices).toEqual([{ title: '<b>Shipped</b>', body: 'v1.2.3', level: 'success', runId: 'a' }]);
+  });
+});
