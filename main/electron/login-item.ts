@@ -1,0 +1,25 @@
+/**
+ * The `launchAtLogin` setting → the OS login item. Electron supports login items on macOS and Windows only;
+ * on Linux the setting is kept but has no effect here (desktop autostart entries are the packager's job).
+ */
+import type { App } from 'electron';
+
+/** Started at login, the app opens hidden in the tray instead of popping a window. */
+export const HIDDEN_ARG = '--hidden';
+
+export function applyLaunchAtLogin(
+  app: Pick<App, 'setLoginItemSettings'>,
+  enabled: boolean,
+  platform: NodeJS.Platform,
+): boolean {
+  if (platform !== 'darwin' && platform !== 'win32') return false;
+  app.setLoginItemSettings(
+    platform === 'win32' ? { openAtLogin: enabled, args: [HIDDEN_ARG] } : { openAtLogin: enabled },
+  );
+  return true;
+}
+
+/** Whether this launch should start hidden (an OS login launch). */
+export function startsHidden(argv: readonly string[], wasOpenedAtLogin: boolean): boolean {
+  return wasOpenedAtLogin || argv.includes(HIDDEN_ARG);
+}

@@ -1,0 +1,49 @@
+/**
+ * The preload (sandboxed, context-isolated): exposes `window.runwarden`, one method per contract channel
+ * plus `on(event, listener)` for the declared pushes (STYLE.md points 3 and 4). Never raw `ipcRenderer`:
+ * the page cannot name a channel, and listeners never see the IpcRendererEvent (it carries `sender`).
+ *
+ * Built alone into out/preload/index.cjs; it may import only `electron` and shared/channel-names
+ * (STACK.md pitfall 5), and exports nothing. Tests load it with a fake `electron` and check the exposed
+ * object against `RunwardenApi`.
+ */
+import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
+import {
+  CHANNEL_METHODS,
+  PUSH_CHANNEL_PREFIX,
+  PUSH_EVENTS,
+  type PushEvent,
+} from '../../shared/channel-names';
+
+type Invoke = (input: unknown) => Promise<unknown>;
+type Listener = (payload: unknown) => void;
+
+function isPushEvent(name: unknown): name is PushEvent {
+  return typeof name === 'string' && (PUSH_EVENTS as readonly string[]).includes(name);
+}
+
+/** Builds the API object over an `ipcRenderer`-shaped transport. */
+function createPreloadApi(
+  renderer: Pick<typeof ipcRenderer, 'invoke' | 'on' | 'removeListener'>,
+): Record<string, Invoke | ((event: PushEvent, listener: Listener) => () => void)> {
+  const api: Record<string, Invoke | ((event: PushEvent, listener: Listener) => () => void)> = {};
+  for (const [channel, method] of Object.entries(CHANNEL_METHODS)) {
+    api[method] = (input: unknown) => renderer.invoke(channel, input);
+  }
+  api.on = (event: PushEvent, listener: Listener): (() => void) => {
+    if (!isPushEvent(event)) throw new TypeError(`Unknown Runwarden event: ${String(event)}`);
+    if (typeof listener !== 'function') throw new TypeError('The listener must be a function.');
+    const channel = PUSH_CHANNEL_PREFIX + event;
+    const forward = (_event: IpcRendererEvent, payload: unknown): void => listener(payload);
+    renderer.on(channel, forward);
+    let subscribed = true;
+    return () => {
+      if (!subscribed) return;
+      subscribed = false;
+      renderer.removeListener(channel, forward);
+    };
+  };
+  return Object.freeze(api);
+}
+
+contextBridge.exposeInMainWorld('runwarden', createPreloadApi(ipcRenderer));

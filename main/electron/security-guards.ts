@@ -1,0 +1,122 @@
+/**
+ * The Electron security checklist applied to every web contents and to the session
+ * (https://www.electronjs.org/docs/latest/tutorial/security). The window only ever shows our own
+ * bundled `index.html`; everything else is refused. Decisions are pure functions, tested as tables.
+ */
+import type { Session, WebContents } from 'electron';
+import { CONTENT_SECURITY_POLICY_HEADER } from '../../shared/csp';
+import type { Disposer } from './disposables';
+
+/**
+ * Checklist 13: navigation stays on our page. Only the app's own index.html (any fragment: the UI routes by
+ * hash) is allowed; other files, query strings, other schemes and remote pages are refused.
+ */
+export function isAppPageUrl(candidate: string, appIndexUrl: string): boolean {
+  let url: URL;
+  let app: URL;
+  try {
+    url = new URL(candidate);
+    app = new URL(appIndexUrl);
+  } catch {
+    return false;
+  }
+  return (
+    url.protocol === 'file:' &&
+    app.protocol === 'file:' &&
+    url.host === app.host &&
+    url.pathname === app.pathname &&
+    url.search === '' &&
+    url.username === '' &&
+    url.password === ''
+  );
+}
+
+/**
+ * Checklist 1 and 14: the renderer never reaches the network. Our page is `file://`; DevTools and inline
+ * `data:`/`blob:` resources are local. Every other scheme (http, https, ws, ftp, ...) is cancelled.
+ */
+export function isAllowedRequestUrl(candidate: string): boolean {
+  let protocol: string;
+  try {
+    protocol = new URL(candidate).protocol;
+  } catch {
+    return false;
+  }
+  return protocol === 'file:' || protocol === 'devtools:' || protocol === 'data:' || protocol === 'blob:';
+}
+
+/** Adds our CSP to a response's headers (checklist 7), replacing any policy the response brought. */
+export function withCspHeader(
+  headers: Record<string, string[]> | undefined,
+  policy: string = CONTENT_SECURITY_POLICY_HEADER,
+): Record<string, string[]> {
+  const next: Record<string, string[]> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (name.toLowerCase() !== 'content-security-policy') next[name] = value;
+  }
+  next['Content-Security-Policy'] = [policy];
+  return next;
+}
+
+function preventWebviewAttach(event: Electron.Event): void {
+  event.preventDefault();
+}
+
+/** The web-contents surface the guards use: a structural subset of Electron's WebContents. */
+export type GuardedContents = Pick<WebContents, 'on' | 'off' | 'setWindowOpenHandler'>;
+
+/**
+ * Guards one web contents: navigation and redirects away from our page (checklist 13), new windows
+ * (checklist 14: denied, and *not* forwarded to `shell.openExternal`: links from runs are never opened,
+ * SPEC §8), and `<webview>` attachment (checklist 12).
+ */
+export function guardWebContents(contents: GuardedContents, appIndexUrl: string): Disposer {
+  const onWillNavigate = (event: Electron.Event<Electron.WebContentsWillNavigateEventParams>): void => {
+    if (!isAppPageUrl(event.url, appIndexUrl)) event.preventDefault();
+  };
+  const onWillFrameNavigate = (
+    event: Electron.Event<Electron.WebContentsWillFrameNavigateEventParams>,
+  ): void => {
+    if (!isAppPageUrl(event.url, appIndexUrl)) event.preventDefault();
+  };
+  const onWillRedirect = (event: Electron.Event<Electron.WebContentsWillRedirectEventParams>): void => {
+    if (!isAppPageUrl(event.url, appIndexUrl)) event.preventDefault();
+  };
+  contents.on('will-navigate', onWillNavigate);
+  contents.on('will-frame-navigate', onWillFrameNavigate);
+  contents.on('will-redirect', onWillRedirect);
+  contents.on('will-attach-webview', preventWebviewAttach);
+  contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+  return () => {
+    contents.off('will-navigate', onWillNavigate);
+    contents.off('will-frame-navigate', onWillFrameNavigate);
+    contents.off('will-redirect', onWillRedirect);
+    contents.off('will-attach-webview', preventWebviewAttach);
+  };
+}
+
+/** The session surface the guards use. */
+export interface GuardedSession {
+  setPermissionRequestHandler: Session['setPermissionRequestHandler'];
+  setPermissionCheckHandler: Session['setPermissionCheckHandler'];
+  setDevicePermissionHandler: Session['setDevicePermissionHandler'];
+  webRequest: Pick<Session['webRequest'], 'onBeforeRequest' | 'onHeadersReceived'>;
+}
+
+/**
+ * Guards the session: every permission request and check denied (checklist 5: the UI needs none), remote
+ * requests cancelled, and the CSP added as a header to anything that does come back over HTTP. Our own
+ * page is `file://`, which has no headers: there the meta tag injected at build time applies.
+ */
+export function guardSession(session: GuardedSession): void {
+  session.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
+  session.setPermissionCheckHandler(() => false);
+  session.setDevicePermissionHandler(() => false);
+  session.webRequest.onBeforeRequest((details, callback) => {
+    callback({ cancel: !isAllowedRequestUrl(details.url) });
+  });
+  session.webRequest.onHeadersReceived((details, callback) => {
+    callback({ responseHeaders: withCspHeader(details.responseHeaders) });
+  });
+  // No disposer on purpose: the session outlives every window, and its guards must never be lifted.
+}

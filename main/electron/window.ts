@@ -1,0 +1,120 @@
+/**
+ * The main window: hardened options and close-to-tray (SPEC §7). Its web contents get the guards of
+ * security-guards.ts from the app-wide `web-contents-created` hook, like every other web contents.
+ */
+import { BrowserWindow, type BrowserWindowConstructorOptions } from 'electron';
+import { fileURLToPath } from 'node:url';
+import type { Disposer } from './disposables';
+
+/** Where the build puts the preload and the page, relative to out/main/index.js. */
+export interface AppEntryPoints {
+  preloadPath: string;
+  indexHtmlPath: string;
+  /** `file://` URL of index.html: the only page the window may show and the only IPC sender we trust. */
+  indexUrl: string;
+}
+
+export function appEntryPoints(mainModuleUrl: string): AppEntryPoints {
+  const indexUrl = new URL('../renderer/index.html', mainModuleUrl);
+  return {
+    preloadPath: fileURLToPath(new URL('../preload/index.cjs', mainModuleUrl)),
+    indexHtmlPath: fileURLToPath(indexUrl),
+    indexUrl: indexUrl.href,
+  };
+}
+
+/**
+ * Window options (Electron security checklist 2–4, 6, 9, 12): context isolation, sandbox, no Node in any
+ * frame, web security on, no insecure content, no `<webview>`, no experimental features.
+ */
+export function mainWindowOptions(
+  preloadPath: string,
+  options: { devTools: boolean },
+): BrowserWindowConstructorOptions {
+  return {
+    title: 'Runwarden',
+    width: 1280,
+    height: 820,
+    minWidth: 760,
+    minHeight: 480,
+    show: false,
+    backgroundColor: '#111318',
+    autoHideMenuBar: true,
+    webPreferences: {
+      preload: preloadPath,
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      nodeIntegrationInSubFrames: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      webviewTag: false,
+      experimentalFeatures: false,
+      navigateOnDragDrop: false,
+      safeDialogs: true,
+      spellcheck: false,
+      devTools: options.devTools,
+    },
+  };
+}
+
+export interface MainWindowDeps {
+  entry: AppEntryPoints;
+  devTools: boolean;
+  /** Read at each close: the `closeToTray` setting (SPEC §7: a setting can make close quit). */
+  closeToTray: () => boolean;
+  /** True once the app is quitting: then close really closes. */
+  isQuitting: () => boolean;
+  /** Called when closing the window should end the app (closeToTray off). */
+  onCloseRequestedQuit: () => void;
+  startHidden: boolean;
+  log?: (message: string, error?: unknown) => void;
+}
+
+export interface MainWindow {
+  window: BrowserWindow;
+  /** Brings the window to the front (restoring it from the tray or minimised). */
+  reveal(): void;
+  dispose: Disposer;
+}
+
+export function createMainWindow(deps: MainWindowDeps): MainWindow {
+  const log = deps.log ?? ((message, error) => console.error(message, error));
+  const window = new BrowserWindow(mainWindowOptions(deps.entry.preloadPath, { devTools: deps.devTools }));
+
+  const reveal = (): void => {
+    if (window.isDestroyed()) return;
+    if (window.isMinimized()) window.restore();
+    window.show();
+    window.focus();
+  };
+
+  const onReadyToShow = (): void => {
+    if (!deps.startHidden) reveal();
+  };
+  const onClose = (event: Electron.Event): void => {
+    if (deps.isQuitting()) return;
+    if (deps.closeToTray()) {
+      event.preventDefault();
+      window.hide();
+      return;
+    }
+    deps.onCloseRequestedQuit();
+  };
+  window.once('ready-to-show', onReadyToShow);
+  window.on('close', onClose);
+
+  window
+    .loadFile(deps.entry.indexHtmlPath)
+    .catch((error: unknown) => log('runwarden: the UI failed to load', error));
+
+  return {
+    window,
+    reveal,
+    dispose: () => {
+      window.off('close', onClose);
+      if (!window.isDestroyed()) window.destroy();
+    },
+  };
+}

@@ -1,0 +1,180 @@
+import { describe, expect, it } from 'vitest';
+import { CONTENT_SECURITY_POLICY_HEADER } from '../../../shared/csp';
+import {
+  guardSession,
+  guardWebContents,
+  isAllowedRequestUrl,
+  isAppPageUrl,
+  withCspHeader,
+  type GuardedContents,
+  type GuardedSession,
+} from '../../../main/electron/security-guards';
+import { FakeEvent, FakeSession, FakeWebContents } from './fake-electron';
+
+const APP = 'file:///opt/Runwarden/resources/app.asar/out/renderer/index.html';
+
+describe('isAppPageUrl (navigation guard, checklist 13)', () => {
+  it.each([
+    [APP, true],
+    [`${APP}#/runs/r1`, true],
+    [`${APP}#`, true],
+    [`${APP}?token=x`, false],
+    ['file:///opt/Runwarden/resources/app.asar/out/renderer/other.html', false],
+    ['file:///etc/passwd', false],
+    ['file://remote-host/opt/Runwarden/resources/app.asar/out/renderer/index.html', false],
+    ['https://example.com/', false],
+    ['http://127.0.0.1:5173/index.html', false],
+    ['javascript:alert(1)', false],
+    ['data:text/html,<script>alert(1)</script>', false],
+    ['runwarden://run/abc', false],
+    ['devtools://devtools/bundled/inspector.html', false],
+    ['about:blank', false],
+    ['not a url', false],
+    ['', false],
+  ])('%s → %s', (url, allowed) => {
+    expect(isAppPageUrl(url, APP)).toBe(allowed);
+  });
+
+  it('refuses everything when the app URL itself is not a file URL', () => {
+    expect(isAppPageUrl('http://localhost/', 'http://localhost/')).toBe(false);
+  });
+});
+
+describe('isAllowedRequestUrl (no remote content, checklist 1)', () => {
+  it.each([
+    [`${APP}`, true],
+    ['file:///opt/Runwarden/resources/app.asar/out/renderer/assets/index.js', true],
+    ['devtools://devtools/bundled/inspector.html', true],
+    ['data:image/png;base64,AAAA', true],
+    ['blob:file:///0f1e', true],
+    ['https://example.com/x.js', false],
+    ['http://127.0.0.1:8080/api', false],
+    ['ws://localhost:1234/', false],
+    ['wss://example.com/', false],
+    ['ftp://example.com/', false],
+    ['chrome-extension://abc/x.js', false],
+    ['garbage', false],
+  ])('%s → %s', (url, allowed) => {
+    expect(isAllowedRequestUrl(url)).toBe(allowed);
+  });
+});
+
+describe('withCspHeader', () => {
+  it('adds the policy and replaces any policy the response brought, whatever its case', () => {
+    const headers = withCspHeader({
+      'content-security-policy': ["default-src *; script-src 'unsafe-inline'"],
+      'Content-Type': ['text/html'],
+    });
+    expect(headers).toEqual({
+      'Content-Type': ['text/html'],
+      'Content-Security-Policy': [CONTENT_SECURITY_POLICY_HEADER],
+    });
+  });
+
+  it('works without headers', () => {
+    expect(withCspHeader(undefined)).toEqual({ 'Content-Security-Policy': [CONTENT_SECURITY_POLICY_HEADER] });
+  });
+});
+
+function guardedContents() {
+  const contents = new FakeWebContents();
+  const dispose = guardWebContents(contents as unknown as GuardedContents, APP);
+  return { contents, dispose };
+}
+
+function guardedSession() {
+  const session = new FakeSession();
+  guardSession(session as unknown as GuardedSession);
+  return session;
+}
+
+describe('guardWebContents', () => {
+  it.each(['will-navigate', 'will-frame-navigate', 'will-redirect'])(
+    '%s: denies other pages, allows our own',
+    (eventName) => {
+      const { contents } = guardedContents();
+      const away = new FakeEvent('https://evil.example/');
+      contents.emit(eventName, away);
+      expect(away.defaultPrevented).toBe(true);
+      const file = new FakeEvent('file:///home/me/.ssh/id_rsa');
+      contents.emit(eventName, file);
+      expect(file.defaultPrevented).toBe(true);
+      const ours = new FakeEvent(`${APP}#/runs/r1`);
+      contents.emit(eventName, ours);
+      expect(ours.defaultPrevented).toBe(false);
+    },
+  );
+
+  it('denies every new window (and never opens it externally)', () => {
+    const { contents } = guardedContents();
+    for (const url of ['https://example.com', APP, 'mailto:a@b.c', 'file:///etc/passwd']) {
+      expect(contents.windowOpenHandler?.({ url })).toEqual({ action: 'deny' });
+    }
+  });
+
+  it('denies attaching a <webview> (checklist 12)', () => {
+    const { contents } = guardedContents();
+    const event = new FakeEvent();
+    contents.emit('will-attach-webview', event, {}, {});
+    expect(event.defaultPrevented).toBe(true);
+  });
+
+  it('removes its listeners when disposed', () => {
+    const { contents, dispose } = guardedContents();
+    expect(contents.listenerCount('will-navigate')).toBe(1);
+    dispose();
+    for (const name of ['will-navigate', 'will-frame-navigate', 'will-redirect', 'will-attach-webview']) {
+      expect(contents.listenerCount(name)).toBe(0);
+    }
+  });
+});
+
+describe('guardSession', () => {
+  it.each(['media', 'geolocation', 'notifications', 'openExternal', 'clipboard-read', 'fullscreen'])(
+    'denies the %s permission request',
+    (permission) => {
+      const session = guardedSession();
+      const answers: boolean[] = [];
+      const request = session.permissionRequest as unknown as (
+        wc: unknown,
+        p: string,
+        cb: (granted: boolean) => void,
+      ) => void;
+      request({}, permission, (granted) => answers.push(granted));
+      expect(answers).toEqual([false]);
+      const check = session.permissionCheck as unknown as (wc: unknown, p: string) => boolean;
+      expect(check({}, permission)).toBe(false);
+    },
+  );
+
+  it('denies device access', () => {
+    const session = guardedSession();
+    expect((session.devicePermission as unknown as () => boolean)()).toBe(false);
+  });
+
+  it('cancels remote requests and lets local files through', () => {
+    const session = guardedSession();
+    const before = session.webRequest.beforeRequest as unknown as (
+      details: { url: string },
+      cb: (r: { cancel: boolean }) => void,
+    ) => void;
+    const decide = (url: string) => {
+      let cancel: boolean | undefined;
+      before({ url }, (r) => (cancel = r.cancel));
+      return cancel;
+    };
+    expect(decide('https://tracker.example/pixel.gif')).toBe(true);
+    expect(decide(APP)).toBe(false);
+  });
+
+  it('adds the CSP header to responses', () => {
+    const session = guardedSession();
+    const headers = session.webRequest.headersReceived as unknown as (
+      details: { responseHeaders?: Record<string, string[]> },
+      cb: (r: { responseHeaders: Record<string, string[]> }) => void,
+    ) => void;
+    let result: Record<string, string[]> | undefined;
+    headers({ responseHeaders: {} }, (r) => (result = r.responseHeaders));
+    expect(result?.['Content-Security-Policy']).toEqual([CONTENT_SECURITY_POLICY_HEADER]);
+  });
+});

@@ -1,0 +1,189 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { TRAY_STATE_ORDER, type DisplayStatus } from '../../../shared/display-status';
+import type { AttentionSummary, RunListItem, StatusCounts } from '../../../shared/views';
+import {
+  createRunwardenTray,
+  menuLabelText,
+  trayMenuTemplate,
+  trayModel,
+  TRAY_MENU_RUNS,
+  type TrayActions,
+} from '../../../main/electron/tray';
+import { TRAY_ICON_PNGS } from '../../../main/electron/tray-icons';
+import { Tray, resetFakeElectron, type FakeImage, type FakeMenuItem } from './fake-electron';
+
+vi.mock('electron', () => import('./fake-electron'));
+
+function item(id: string, title: string, status: DisplayStatus = 'needs-answer'): RunListItem {
+  return {
+    run: { id, title, workflow: 'deploy' },
+    display: { status, needsYou: true },
+  } as unknown as RunListItem;
+}
+
+function summary(counts: StatusCounts, items: RunListItem[], needsYou = items.length): AttentionSummary {
+  return { counts, needsYou, items };
+}
+
+function actions(): TrayActions & { calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    openRun: (runId) => calls.push(`open-run ${runId}`),
+    openWindow: () => calls.push('open-window'),
+    setNotificationsPaused: (paused) => calls.push(`paused ${paused}`),
+    quit: () => calls.push('quit'),
+  };
+}
+
+function toggle(paused: boolean) {
+  return trayModel(summary({}, []), paused).entries.find((e) => e.kind === 'toggle-notifications');
+}
+
+function trayOf(platform: NodeJS.Platform = 'linux') {
+  const a = actions();
+  const created = createRunwardenTray(a, platform);
+  const tray = Tray.created[0];
+  if (tray === undefined) throw new Error('no tray');
+  const labels = () => (tray.menu?.items ?? []).map((i: FakeMenuItem) => i.label ?? `(${i.type})`);
+  return { a, created, tray, labels };
+}
+
+describe('trayModel', () => {
+  it.each([
+    [{ 'needs-answer': 1, stale: 2, failed: 3, running: 4 }, 'needs-answer'],
+    [{ stale: 2, failed: 3, running: 4 }, 'stale'],
+    [{ failed: 3, running: 4, queued: 9 }, 'failed'],
+    [{ running: 4, completed: 10 }, 'running'],
+    [{ completed: 10, cancelled: 1 }, 'idle'],
+    [{}, 'idle'],
+  ] as Array<[StatusCounts, string]>)('counts %j → %s icon', (counts, state) => {
+    expect(trayModel(summary(counts, []), false).state).toBe(state);
+  });
+
+  it('says what needs the person, with the count, in the tooltip and the macOS title', () => {
+    const model = trayModel(
+      summary({ 'needs-answer': 1, stale: 1 }, [item('r1', 'A'), item('r2', 'B', 'stale')]),
+      false,
+    );
+    expect(model.tooltip).toBe('Runwarden: 2 runs need you (waiting for an answer)');
+    expect(model.title).toBe('2');
+    const one = trayModel(summary({ stale: 1 }, [item('r1', 'A', 'stale')]), false);
+    expect(one.tooltip).toBe('Runwarden: 1 run needs you (a runner stopped responding)');
+    const none = trayModel(summary({ running: 3 }, []), false);
+    expect(none.tooltip).toBe('Runwarden: nothing needs you (runs in progress)');
+    expect(none.title).toBe('');
+  });
+
+  it('before the first summary: idle and starting', () => {
+    const model = trayModel(null, false);
+    expect(model.state).toBe('idle');
+    expect(model.tooltip).toMatch(/starting/);
+    expect(model.entries.map((e) => e.kind)).toEqual(['toggle-notifications', 'separator', 'open', 'quit']);
+  });
+
+  it('lists the runs that need the person, then "and N more", then the fixed items', () => {
+    const items = Array.from({ length: TRAY_MENU_RUNS + 3 }, (_, i) => item(`r${i}`, `Run ${i}`));
+    const model = trayModel(summary({ 'needs-answer': items.length }, items, 20), false);
+    const runs = model.entries.filter((e) => e.kind === 'run');
+    expect(runs).toHaveLength(TRAY_MENU_RUNS);
+    expect(runs[0]).toEqual({ kind: 'run', runId: 'r0', label: 'needs answer: Run 0' });
+    expect(model.entries[0]).toEqual({ kind: 'heading', label: '20 runs need you' });
+    expect(model.entries.find((e) => e.kind === 'more')).toEqual({
+      kind: 'more',
+      label: `and ${20 - TRAY_MENU_RUNS} more…`,
+    });
+    expect(model.entries.slice(-4).map((e) => e.kind)).toEqual([
+      'toggle-notifications',
+      'separator',
+      'open',
+      'quit',
+    ]);
+  });
+
+  it('offers to pause or resume notifications according to the setting', () => {
+    expect(toggle(false)).toMatchObject({ label: 'Pause notifications', paused: false });
+    expect(toggle(true)).toMatchObject({ label: 'Resume notifications', paused: true });
+  });
+});
+
+describe('menuLabelText (untrusted run titles)', () => {
+  it.each([
+    ['Deploy & verify', 'Deploy && verify'],
+    ['line one\nline two\r\n\tthree', 'line one line two three'],
+    ['<b>bold</b> <a href="https://x">link</a>', '<b>bold</b> <a href="https://x">link</a>'],
+    ['zero\u0000width\u2028sep', 'zero width sep'],
+    ['x'.repeat(100), `${'x'.repeat(59)}…`],
+  ])('%j → %j', (input, output) => {
+    expect(menuLabelText(input)).toBe(output);
+  });
+});
+
+describe('trayMenuTemplate', () => {
+  it('wires each entry to its action', () => {
+    const a = actions();
+    const model = trayModel(summary({ 'needs-answer': 1 }, [item('r7', 'Ask me')], 2), false);
+    const template = trayMenuTemplate(model.entries, a);
+    const click = (label: string) => {
+      const entry = template.find((t) => t.label === label);
+      if (entry?.click === undefined) throw new Error(`no clickable ${label}`);
+      (entry.click as () => void)();
+    };
+    click('needs answer: Ask me');
+    click('and 1 more…');
+    click('Pause notifications');
+    click('Open Runwarden');
+    click('Quit Runwarden');
+    expect(a.calls).toEqual(['open-run r7', 'open-window', 'paused true', 'open-window', 'quit']);
+    expect(template.find((t) => t.label === '2 runs need you')).toMatchObject({ enabled: false });
+    expect(template.filter((t) => t.type === 'separator')).toHaveLength(2);
+  });
+});
+
+describe('createRunwardenTray (fake Tray)', () => {
+  beforeEach(() => resetFakeElectron());
+
+  it('starts idle with a menu, and a click on the icon opens the window (not macOS)', () => {
+    const { tray, a, labels } = trayOf();
+    expect((tray.image as FakeImage).buffers[0]).toEqual(Buffer.from(TRAY_ICON_PNGS.idle.x1, 'base64'));
+    expect(labels()).toEqual(['Pause notifications', '(separator)', 'Open Runwarden', 'Quit Runwarden']);
+    tray.emit('click');
+    expect(a.calls).toEqual(['open-window']);
+  });
+
+  it('switches the icon (1x and 2x), tooltip and menu with each summary', () => {
+    const { created, tray, labels } = trayOf();
+    created.update(summary({ stale: 1, running: 2 }, [item('r1', 'Nightly ETL', 'stale')]), true);
+    const image = tray.image as FakeImage;
+    expect(image.scaleFactors).toEqual([1, 2]);
+    expect(image.buffers).toEqual([
+      Buffer.from(TRAY_ICON_PNGS.stale.x1, 'base64'),
+      Buffer.from(TRAY_ICON_PNGS.stale.x2, 'base64'),
+    ]);
+    expect(tray.tooltip).toBe('Runwarden: 1 run needs you (a runner stopped responding)');
+    expect(labels()).toContain('stale: Nightly ETL');
+    expect(labels()).toContain('Resume notifications');
+    expect(tray.title).toBe('');
+  });
+
+  it('sets the count as the title on macOS, where a click shows the menu instead', () => {
+    const { created, tray, a } = trayOf('darwin');
+    created.update(summary({ 'needs-answer': 3 }, [item('r1', 'A')], 3), false);
+    expect(tray.title).toBe('3');
+    tray.emit('click');
+    expect(a.calls).toEqual([]);
+  });
+
+  it('has an icon for every tray state', () => {
+    expect(Object.keys(TRAY_ICON_PNGS).toSorted()).toEqual([...TRAY_STATE_ORDER].toSorted());
+  });
+
+  it('dispose destroys the tray; later updates are ignored', () => {
+    const { created, tray } = trayOf();
+    created.dispose();
+    expect(tray.destroyed).toBe(true);
+    expect(tray.listenerCount('click')).toBe(0);
+    created.update(summary({ failed: 1 }, []), false);
+    expect(tray.tooltip).not.toMatch(/failed/);
+  });
+});

@@ -1,0 +1,134 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  appEntryPoints,
+  createMainWindow,
+  mainWindowOptions,
+  type MainWindowDeps,
+} from '../../../main/electron/window';
+import { BrowserWindow, resetFakeElectron } from './fake-electron';
+
+vi.mock('electron', () => import('./fake-electron'));
+
+const MAIN_URL = 'file:///opt/Runwarden/resources/app.asar/out/main/index.js';
+
+describe('appEntryPoints', () => {
+  it('finds the preload and the page beside the main bundle', () => {
+    expect(appEntryPoints(MAIN_URL)).toEqual({
+      preloadPath: '/opt/Runwarden/resources/app.asar/out/preload/index.cjs',
+      indexHtmlPath: '/opt/Runwarden/resources/app.asar/out/renderer/index.html',
+      indexUrl: 'file:///opt/Runwarden/resources/app.asar/out/renderer/index.html',
+    });
+  });
+
+  it('keeps the URL encoded when the install path has spaces', () => {
+    const entry = appEntryPoints('file:///Applications/My%20Apps/Runwarden.app/out/main/index.js');
+    expect(entry.indexHtmlPath).toBe('/Applications/My Apps/Runwarden.app/out/renderer/index.html');
+    expect(entry.indexUrl).toBe('file:///Applications/My%20Apps/Runwarden.app/out/renderer/index.html');
+  });
+});
+
+describe('mainWindowOptions (Electron security checklist)', () => {
+  const prefs = mainWindowOptions('/app/out/preload/index.cjs', { devTools: false }).webPreferences ?? {};
+
+  it.each([
+    ['contextIsolation', true],
+    ['sandbox', true],
+    ['nodeIntegration', false],
+    ['nodeIntegrationInWorker', false],
+    ['nodeIntegrationInSubFrames', false],
+    ['webSecurity', true],
+    ['allowRunningInsecureContent', false],
+    ['webviewTag', false],
+    ['experimentalFeatures', false],
+    ['navigateOnDragDrop', false],
+    ['devTools', false],
+    ['preload', '/app/out/preload/index.cjs'],
+  ])('%s is %s', (key, value) => {
+    expect(prefs[key as keyof typeof prefs]).toBe(value);
+  });
+
+  it.each(['enableBlinkFeatures', 'additionalArguments', 'partition', 'session', 'disableBlinkFeatures'])(
+    'leaves %s unset',
+    (key) => {
+      expect(prefs).not.toHaveProperty(key);
+    },
+  );
+
+  it('waits for ready-to-show, and enables devtools only when asked (development)', () => {
+    expect(mainWindowOptions('/p', { devTools: false }).show).toBe(false);
+    expect(mainWindowOptions('/p', { devTools: true }).webPreferences?.devTools).toBe(true);
+  });
+});
+
+function make(overrides: Partial<MainWindowDeps> = {}) {
+  const state = { closeToTray: true, quitting: false, quitRequests: 0 };
+  const created = createMainWindow({
+    entry: appEntryPoints(MAIN_URL),
+    devTools: false,
+    closeToTray: () => state.closeToTray,
+    isQuitting: () => state.quitting,
+    onCloseRequestedQuit: () => state.quitRequests++,
+    startHidden: false,
+    log: () => {},
+    ...overrides,
+  });
+  const window = BrowserWindow.created[0];
+  if (window === undefined) throw new Error('no window');
+  return { created, window, state };
+}
+
+describe('createMainWindow', () => {
+  beforeEach(() => resetFakeElectron());
+
+  it('creates the window with the hardened options and loads our page', () => {
+    const { window } = make();
+    expect(window.options).toEqual(
+      mainWindowOptions(appEntryPoints(MAIN_URL).preloadPath, { devTools: false }),
+    );
+    expect(window.loadedFile).toBe('/opt/Runwarden/resources/app.asar/out/renderer/index.html');
+  });
+
+  it('shows itself when ready, unless started hidden (login launch)', () => {
+    const shown = make();
+    shown.window.emit('ready-to-show');
+    expect(shown.window.visible).toBe(true);
+
+    resetFakeElectron();
+    const hidden = make({ startHidden: true });
+    hidden.window.emit('ready-to-show');
+    expect(hidden.window.visible).toBe(false);
+  });
+
+  it('close hides to the tray while closeToTray is on', () => {
+    const { window, state } = make();
+    window.show();
+    expect(window.requestClose()).toBe(false);
+    expect(window.visible).toBe(false);
+    expect(state.quitRequests).toBe(0);
+  });
+
+  it('close quits the app when closeToTray is off (read at each close)', () => {
+    const { window, state } = make();
+    state.closeToTray = false;
+    expect(window.requestClose()).toBe(true);
+    expect(state.quitRequests).toBe(1);
+  });
+
+  it('close goes ahead while quitting, even with closeToTray on', () => {
+    const { window, state } = make();
+    state.quitting = true;
+    expect(window.requestClose()).toBe(true);
+    expect(state.quitRequests).toBe(0);
+  });
+
+  it('reveal restores, shows and focuses; dispose destroys the window', () => {
+    const { created, window } = make();
+    window.minimized = true;
+    created.reveal();
+    expect(window).toMatchObject({ minimized: false, visible: true, focused: true });
+    created.dispose();
+    expect(window.destroyed).toBe(true);
+    expect(window.listenerCount('close')).toBe(0);
+    created.reveal();
+  });
+});
