@@ -1,0 +1,95 @@
+/** What a command will do, in words, for its confirmation dialog (SPEC §7: name the target and consequences). */
+import type { DisplayInfo } from '../../../../shared/display-status';
+import { assertNever } from '../../../../shared/errors';
+import type { BulkAction, CancelPreview } from '../../../../shared/views';
+import type { HeaderAction } from '../state/run-detail.svelte';
+
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** The consequence lines for one run's command; `preview` is the store's previewCancel for a cancel. */
+export function commandConsequences(action: HeaderAction, preview: CancelPreview | null): string[] {
+  switch (action) {
+    case 'cancel': {
+      const lines = ['The run ends as cancelled. This cannot be undone.'];
+      if (preview === null) return [...lines, 'Checking what else the cancel affects…'];
+      if (preview.liveOwner)
+        lines.push('A runner holds a live lease on this run: the store will refuse. Request cancel instead.');
+      const c = preview.cascade;
+      if (c.attemptsCancelled > 0)
+        lines.push(`${plural(c.attemptsCancelled, 'active step', 'active steps')} will be cancelled.`);
+      if (c.attemptsInterrupted > 0)
+        lines.push(`${plural(c.attemptsInterrupted, 'step', 'steps')} will be marked interrupted.`);
+      if (c.effectsAmbiguous > 0)
+        lines.push(
+          `${plural(c.effectsAmbiguous, 'applying effect', 'applying effects')} will become ambiguous: you will have to say whether ${c.effectsAmbiguous === 1 ? 'it' : 'they'} happened.`,
+        );
+      if (c.effectsCancelled > 0)
+        lines.push(`${plural(c.effectsCancelled, 'pending effect', 'pending effects')} will be cancelled.`);
+      if (c.interactionsCancelled > 0)
+        lines.push(
+          `${plural(c.interactionsCancelled, 'open question', 'open questions')} will be cancelled.`,
+        );
+      return lines;
+    }
+    case 'requestCancel':
+      return ['The runner is asked to stop at its next heartbeat and cancels the run itself.'];
+    case 'requestPause':
+      return ['The runner is asked to park the run at its next heartbeat.'];
+    case 'pause':
+      return ['No runner will pick the run up until you resume it.'];
+    case 'resumeAnyway':
+      return [
+        'The workflow source changed since this run started.',
+        'The run continues on the changed source; steps already done are not re-checked.',
+      ];
+    case 'resume':
+      return ['The run is queued again and a runner can pick it up.'];
+    case 'retry':
+      return ['A new run starts with the same workflow, input and command. This run stays as it is.'];
+    default:
+      return assertNever(action, 'action');
+  }
+}
+
+/** The reason a dialog starts with; the person may edit it. */
+export function defaultReason(action: HeaderAction, display: DisplayInfo | null): string {
+  switch (action) {
+    case 'cancel':
+      return display?.status === 'stale'
+        ? 'Runner stopped heartbeating; cancelled by hand.'
+        : 'Cancelled by hand from Runwarden.';
+    case 'requestCancel':
+      return 'Cancel requested from Runwarden.';
+    case 'requestPause':
+      return 'Pause requested from Runwarden.';
+    case 'pause':
+      return 'Paused from Runwarden.';
+    case 'resumeAnyway':
+      return 'Checked the source change; resuming anyway.';
+    case 'resume':
+      return 'Resumed from Runwarden.';
+    case 'retry':
+      return '';
+    default:
+      return assertNever(action, 'action');
+  }
+}
+
+export function bulkVerb(action: BulkAction): string {
+  switch (action) {
+    case 'cancel':
+      return 'Cancel';
+    case 'resume':
+      return 'Resume';
+    case 'retry':
+      return 'Retry';
+    default:
+      return assertNever(action, 'bulk action');
+  }
+}
+
+export function bulkDefaultReason(action: BulkAction): string {
+  return `Bulk ${action} from Runwarden.`;
+}

@@ -1,0 +1,142 @@
+/** Run events → timeline lines: what happened, who did it and from where, with repetitive noise summarized. */
+import type { RunEvent } from '../../../../shared/domain';
+import type { CancelCascade } from '../../../../shared/views';
+
+export type EventKind = 'operator' | 'lease' | 'interaction' | 'effect' | 'lifecycle' | 'problem';
+
+export interface TimelineEntry {
+  key: string;
+  kind: EventKind;
+  title: string;
+  /** Actor and surface in words ("human alice via app"). */
+  actor: string;
+  /** Extra lines from the payload (reason, cascade, detail), plain text. */
+  details: string[];
+  at: number;
+  /** More than one event folded into this entry (repeated heartbeats / renewals). */
+  count: number;
+  until: number;
+}
+
+const TITLES: Record<string, string> = {
+  'run.reserved': 'Run created',
+  'run.claimed': 'Lease claimed',
+  'run.heartbeat': 'Heartbeat',
+  'lease.renewed': 'Lease renewed',
+  'run.running': 'Started running',
+  'attempt.started': 'Step started',
+  'attempt.finished': 'Step finished',
+  'interaction.requested': 'Question asked',
+  'interaction.answered': 'Question answered',
+  'interaction.expired': 'Question expired',
+  'interaction.cancelled': 'Question cancelled',
+  'run.parked': 'Parked',
+  'run.completed': 'Completed',
+  'run.failed': 'Failed',
+  'run.timed_out': 'Timed out',
+  'run.cancelled': 'Cancelled',
+  'run.cancel_requested': 'Cancel requested',
+  'run.pause_requested': 'Pause requested',
+  'run.paused': 'Paused',
+  'run.resumed': 'Resumed',
+  'run.retried': 'Retried',
+  'run.released': 'Lease released',
+  'run.runner_lost': 'Runner lost: lease expired',
+  notification: 'Notification',
+};
+
+const REPEATING = new Set(['run.heartbeat', 'lease.renewed', 'run.progress']);
+
+function kindOf(event: RunEvent): EventKind {
+  if (event.actorType === 'human' || event.actorType === 'policy') return 'operator';
+  if (event.type === 'run.runner_lost' || event.type === 'run.failed' || event.type === 'run.timed_out')
+    return 'problem';
+  if (event.type.startsWith('interaction.')) return 'interaction';
+  if (event.type.startsWith('effect.')) return 'effect';
+  if (
+    event.type === 'run.claimed' ||
+    event.type === 'run.released' ||
+    REPEATING.has(event.type) ||
+    event.type.startsWith('lease.')
+  )
+    return 'lease';
+  return 'lifecycle';
+}
+
+/** "human alice via app", "runner w-1", "policy via sweeper". */
+export function actorText(event: Pick<RunEvent, 'actorType' | 'actorId' | 'surface'>): string {
+  const who = event.actorId ? `${event.actorType} ${event.actorId}` : event.actorType;
+  return event.surface ? `${who} via ${event.surface}` : who;
+}
+
+/** "2 attempts cancelled, 2 effects became ambiguous" (only the non-zero parts). */
+export function cascadeText(cascade: CancelCascade): string {
+  const parts: string[] = [];
+  const add = (n: number, one: string, many: string) => {
+    if (n > 0) parts.push(`${n} ${n === 1 ? one : many}`);
+  };
+  add(cascade.attemptsCancelled, 'attempt cancelled', 'attempts cancelled');
+  add(cascade.attemptsInterrupted, 'attempt interrupted', 'attempts interrupted');
+  add(cascade.effectsCancelled, 'pending effect cancelled', 'pending effects cancelled');
+  add(cascade.effectsAmbiguous, 'applying effect became ambiguous', 'applying effects became ambiguous');
+  add(cascade.interactionsCancelled, 'question cancelled', 'questions cancelled');
+  return parts.length === 0 ? 'nothing else affected' : parts.join(', ');
+}
+
+function record(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
+
+function isCascade(value: unknown): value is CancelCascade {
+  const r = record(value);
+  return typeof r.attemptsCancelled === 'number' && typeof r.effectsAmbiguous === 'number';
+}
+
+function payloadDetails(event: RunEvent): string[] {
+  const payload = record(event.payload);
+  const lines: string[] = [];
+  if (event.type === 'run.cancelled') {
+    if (payload.stale === true) lines.push('Stale run: no live runner held it.');
+    else if (payload.requested === true) lines.push('The runner stopped on request.');
+  }
+  for (const key of ['reason', 'note', 'detail', 'code', 'step', 'title', 'summary', 'resolution', 'error']) {
+    const value = payload[key];
+    if (typeof value === 'string' && value !== '') lines.push(`${key}: ${value}`);
+  }
+  if (isCascade(payload.cascade)) lines.push(`Cascade: ${cascadeText(payload.cascade)}`);
+  if (event.leaseGeneration !== null && kindOf(event) === 'lease')
+    lines.push(`lease generation ${event.leaseGeneration}`);
+  return lines;
+}
+
+/** Title for an event type, falling back to the raw type for ones this build does not know. */
+export function eventTitle(type: string): string {
+  return TITLES[type] ?? type;
+}
+
+/** Events (any order) → timeline entries, oldest first, with consecutive heartbeats folded into one. */
+export function timelineEntries(events: readonly RunEvent[]): TimelineEntry[] {
+  const sorted = events.toSorted((a, b) => a.seq - b.seq);
+  const entries: TimelineEntry[] = [];
+  for (const event of sorted) {
+    const last = entries.at(-1);
+    if (last !== undefined && REPEATING.has(event.type) && last.title === eventTitle(event.type)) {
+      last.count += 1;
+      last.until = event.at;
+      continue;
+    }
+    entries.push({
+      key: String(event.seq),
+      kind: kindOf(event),
+      title: eventTitle(event.type),
+      actor: actorText(event),
+      details: payloadDetails(event),
+      at: event.at,
+      count: 1,
+      until: event.at,
+    });
+  }
+  return entries;
+}

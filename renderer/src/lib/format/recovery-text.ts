@@ -1,0 +1,19 @@
+/** Error recoveries → the button a person presses (STYLE.md point 7: errors carry a typed retry action). */
+import { assertNever, type Recovery } from '../../../../shared/errors';
+
+export function recoveryLabel(recovery: Recovery): string {
+  switch (recovery.kind) {
+    case 'refresh':
+      return 'Refresh';
+    case 'requestCancel':
+      return 'Request cancel instead';
+    case 'resolveEffects':
+      return 'Resolve the effects first';
+    case 'resumeAnyway':
+      return 'Resume anyway';
+    case 'retryLater':
+      return 'Try again';
+    default:
+      return assertNever(recovery, 'recovery');
+  }
+}

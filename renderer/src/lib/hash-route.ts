@@ -1,0 +1,74 @@
+/**
+ * The URL hash holds the selected project, view, search and run, so deep links and back/forward work:
+ * `#/needs-you?project=%2Fhome%2Fme%2Fapp&run=run_01&q=deploy`.
+ */
+import { RUN_VIEWS, type RunView } from '../../../shared/views';
+
+export interface Route {
+  view: RunView;
+  projectPath: string | null;
+  runId: string | null;
+  search: string;
+}
+
+export const DEFAULT_ROUTE: Route = { view: 'needs-you', projectPath: null, runId: null, search: '' };
+
+function isView(value: string): value is RunView {
+  return (RUN_VIEWS as readonly string[]).includes(value);
+}
+
+/** Parses a location hash; anything unknown falls back to the default route. */
+export function parseHash(hash: string): Route {
+  const body = hash.startsWith('#') ? hash.slice(1) : hash;
+  const [path = '', query = ''] = body.split('?', 2);
+  const name = path.replace(/^\/+/, '').split('/')[0] ?? '';
+  const params = new URLSearchParams(query);
+  const run = params.get('run');
+  return {
+    view: isView(name) ? name : DEFAULT_ROUTE.view,
+    projectPath: params.get('project') || null,
+    runId: run !== null && /^[A-Za-z0-9_-]{1,64}$/.test(run) ? run : null,
+    search: params.get('q') ?? '',
+  };
+}
+
+/** The hash for a route; the inverse of parseHash. */
+export function formatHash(route: Route): string {
+  const params = new URLSearchParams();
+  if (route.projectPath) params.set('project', route.projectPath);
+  if (route.search) params.set('q', route.search);
+  if (route.runId) params.set('run', route.runId);
+  const query = params.toString();
+  return `#/${route.view}${query ? `?${query}` : ''}`;
+}
+
+export function sameRoute(a: Route, b: Route): boolean {
+  return a.view === b.view && a.projectPath === b.projectPath && a.runId === b.runId && a.search === b.search;
+}
+
+/** Where the app reads and writes its hash: the window in the app, an in-memory log in tests. */
+export interface HashHistory {
+  read(): string;
+  push(hash: string): void;
+  replace(hash: string): void;
+  /** Calls back on back/forward and on links that change the hash; returns the unsubscribe. */
+  listen(onChange: () => void): () => void;
+}
+
+export function windowHashHistory(win: Window): HashHistory {
+  return {
+    read: () => win.location.hash,
+    push: (hash) => {
+      if (win.location.hash !== hash) win.history.pushState(null, '', hash);
+    },
+    replace: (hash) => win.history.replaceState(null, '', hash),
+    listen: (onChange) => {
+      win.addEventListener('hashchange', onChange);
+      win.addEventListener('popstate', onChange);
+      return () => {
+        win.removeEventListener('hashchange', onChange);
+        win.removeEventListener('popstate', onChange);
+      };
+    },
+  };
+}

@@ -1,0 +1,226 @@
+/**
+ * The window's root state: the route (kept in the URL hash), the parts of the screen, and the pushes
+ * from main wired to them. Components stay thin and call into this.
+ */
+import type { RunwardenApi } from '../../../../shared/contract';
+import type { BulkAction, ChangedPush, RunView } from '../../../../shared/views';
+import { DEFAULT_ROUTE, formatHash, parseHash, sameRoute, type HashHistory, type Route } from '../hash-route';
+import type { KeyCommand } from '../keyboard-commands';
+import { BulkDialogState } from './bulk-dialog.svelte';
+import { CommandDialogState } from './command-dialog.svelte';
+import { NotificationsState } from './notifications.svelte';
+import { ProjectsState } from './projects.svelte';
+import { RunDetailState } from './run-detail.svelte';
+import { RunListState } from './run-list.svelte';
+import { RunSelection } from './run-selection.svelte';
+import { SettingsState } from './settings.svelte';
+import { StoreStatusState } from './store-status.svelte';
+import { Ticker } from './ticker.svelte';
+
+export type FocusTarget = 'search' | 'list' | 'detail';
+export type Panel = 'notifications' | 'settings' | 'shortcuts' | null;
+
+export class AppState {
+  route = $state.raw<Route>(DEFAULT_ROUTE);
+  panel = $state<Panel>(null);
+  /** Text for the polite live region (push updates, command results). */
+  announcement = $state('');
+  /** Asks a component to move focus; `seq` makes repeated requests distinct. */
+  focusRequest = $state.raw<{ target: FocusTarget; seq: number } | null>(null);
+
+  readonly api: RunwardenApi;
+  /** Ticks once a second while ages and countdowns are on screen. */
+  readonly clock: Ticker;
+  readonly list: RunListState;
+  readonly detail: RunDetailState;
+  readonly selection = new RunSelection();
+  readonly projects: ProjectsState;
+  readonly notifications: NotificationsState;
+  readonly settings: SettingsState;
+  readonly storeStatus: StoreStatusState;
+  readonly command: CommandDialogState;
+  readonly bulk: BulkDialogState;
+
+  readonly #history: HashHistory;
+  #focusSeq = 0;
+  #needsYouSeen: number | null = null;
+
+  constructor(api: RunwardenApi, history: HashHistory, now: () => number = Date.now) {
+    this.api = api;
+    this.clock = new Ticker(1000, now);
+    this.#history = history;
+    this.list = new RunListState(api);
+    this.detail = new RunDetailState(api);
+    this.projects = new ProjectsState(api);
+    this.notifications = new NotificationsState(api);
+    this.settings = new SettingsState(api);
+    this.storeStatus = new StoreStatusState(api);
+    this.command = new CommandDialogState(this.detail);
+    this.bulk = new BulkDialogState(api);
+  }
+
+  get dialogOpen(): boolean {
+    return this.command.isOpen || this.bulk.isOpen || this.panel !== null;
+  }
+
+  /** Loads everything, follows the hash and subscribes to pushes; returns the teardown. */
+  start(): () => void {
+    const stops = [
+      this.#history.listen(() => void this.applyRoute(parseHash(this.#history.read()))),
+      this.api.on('changed', (push) => void this.onChanged(push)),
+      this.api.on('attention', (push) => {
+        this.projects.applyAttention(push.counts, push.needsYou);
+        this.#announceNeedsYou(push.needsYou);
+      }),
+      this.api.on('open-run', (push) => {
+        void this.openRun(push.runId);
+      }),
+      this.api.on('store-status', (push) => this.storeStatus.apply(push)),
+    ];
+    void this.applyRoute(parseHash(this.#history.read()), true);
+    void this.projects.load();
+    void this.notifications.load();
+    void this.storeStatus.load();
+    return () => {
+      for (const stop of stops) stop();
+    };
+  }
+
+  /** Follows a route (from the hash or a navigation). */
+  async applyRoute(next: Route, force = false): Promise<void> {
+    const prev = this.route;
+    if (!force && sameRoute(prev, next)) return;
+    this.route = next;
+    const tasks: Array<Promise<void>> = [];
+    const listChanged =
+      force ||
+      prev.view !== next.view ||
+      prev.projectPath !== next.projectPath ||
+      prev.search !== next.search;
+    if (listChanged) {
+      tasks.push(this.list.load({ view: next.view, projectPath: next.projectPath, search: next.search }));
+    }
+    if (next.runId === null) this.detail.close();
+    else if (force || prev.runId !== next.runId) {
+      this.list.activeId = next.runId;
+      tasks.push(this.detail.open(next.runId));
+    }
+    await Promise.all(tasks);
+  }
+
+  /** Changes the route and records it in the hash (search typing replaces, the rest pushes history). */
+  navigate(patch: Partial<Route>, options: { replace: boolean } = { replace: false }): Promise<void> {
+    const next = { ...this.route, ...patch };
+    const hash = formatHash(next);
+    if (options.replace) this.#history.replace(hash);
+    else this.#history.push(hash);
+    return this.applyRoute(next);
+  }
+
+  setView(view: RunView): Promise<void> {
+    return this.navigate({ view });
+  }
+
+  setProject(projectPath: string | null): Promise<void> {
+    return this.navigate({ projectPath });
+  }
+
+  setSearch(search: string): Promise<void> {
+    return this.navigate({ search }, { replace: true });
+  }
+
+  async openRun(runId: string, focus = true): Promise<void> {
+    this.list.activeId = runId;
+    await this.navigate({ runId });
+    if (focus) this.requestFocus('detail');
+  }
+
+  closeRun(): Promise<void> {
+    const done = this.navigate({ runId: null });
+    this.requestFocus('list');
+    return done;
+  }
+
+  requestFocus(target: FocusTarget): void {
+    this.focusRequest = { target, seq: ++this.#focusSeq };
+  }
+
+  announce(text: string): void {
+    this.announcement = text;
+  }
+
+  /** A `changed` push: re-read what is on screen, keeping scroll, the active row and the open run. */
+  async onChanged(push: ChangedPush): Promise<void> {
+    const openId = this.detail.runId;
+    const tasks: Array<Promise<void>> = [
+      this.list.refresh().then(() => this.selection.updateFrom(this.list.items)),
+      this.projects.load(),
+      this.notifications.load(),
+    ];
+    if (openId !== null && (push.runIds.length === 0 || push.runIds.includes(openId))) {
+      tasks.push(this.detail.reload());
+    }
+    await Promise.all(tasks);
+  }
+
+  #announceNeedsYou(needsYou: number): void {
+    const before = this.#needsYouSeen;
+    this.#needsYouSeen = needsYou;
+    if (before !== null && needsYou > before) {
+      this.announce(`${needsYou} ${needsYou === 1 ? 'run needs' : 'runs need'} you.`);
+    }
+  }
+
+  openBulk(action: BulkAction): Promise<void> {
+    return this.bulk.open(action, this.selection.items());
+  }
+
+  async confirmBulk(): Promise<void> {
+    const result = await this.bulk.confirm();
+    if (result === null) return;
+    this.announce(`${result.succeeded} done, ${result.failed} refused.`);
+    this.selection.clear();
+    await Promise.all([this.list.refresh(), this.projects.load(), this.detail.reload()]);
+  }
+
+  /** One keyboard command (see keyboard-commands.ts). */
+  handleCommand(command: KeyCommand): void {
+    switch (command.kind) {
+      case 'next':
+        this.list.moveActive(1);
+        this.requestFocus('list');
+        break;
+      case 'prev':
+        this.list.moveActive(-1);
+        this.requestFocus('list');
+        break;
+      case 'open':
+        if (this.list.activeId !== null) void this.openRun(this.list.activeId);
+        break;
+      case 'close':
+        if (this.panel !== null) this.panel = null;
+        else if (this.route.runId !== null) void this.closeRun();
+        break;
+      case 'focusSearch':
+        this.requestFocus('search');
+        break;
+      case 'toggleSelect': {
+        const item = this.list.activeId === null ? undefined : this.list.itemById(this.list.activeId);
+        if (item !== undefined) {
+          this.selection.toggle(item);
+          this.announce(
+            `${this.selection.has(item.run.id) ? 'Selected' : 'Unselected'}. ${this.selection.count} selected.`,
+          );
+        }
+        break;
+      }
+      case 'help':
+        this.panel = 'shortcuts';
+        break;
+      case 'view':
+        void this.setView(command.view);
+        this.requestFocus('list');
+        break;
+    }
+  }
+}

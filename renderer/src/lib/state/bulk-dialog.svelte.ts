@@ -1,0 +1,101 @@
+/**
+ * Bulk cancel / resume / retry: a dry run lists what would happen to each run, then the person confirms —
+ * typing the count when the batch is large.
+ */
+import type { RunwardenApi } from '../../../../shared/contract';
+import type { ErrorInfo } from '../../../../shared/errors';
+import type { BulkAction, BulkResult } from '../../../../shared/views';
+import { bulkDefaultReason } from '../format/consequences';
+
+/** Above this many runs the person types the count to confirm. */
+export const BULK_TYPE_THRESHOLD = 5;
+
+export type BulkPhase = 'closed' | 'previewing' | 'preview' | 'running' | 'done';
+
+export class BulkDialogState {
+  action = $state<BulkAction | null>(null);
+  items = $state.raw<Array<{ runId: string; expectedRevision: number }>>([]);
+  reason = $state('');
+  typed = $state('');
+  phase = $state<BulkPhase>('closed');
+  preview = $state.raw<BulkResult | null>(null);
+  result = $state.raw<BulkResult | null>(null);
+  error = $state.raw<ErrorInfo | null>(null);
+
+  readonly isOpen = $derived(this.phase !== 'closed');
+  readonly requiresTyping = $derived(this.items.length > BULK_TYPE_THRESHOLD);
+  readonly canConfirm = $derived(
+    this.phase === 'preview' &&
+      this.preview !== null &&
+      this.preview.succeeded > 0 &&
+      this.reason.trim() !== '' &&
+      (!this.requiresTyping || this.typed.trim() === String(this.items.length)),
+  );
+
+  readonly #api: RunwardenApi;
+
+  constructor(api: RunwardenApi) {
+    this.#api = api;
+  }
+
+  async open(action: BulkAction, items: Array<{ runId: string; expectedRevision: number }>): Promise<void> {
+    if (items.length === 0) return;
+    this.action = action;
+    this.items = items;
+    this.reason = bulkDefaultReason(action);
+    this.typed = '';
+    this.preview = null;
+    this.result = null;
+    this.error = null;
+    await this.dryRun();
+  }
+
+  async dryRun(): Promise<void> {
+    const action = this.action;
+    if (action === null) return;
+    this.phase = 'previewing';
+    const result = await this.#api.bulkAction({
+      action,
+      items: this.items,
+      dryRun: true,
+      reason: this.reason.trim() || bulkDefaultReason(action),
+    });
+    if (this.action !== action) return;
+    this.phase = 'preview';
+    if (result.ok) {
+      this.preview = result.value;
+      this.error = null;
+    } else this.error = result.error;
+  }
+
+  /** Runs the action for real on the items the dry run accepted. */
+  async confirm(): Promise<BulkResult | null> {
+    const action = this.action;
+    const preview = this.preview;
+    if (action === null || preview === null || !this.canConfirm) return null;
+    const accepted = new Set(preview.items.filter((i) => i.ok).map((i) => i.runId));
+    this.phase = 'running';
+    const result = await this.#api.bulkAction({
+      action,
+      items: this.items.filter((i) => accepted.has(i.runId)),
+      dryRun: false,
+      reason: this.reason.trim(),
+    });
+    this.phase = 'done';
+    if (!result.ok) {
+      this.error = result.error;
+      return null;
+    }
+    this.result = result.value;
+    return result.value;
+  }
+
+  close(): void {
+    this.phase = 'closed';
+    this.action = null;
+    this.items = [];
+    this.preview = null;
+    this.result = null;
+    this.error = null;
+  }
+}

@@ -1,0 +1,66 @@
+/** The confirmation for one run's command: target, consequences from the store, and a reason. */
+import type { Run } from '../../../../shared/domain';
+import type { ErrorInfo } from '../../../../shared/errors';
+import type { CancelPreview } from '../../../../shared/views';
+import { commandConsequences, defaultReason } from '../format/consequences';
+import type { HeaderAction, RunDetailState } from './run-detail.svelte';
+
+export class CommandDialogState {
+  action = $state<HeaderAction | null>(null);
+  target = $state.raw<Run | null>(null);
+  preview = $state.raw<CancelPreview | null>(null);
+  previewError = $state.raw<ErrorInfo | null>(null);
+  reason = $state('');
+  submitting = $state(false);
+
+  readonly isOpen = $derived(this.action !== null);
+  readonly consequences = $derived(
+    this.action === null ? [] : commandConsequences(this.action, this.preview),
+  );
+  readonly reasonRequired = $derived(
+    this.action !== null && this.action !== 'resume' && this.action !== 'retry',
+  );
+  readonly canConfirm = $derived(
+    this.action !== null && !this.submitting && (!this.reasonRequired || this.reason.trim() !== ''),
+  );
+
+  readonly #detail: RunDetailState;
+
+  constructor(detail: RunDetailState) {
+    this.#detail = detail;
+  }
+
+  /** Opens the dialog for the open run; a cancel first asks the store what it would cascade to. */
+  async open(action: HeaderAction): Promise<void> {
+    const data = this.#detail.data;
+    if (data === null) return;
+    this.action = action;
+    this.target = data.snapshot.run;
+    this.reason = defaultReason(action, data.display);
+    this.preview = null;
+    this.previewError = null;
+    if (action === 'cancel') {
+      const result = await this.#detail.previewCancel();
+      if (this.action !== action || result === null) return;
+      if (result.ok) this.preview = result.value;
+      else this.previewError = result.error;
+    }
+  }
+
+  close(): void {
+    this.action = null;
+    this.target = null;
+    this.preview = null;
+    this.previewError = null;
+    this.submitting = false;
+  }
+
+  /** Sends the command; the dialog closes either way and a refusal shows on the run. */
+  async confirm(): Promise<void> {
+    const action = this.action;
+    if (action === null || !this.canConfirm) return;
+    this.submitting = true;
+    await this.#detail.run(action, { reason: this.reason });
+    this.close();
+  }
+}

@@ -1,0 +1,49 @@
+/** Projects with their per-status counts, plus the global counts for the views. */
+import type { RunwardenApi } from '../../../../shared/contract';
+import type { ErrorInfo } from '../../../../shared/errors';
+import type { ProjectSummary, StatusCounts } from '../../../../shared/views';
+
+export class ProjectsState {
+  projects = $state.raw<ProjectSummary[]>([]);
+  counts = $state.raw<StatusCounts>({});
+  needsYou = $state(0);
+  filter = $state('');
+  error = $state.raw<ErrorInfo | null>(null);
+
+  readonly visible = $derived.by(() => {
+    const needle = this.filter.trim().toLowerCase();
+    if (needle === '') return this.projects;
+    return this.projects.filter(
+      (p) => p.canonicalPath.toLowerCase().includes(needle) || p.name.toLowerCase().includes(needle),
+    );
+  });
+
+  readonly #api: RunwardenApi;
+
+  constructor(api: RunwardenApi) {
+    this.#api = api;
+  }
+
+  async load(): Promise<void> {
+    const [projects, attention] = await Promise.all([
+      this.#api.listProjects({}),
+      this.#api.getAttention({ limit: 1 }),
+    ]);
+    if (projects.ok) this.projects = projects.value;
+    if (attention.ok) {
+      this.counts = attention.value.counts;
+      this.needsYou = attention.value.needsYou;
+    }
+    this.error = !projects.ok ? projects.error : !attention.ok ? attention.error : null;
+  }
+
+  /** Counts from an `attention` push, without a round trip. */
+  applyAttention(counts: StatusCounts, needsYou: number): void {
+    this.counts = counts;
+    this.needsYou = needsYou;
+  }
+
+  byPath(path: string | null): ProjectSummary | undefined {
+    return path === null ? undefined : this.projects.find((p) => p.canonicalPath === path);
+  }
+}

@@ -1,0 +1,210 @@
+/**
+ * The open run: its detail, and every command a person gives about it. A refused command (LIVE_OWNER,
+ * STALE_VIEW, ...) is kept as `refusal` with its recovery, and the run is re-read (SPEC §3 compare-and-set).
+ */
+import type { RunwardenApi } from '../../../../shared/contract';
+import type { RunAction } from '../../../../shared/display-status';
+import type { Effect, EffectResolution, Interaction } from '../../../../shared/domain';
+import type { ErrorInfo, Result } from '../../../../shared/errors';
+import type { RunDetail } from '../../../../shared/views';
+import { cascadeText } from '../format/event-text';
+
+export interface Refusal {
+  /** What the person tried, in words ("Cancel run"). */
+  what: string;
+  error: ErrorInfo;
+}
+
+export interface CommandInput {
+  reason: string;
+}
+
+/** Actions that run from the header (answer / resolve happen in their own sections). */
+export type HeaderAction = Exclude<RunAction, 'answer' | 'resolveEffect'>;
+
+const EVENTS_LIMIT = 500;
+
+export class RunDetailState {
+  runId = $state<string | null>(null);
+  data = $state.raw<RunDetail | null>(null);
+  loading = $state(false);
+  loadError = $state.raw<ErrorInfo | null>(null);
+  refusal = $state.raw<Refusal | null>(null);
+  /** A short success line ("Cancelled: 2 applying effects became ambiguous."). */
+  notice = $state<string | null>(null);
+  /** Per-interaction answer refusals, kept across reloads so "already answered" stays visible. */
+  answerErrors = $state.raw<Record<string, ErrorInfo>>({});
+  busy = $state(false);
+
+  readonly #api: RunwardenApi;
+  #generation = 0;
+
+  constructor(api: RunwardenApi) {
+    this.#api = api;
+  }
+
+  /** Opens a run (no-op when it is already open). */
+  async open(runId: string): Promise<void> {
+    if (this.runId === runId && (this.data !== null || this.loading)) return;
+    this.runId = runId;
+    this.data = null;
+    this.refusal = null;
+    this.notice = null;
+    this.answerErrors = {};
+    await this.reload();
+  }
+
+  close(): void {
+    this.#generation += 1;
+    this.runId = null;
+    this.data = null;
+    this.loading = false;
+    this.loadError = null;
+    this.refusal = null;
+    this.notice = null;
+    this.answerErrors = {};
+  }
+
+  /** Re-reads the open run. */
+  async reload(): Promise<void> {
+    const runId = this.runId;
+    if (runId === null) return;
+    const generation = ++this.#generation;
+    this.loading = true;
+    const result = await this.#api.getRunDetail({ runId, eventsLimit: EVENTS_LIMIT });
+    if (generation !== this.#generation) return;
+    this.loading = false;
+    if (result.ok) {
+      this.data = result.value;
+      this.loadError = null;
+    } else {
+      this.loadError = result.error;
+      if (result.error.code === 'NOT_FOUND') this.data = null;
+    }
+  }
+
+  #revision(): number | null {
+    return this.data?.snapshot.run.revision ?? null;
+  }
+
+  async #command<T>(what: string, call: () => Promise<Result<T>>, describe: (value: T) => string) {
+    this.busy = true;
+    this.refusal = null;
+    this.notice = null;
+    const result = await call();
+    this.busy = false;
+    if (result.ok) this.notice = describe(result.value);
+    else this.refusal = { what, error: result.error };
+    await this.reload();
+    return result;
+  }
+
+  /** Runs one header action with the revision on screen. */
+  async run(action: HeaderAction, input: CommandInput): Promise<Result<unknown> | null> {
+    const runId = this.runId;
+    const expectedRevision = this.#revision();
+    if (runId === null || expectedRevision === null) return null;
+    const base = { runId, expectedRevision };
+    const reason = input.reason.trim();
+    switch (action) {
+      case 'cancel':
+        return this.#command(
+          'Cancel run',
+          () => this.#api.cancelRun({ ...base, reason }),
+          (v) => `Cancelled: ${cascadeText(v.cascade)}.`,
+        );
+      case 'requestCancel':
+        return this.#command(
+          'Request cancel',
+          () => this.#api.requestCancel({ ...base, reason }),
+          () => 'Cancel requested: the runner stops at its next heartbeat.',
+        );
+      case 'requestPause':
+        return this.#command(
+          'Request pause',
+          () => this.#api.requestPause({ ...base, reason }),
+          () => 'Pause requested: the runner parks at its next heartbeat.',
+        );
+      case 'pause':
+        return this.#command(
+          'Pause',
+          () => this.#api.pauseRun({ ...base, reason }),
+          () => 'Paused.',
+        );
+      case 'resume':
+      case 'resumeAnyway':
+        return this.#command(
+          action === 'resume' ? 'Resume' : 'Resume anyway',
+          () =>
+            this.#api.resumeRun({
+              ...base,
+              anyway: action === 'resumeAnyway',
+              ...(reason !== '' && { reason }),
+            }),
+          () => 'Resumed: the run is queued again.',
+        );
+      case 'retry':
+        return this.#command(
+          'Retry',
+          () => this.#api.retryRun(base),
+          (run) => `Retried as a new run ${run.id}.`,
+        );
+    }
+  }
+
+  /** Asks the store what a stale cancel would do (shown in the confirmation). */
+  previewCancel() {
+    const runId = this.runId;
+    if (runId === null) return Promise.resolve(null);
+    return this.#api.previewCancel({ runId });
+  }
+
+  /** Submits an answer; the idempotency key comes from the form so a retry of the same answer is adopted. */
+  async answer(interaction: Interaction, payload: unknown, idempotencyKey: string): Promise<boolean> {
+    this.busy = true;
+    const result = await this.#api.answerInteraction({
+      interactionId: interaction.id,
+      interactionRevision: interaction.revision,
+      idempotencyKey,
+      payload,
+    });
+    this.busy = false;
+    const { [interaction.id]: _dropped, ...rest } = this.answerErrors;
+    if (result.ok) {
+      this.answerErrors = rest;
+      this.notice =
+        result.value.outcome === 'adopted' ? 'Answer already recorded (same submission).' : 'Answer sent.';
+    } else {
+      this.answerErrors = { ...rest, [interaction.id]: result.error };
+    }
+    await this.reload();
+    return result.ok;
+  }
+
+  /** Records whether an ambiguous effect happened, with the person's note. */
+  async resolveEffect(effect: Effect, resolution: EffectResolution, note: string) {
+    const expectedRevision = this.#revision();
+    if (expectedRevision === null) return null;
+    return this.#command(
+      'Resolve effect',
+      () => this.#api.resolveEffect({ effectId: effect.id, expectedRevision, resolution, note }),
+      (e) => `Recorded: "${e.summary}" ${resolution === 'applied' ? 'happened' : 'did not happen'}.`,
+    );
+  }
+
+  dismissRefusal(): void {
+    this.refusal = null;
+  }
+}
+
+/** "Already answered" when a refusal says the question is settled, else the store's own words. */
+export function answerRefusalText(error: ErrorInfo, current: Interaction | null): string {
+  const fresh = error.fresh;
+  const freshStatus =
+    typeof fresh === 'object' && fresh !== null && 'status' in fresh ? (fresh as Interaction).status : null;
+  const status = freshStatus ?? current?.status ?? null;
+  if (status === 'settled') return `Already answered. ${error.message}`;
+  if (status === 'cancelled') return `This question was cancelled. ${error.message}`;
+  if (status === 'expired') return `This question expired. ${error.message}`;
+  return error.message;
+}

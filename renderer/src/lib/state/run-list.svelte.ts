@@ -1,0 +1,160 @@
+/**
+ * The run list: keyset-paginated pages of one query, loaded as the person scrolls, refreshed in place on
+ * `changed` pushes without losing the active row.
+ */
+import type { RunwardenApi } from '../../../../shared/contract';
+import type { ErrorInfo } from '../../../../shared/errors';
+import type { RunListItem, RunView } from '../../../../shared/views';
+
+export interface ListQuery {
+  view: RunView;
+  projectPath: string | null;
+  search: string;
+}
+
+const MAX_PAGE = 500;
+/** Refresh re-reads at most this many rows from the top; rows below keep their last known state. */
+const REFRESH_CAP = 1000;
+
+export class RunListState {
+  items = $state.raw<RunListItem[]>([]);
+  nextCursor = $state<string | null>(null);
+  loading = $state(false);
+  loadingMore = $state(false);
+  error = $state.raw<ErrorInfo | null>(null);
+  /** The row j/k moves over (the keyboard cursor). */
+  activeId = $state<string | null>(null);
+  query = $state.raw<ListQuery>({ view: 'needs-you', projectPath: null, search: '' });
+  /** True once the first page of the current query has arrived. */
+  loaded = $state(false);
+
+  readonly activeIndex = $derived(this.items.findIndex((i) => i.run.id === this.activeId));
+  readonly hasMore = $derived(this.nextCursor !== null);
+
+  readonly #api: RunwardenApi;
+  readonly #pageSize: number;
+  #generation = 0;
+  #refreshing: Promise<void> | null = null;
+  #refreshAgain = false;
+
+  constructor(api: RunwardenApi, pageSize = 200) {
+    this.#api = api;
+    this.#pageSize = Math.min(pageSize, MAX_PAGE);
+  }
+
+  #request(query: ListQuery, limit: number, cursor: string | null) {
+    return this.#api.listRuns({
+      view: query.view,
+      ...(query.projectPath !== null && { projectPath: query.projectPath }),
+      ...(query.search.trim() !== '' && { search: query.search.trim() }),
+      limit,
+      cursor,
+    });
+  }
+
+  /** Loads the first page of a (new) query; answers to older queries are dropped. */
+  async load(query: ListQuery): Promise<void> {
+    const generation = ++this.#generation;
+    this.query = query;
+    this.loading = true;
+    this.loadingMore = false;
+    this.error = null;
+    const result = await this.#request(query, this.#pageSize, null);
+    if (generation !== this.#generation) return;
+    this.loading = false;
+    this.loaded = true;
+    if (!result.ok) {
+      this.error = result.error;
+      this.items = [];
+      this.nextCursor = null;
+      return;
+    }
+    this.items = result.value.items;
+    this.nextCursor = result.value.nextCursor;
+    if (this.activeId === null || this.activeIndex === -1) this.activeId = this.items[0]?.run.id ?? null;
+  }
+
+  /** Appends the next page, if any; called as the list scrolls near its end. */
+  async loadMore(): Promise<void> {
+    if (this.nextCursor === null || this.loading || this.loadingMore) return;
+    const generation = this.#generation;
+    this.loadingMore = true;
+    const result = await this.#request(this.query, this.#pageSize, this.nextCursor);
+    if (generation !== this.#generation) return;
+    this.loadingMore = false;
+    if (!result.ok) {
+      this.error = result.error;
+      return;
+    }
+    const seen = new Set(this.items.map((i) => i.run.id));
+    this.items = [...this.items, ...result.value.items.filter((i) => !seen.has(i.run.id))];
+    this.nextCursor = result.value.nextCursor;
+  }
+
+  /** Re-reads what is loaded (up to a cap) after a `changed` push; concurrent calls coalesce into one more. */
+  refresh(): Promise<void> {
+    if (this.#refreshing !== null) {
+      this.#refreshAgain = true;
+      return this.#refreshing;
+    }
+    this.#refreshing = (async () => {
+      do {
+        this.#refreshAgain = false;
+        await this.#refreshOnce();
+      } while (this.#refreshAgain);
+    })().finally(() => {
+      this.#refreshing = null;
+    });
+    return this.#refreshing;
+  }
+
+  async #refreshOnce(): Promise<void> {
+    if (!this.loaded) return;
+    const generation = this.#generation;
+    const before = this.items;
+    const want = Math.min(Math.max(before.length, this.#pageSize), REFRESH_CAP);
+    const head: RunListItem[] = [];
+    let cursor: string | null = null;
+    do {
+      const result = await this.#request(this.query, Math.min(MAX_PAGE, want - head.length), cursor);
+      if (generation !== this.#generation) return;
+      if (!result.ok) {
+        this.error = result.error;
+        return;
+      }
+      head.push(...result.value.items);
+      cursor = result.value.nextCursor;
+    } while (cursor !== null && head.length < want);
+    if (generation !== this.#generation) return;
+
+    const activeIndexBefore = this.activeIndex;
+    const lastHeadId = head.at(-1)?.run.id;
+    if (cursor !== null && lastHeadId !== undefined && before.length > head.length) {
+      // Ids sort by creation time, newest first: rows older than the refreshed head keep their place.
+      const tail = before.filter((i) => i.run.id < lastHeadId);
+      this.items = [...head, ...tail];
+      // the old cursor still points past the tail
+    } else {
+      this.items = head;
+      this.nextCursor = cursor;
+    }
+    this.error = null;
+    if (this.activeId !== null && this.activeIndex === -1 && this.items.length > 0) {
+      const index = Math.min(Math.max(activeIndexBefore, 0), this.items.length - 1);
+      this.activeId = this.items[index]?.run.id ?? null;
+    }
+  }
+
+  /** Moves the keyboard cursor by `delta` rows, clamped; returns the new index. */
+  moveActive(delta: number): number {
+    if (this.items.length === 0) return -1;
+    const from = this.activeIndex === -1 ? (delta > 0 ? -1 : this.items.length) : this.activeIndex;
+    const index = Math.min(Math.max(from + delta, 0), this.items.length - 1);
+    this.activeId = this.items[index]?.run.id ?? null;
+    return index;
+  }
+
+  itemById(runId: string): RunListItem | undefined {
+    return this.items.find((i) => i.run.id === runId);
+  }
+}
