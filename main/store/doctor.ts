@@ -1,0 +1,87 @@
+/** `runwarden doctor`: contradictions (SPEC §2 status pairs and the store's own invariants), stale leases, integrity. */
+import type { QueueStatus, RunStatus } from '../../shared/domain';
+import type { StoreContext } from './store-context';
+
+/** The valid (run.status, queue.status) pairs of SPEC §2; anything else is a contradiction. */
+export const VALID_STATUS_PAIRS: Readonly<Record<RunStatus, readonly QueueStatus[]>> = {
+  queued: ['queued'],
+  running: ['starting', 'running', 'parked'],
+  waiting: ['parked', 'running'],
+  completed: ['done'],
+  failed: ['failed'],
+  timed_out: ['failed'],
+  cancelled: ['cancelled'],
+};
+
+const PAIRS_SQL = Object.entries(VALID_STATUS_PAIRS)
+  .map(([run, queue]) => `(r.status = '${run}' AND q.status IN (${queue.map((s) => `'${s}'`).join(', ')}))`)
+  .join(' OR ');
+
+const TERMINAL = `('completed', 'failed', 'timed_out', 'cancelled')`;
+
+const CHECKS: ReadonlyArray<{ problem: string; sql: string }> = [
+  {
+    problem: 'run has no queue entry',
+    sql: `SELECT r.id FROM runs r WHERE NOT EXISTS (SELECT 1 FROM queue_entries q WHERE q.run_id = r.id)`,
+  },
+  {
+    problem: 'run has no lease row',
+    sql: `SELECT r.id FROM runs r WHERE NOT EXISTS (SELECT 1 FROM leases l WHERE l.run_id = r.id)`,
+  },
+  {
+    problem: 'finished run still has a lease owner',
+    sql: `SELECT r.id FROM runs r JOIN leases l ON l.run_id = r.id WHERE r.status IN ${TERMINAL} AND l.owner_type IS NOT NULL`,
+  },
+  {
+    problem: 'finished run still has an active attempt',
+    sql: `SELECT DISTINCT a.run_id AS id FROM attempts a JOIN runs r ON r.id = a.run_id
+          WHERE r.status IN ${TERMINAL} AND a.status IN ('pending', 'running', 'waiting')`,
+  },
+  {
+    problem: 'open_interactions counter disagrees with the interactions',
+    sql: `SELECT r.id FROM runs r WHERE r.open_interactions !=
+          (SELECT count(*) FROM interactions i WHERE i.run_id = r.id AND i.status IN ('pending', 'presenting'))`,
+  },
+  {
+    problem: 'ambiguous_effects counter disagrees with the effects',
+    sql: `SELECT r.id FROM runs r WHERE r.ambiguous_effects !=
+          (SELECT count(*) FROM effects e WHERE e.run_id = r.id AND e.status = 'ambiguous')`,
+  },
+  {
+    problem: 'run revision disagrees with its last event',
+    sql: `SELECT r.id FROM runs r WHERE r.revision !=
+          COALESCE((SELECT MAX(e.run_revision) FROM events e WHERE e.run_id = r.id), 0)`,
+  },
+];
+
+export function findContradictions(ctx: StoreContext): Array<{ runId: string; problem: string }> {
+  const out: Array<{ runId: string; problem: string }> = [];
+  const pairs = ctx
+    .prep(
+      `SELECT r.id, r.status AS rs, q.status AS qs FROM runs r JOIN queue_entries q ON q.run_id = r.id
+       WHERE NOT (${PAIRS_SQL}) ORDER BY r.id`,
+    )
+    .all() as Array<{ id: string; rs: string; qs: string }>;
+  for (const row of pairs) {
+    out.push({ runId: row.id, problem: `run is ${row.rs} but its queue entry is ${row.qs}` });
+  }
+  for (const check of CHECKS) {
+    for (const row of ctx.prep(check.sql).all() as Array<{ id: string }>) {
+      out.push({ runId: row.id, problem: check.problem });
+    }
+  }
+  return out;
+}
+
+export function countStaleLeases(ctx: StoreContext, now: number): number {
+  return (ctx.prep(`SELECT count(*) AS n FROM runs WHERE owner_expires_at <= ?`).get(now) as { n: number }).n;
+}
+
+/** `integrity_check` and `foreign_key_check` together: "ok" or the problems, one per line. */
+export function integrity(ctx: StoreContext): string {
+  const rows = ctx.db.pragma('integrity_check') as Array<{ integrity_check: string }>;
+  const problems = rows.map((r) => r.integrity_check).filter((text) => text !== 'ok');
+  const fk = ctx.db.pragma('foreign_key_check') as Array<{ table: string; rowid: number; parent: string }>;
+  for (const row of fk) problems.push(`foreign key: ${row.table} row ${row.rowid} → missing ${row.parent}`);
+  return problems.length === 0 ? 'ok' : problems.join('\n');
+}

@@ -1,0 +1,57 @@
+/** Sortable ids (time prefix + monotonic random tail) and lease tokens (only their hash is stored). */
+import { createHash, randomBytes } from 'node:crypto';
+
+const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
+
+function encodeTime(ms: number): string {
+  let value = Math.max(0, Math.floor(ms));
+  let out = '';
+  for (let i = 0; i < 10; i += 1) {
+    out = CROCKFORD.charAt(value % 32) + out;
+    value = Math.floor(value / 32);
+  }
+  return out;
+}
+
+let lastTime = -1;
+let lastTail = 0n;
+const TAIL_BITS = 80n;
+const TAIL_MAX = (1n << TAIL_BITS) - 1n;
+
+function encodeTail(tail: bigint): string {
+  let value = tail;
+  let out = '';
+  for (let i = 0; i < 16; i += 1) {
+    out = CROCKFORD.charAt(Number(value & 31n)) + out;
+    value >>= 5n;
+  }
+  return out;
+}
+
+/** A time-prefixed id that sorts by creation time, and strictly increases within one process. */
+export function sortableId(prefix: string, now: number): string {
+  const time = Math.max(now, lastTime);
+  if (time === lastTime && lastTail < TAIL_MAX) {
+    lastTail += 1n;
+  } else {
+    lastTail = BigInt(`0x${randomBytes(10).toString('hex')}`) >> 1n;
+  }
+  lastTime = time;
+  return `${prefix}_${encodeTime(time)}${encodeTail(lastTail)}`;
+}
+
+export function newRunId(now: number): string {
+  return sortableId('run', now);
+}
+
+export function newInteractionId(now: number): string {
+  return sortableId('int', now);
+}
+
+export function newToken(): string {
+  return randomBytes(32).toString('hex');
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}

@@ -1,0 +1,13 @@
+/** The store's public API (/tmp/briefs/store-api.md). */
+export { openStore, migrate, APPLICATION_ID, type OpenStoreOptions } from './open-store';
+export { RunStore, type StoreMode, type StoreModeReasonCode } from './run-store';
+export { resolveStorePath, type StorePathOptions } from './store-path';
+export { processStartId, isProcessAlive } from './process-identity';
+export { HOST_LEASE_NAME } from './leases';
+export { VALID_STATUS_PAIRS } from './doctor';
+export { responseIssues } from './interactions';
+export { MIGRATIONS, SUPPORTED_SCHEMA_VERSION } from './migrations';
+export type { Clock } from './store-context';
+export type { AttemptEnding } from './attempts';
+export type { EffectSettlement } from './effects';
+export type * from './store-types';

@@ -1,0 +1,428 @@
+/** Interactions (questions to a person) and their submissions (SPEC §2, §4, §5 step 2). */
+import type { Actor, FieldType, Interaction, InteractionField } from '../../shared/domain';
+import { RunwardenError } from '../../shared/errors';
+import { activeAttempt, getAttempt } from './attempts';
+import { newInteractionId } from './ids';
+import { toInteraction, toJson, type InteractionRow, type LeaseRow } from './rows';
+import {
+  actorOf,
+  commitRun,
+  conflict,
+  fence,
+  loadLeaseRow,
+  loadQueueRow,
+  loadRunRow,
+  runnerActor,
+  type ClaimRef,
+} from './run-state';
+import { requireText } from './runs';
+import type { AnswerResult, RequestInteractionInput } from './store-types';
+import { writeTx, type StoreContext } from './store-context';
+import { isTerminal } from '../../shared/display-status';
+
+const FIELD_TYPES: readonly FieldType[] = ['string', 'number', 'boolean'];
+
+export function findInteractionRow(ctx: StoreContext, id: string): InteractionRow | undefined {
+  return ctx.prep(`SELECT * FROM interactions WHERE id = ?`).get(id) as InteractionRow | undefined;
+}
+
+export function loadInteractionRow(ctx: StoreContext, id: string): InteractionRow {
+  const row = findInteractionRow(ctx, id);
+  if (row === undefined) throw new RunwardenError('NOT_FOUND', `No interaction ${id} in this store.`);
+  return row;
+}
+
+function checkChoices(choices: unknown): string[] {
+  if (!Array.isArray(choices) || choices.length === 0) {
+    throw new RunwardenError('VALIDATION', 'A decision needs a non-empty list of choices.');
+  }
+  const seen = new Set<string>();
+  for (const choice of choices) {
+    if (typeof choice !== 'string' || choice === '' || seen.has(choice)) {
+      throw new RunwardenError('VALIDATION', 'Choices must be distinct non-empty strings.');
+    }
+    seen.add(choice);
+  }
+  return choices as string[];
+}
+
+function checkFields(fields: unknown): InteractionField[] {
+  if (!Array.isArray(fields) || fields.length === 0) {
+    throw new RunwardenError('VALIDATION', 'An input interaction needs a non-empty list of fields.');
+  }
+  const seen = new Set<string>();
+  return fields.map((field: unknown) => {
+    if (typeof field !== 'object' || field === null)
+      throw new RunwardenError('VALIDATION', 'Each field is an object.');
+    const f = field as Record<string, unknown>;
+    if (typeof f.name !== 'string' || f.name === '' || seen.has(f.name)) {
+      throw new RunwardenError('VALIDATION', 'Field names must be distinct non-empty strings.');
+    }
+    if (!FIELD_TYPES.includes(f.type as FieldType)) {
+      throw new RunwardenError(
+        'VALIDATION',
+        `Field ${f.name} has type ${String(f.type)}; use string, number or boolean.`,
+      );
+    }
+    seen.add(f.name);
+    const out: InteractionField = { name: f.name, type: f.type as FieldType };
+    if (typeof f.label === 'string') out.label = f.label;
+    if (typeof f.required === 'boolean') out.required = f.required;
+    return out;
+  });
+}
+
+/** Problems with a response, one line each; empty when it fits the declared choices / fields. */
+export function responseIssues(
+  interaction: Pick<Interaction, 'kind' | 'choices' | 'fields'>,
+  payload: unknown,
+): string[] {
+  if (interaction.kind === 'decision') {
+    const choices = interaction.choices ?? [];
+    return typeof payload === 'string' && choices.includes(payload)
+      ? []
+      : [`The answer must be one of: ${choices.join(', ')}.`];
+  }
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+    return ['The answer must be an object with the declared fields.'];
+  }
+  const issues: string[] = [];
+  const values = payload as Record<string, unknown>;
+  const fields = interaction.fields ?? [];
+  const names = new Set(fields.map((f) => f.name));
+  for (const key of Object.keys(values)) {
+    if (!names.has(key)) issues.push(`Unknown field ${key}.`);
+  }
+  for (const field of fields) {
+    const has = Object.prototype.hasOwnProperty.call(values, field.name) && values[field.name] !== undefined;
+    if (!has) {
+      if (field.required === true) issues.push(`Field ${field.name} is required.`);
+      continue;
+    }
+    const value = values[field.name];
+    const ok =
+      field.type === 'number'
+        ? typeof value === 'number' && Number.isFinite(value)
+        : typeof value === field.type;
+    if (!ok) issues.push(`Field ${field.name} must be a ${field.type}.`);
+  }
+  return issues;
+}
+
+export function requestInteraction(
+  ctx: StoreContext,
+  claim: ClaimRef,
+  input: RequestInteractionInput,
+  now: number,
+): Interaction {
+  requireText(input.title, 'title');
+  if (input.kind !== 'decision' && input.kind !== 'input') {
+    throw new RunwardenError('VALIDATION', 'kind must be decision or input.');
+  }
+  const choices = input.kind === 'decision' ? checkChoices(input.choices) : null;
+  const fields = input.kind === 'input' ? checkFields(input.fields) : null;
+  const hasDefault = input.hasDefault ?? input.defaultResponse !== undefined;
+  if (hasDefault) {
+    const issues = responseIssues({ kind: input.kind, choices, fields }, input.defaultResponse);
+    if (issues.length > 0)
+      throw new RunwardenError('VALIDATION', `The default answer does not fit: ${issues[0]}`, { issues });
+  }
+  if (input.deadlineAt !== undefined && input.deadlineAt !== null && !Number.isFinite(input.deadlineAt)) {
+    throw new RunwardenError('VALIDATION', 'deadlineAt must be epoch milliseconds or null.');
+  }
+  const lease = fence(ctx, claim, now);
+  let attemptId: number | null = input.attemptId ?? null;
+  if (attemptId !== null) {
+    if (getAttempt(ctx, attemptId).run_id !== claim.runId) {
+      throw new RunwardenError('VALIDATION', `Attempt ${attemptId} is not part of run ${claim.runId}.`);
+    }
+  } else {
+    attemptId = activeAttempt(ctx, claim.runId)?.id ?? null;
+  }
+  const id = newInteractionId(now);
+  ctx
+    .prep(
+      `INSERT INTO interactions (id, run_id, attempt_id, kind, title, prompt, choices_json, fields_json, default_json,
+         has_default, deadline_at, status, revision, response_json, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 1, 'null', ?)`,
+    )
+    .run(
+      id,
+      claim.runId,
+      attemptId,
+      input.kind,
+      input.title,
+      input.prompt ?? '',
+      choices === null ? null : toJson(choices),
+      fields === null ? null : toJson(fields),
+      toJson(hasDefault ? input.defaultResponse : null),
+      hasDefault ? 1 : 0,
+      input.deadlineAt ?? null,
+      now,
+    );
+  ctx
+    .prep(`UPDATE attempts SET status = 'waiting' WHERE run_id = ? AND status IN ('pending', 'running')`)
+    .run(claim.runId);
+  ctx
+    .prep(`UPDATE runs SET status = 'waiting', status_detail = ? WHERE id = ?`)
+    .run(`Waiting for an answer: ${input.title}`, claim.runId);
+  ctx
+    .prep(
+      `UPDATE queue_entries SET status = 'running', updated_at = ? WHERE run_id = ? AND status = 'starting'`,
+    )
+    .run(now, claim.runId);
+  commitRun(ctx, claim.runId, now, {
+    type: 'interaction.requested',
+    actor: runnerActor(lease),
+    leaseGeneration: lease.generation,
+    payload: {
+      interactionId: id,
+      kind: input.kind,
+      title: input.title,
+      deadlineAt: input.deadlineAt ?? null,
+    },
+  });
+  return toInteraction(loadInteractionRow(ctx, id));
+}
+
+/** The runner continues once no question is open: run → running. */
+export function resumeAfterInteraction(ctx: StoreContext, claim: ClaimRef, now: number): void {
+  const lease = fence(ctx, claim, now);
+  const run = loadRunRow(ctx, claim.runId);
+  if (run.open_interactions > 0) {
+    throw conflict(
+      ctx,
+      claim.runId,
+      `Run ${claim.runId} still has ${run.open_interactions} open question(s).`,
+    );
+  }
+  ctx.prep(`UPDATE attempts SET status = 'running' WHERE run_id = ? AND status = 'waiting'`).run(claim.runId);
+  ctx.prep(`UPDATE runs SET status = 'running', status_detail = NULL WHERE id = ?`).run(claim.runId);
+  ctx
+    .prep(`UPDATE queue_entries SET status = 'running', error_code = NULL, updated_at = ? WHERE run_id = ?`)
+    .run(now, claim.runId);
+  commitRun(ctx, claim.runId, now, {
+    type: 'run.running',
+    actor: runnerActor(lease),
+    leaseGeneration: lease.generation,
+  });
+}
+
+export interface AnswerInput {
+  interactionRevision: number;
+  idempotencyKey: string;
+  payload: unknown;
+  actor: Actor;
+}
+
+function recordSubmission(
+  ctx: StoreContext,
+  row: InteractionRow,
+  input: AnswerInput,
+  outcome: 'accepted' | 'rejected' | 'adopted',
+  reason: string | null,
+  now: number,
+): void {
+  ctx
+    .prep(
+      `INSERT INTO submissions (interaction_id, idempotency_key, interaction_revision, payload_json, outcome, reason,
+         actor_id, surface, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(
+      row.id,
+      input.idempotencyKey,
+      input.interactionRevision,
+      toJson(input.payload),
+      outcome,
+      reason,
+      input.actor.id,
+      input.actor.surface,
+      now,
+    );
+}
+
+function refusal(ctx: StoreContext, row: InteractionRow, input: AnswerInput): RunwardenError | null {
+  const fresh = toInteraction(row);
+  if (row.status !== 'pending' && row.status !== 'presenting') {
+    return new RunwardenError('CONFLICT', `This question is no longer open (it is ${row.status}).`, {
+      fresh,
+    });
+  }
+  if (row.revision !== input.interactionRevision) {
+    return new RunwardenError(
+      'STALE_VIEW',
+      'This question changed since you looked at it; review it and answer again.',
+      {
+        fresh,
+        recovery: { kind: 'refresh' },
+      },
+    );
+  }
+  const run = loadRunRow(ctx, row.run_id);
+  if (isTerminal(run))
+    return new RunwardenError('CONFLICT', `Run ${run.id} is already ${run.status}.`, { fresh });
+  if (run.paused === 1)
+    return new RunwardenError('CONFLICT', `Run ${run.id} is paused; resume it before answering.`, { fresh });
+  const issues = responseIssues(fresh, input.payload);
+  if (issues.length > 0) {
+    return new RunwardenError('VALIDATION', `The answer does not fit the question: ${issues.join(' ')}`, {
+      issues,
+    });
+  }
+  return null;
+}
+
+/**
+ * A person's answer (SPEC §4): adopted when the idempotency key was already accepted; otherwise validated
+ * and compare-and-set on the interaction revision. Refusals are recorded as rejected submissions.
+ */
+export function answerInteraction(
+  ctx: StoreContext,
+  interactionId: string,
+  input: AnswerInput,
+): AnswerResult {
+  requireText(input.idempotencyKey, 'idempotencyKey');
+  if (!Number.isInteger(input.interactionRevision)) {
+    throw new RunwardenError('VALIDATION', 'interactionRevision must be an integer.');
+  }
+  const outcome = writeTx(ctx, (now): AnswerResult | RunwardenError => {
+    const row = loadInteractionRow(ctx, interactionId);
+    const prior = ctx
+      .prep(
+        `SELECT 1 FROM submissions WHERE interaction_id = ? AND idempotency_key = ? AND outcome = 'accepted' LIMIT 1`,
+      )
+      .get(row.id, input.idempotencyKey);
+    if (prior !== undefined) {
+      recordSubmission(ctx, row, input, 'adopted', null, now);
+      return { outcome: 'adopted', interaction: toInteraction(row) };
+    }
+    const refused = refusal(ctx, row, input);
+    if (refused !== null) {
+      // Its own transaction holds nothing but the rejected submission: no state changed.
+      recordSubmission(ctx, row, input, 'rejected', `${refused.code}: ${refused.message}`, now);
+      return refused;
+    }
+    ctx
+      .prep(
+        `UPDATE interactions SET status = 'settled', response_json = ?, provenance = 'human', revision = revision + 1,
+           settled_at = ?, presenter_id = NULL, presenter_expires_at = NULL WHERE id = ?`,
+      )
+      .run(toJson(input.payload), now, row.id);
+    recordSubmission(ctx, row, input, 'accepted', null, now);
+    ctx
+      .prep(`UPDATE runs SET status_detail = ? WHERE id = ? AND status = 'waiting'`)
+      .run(`Answered: ${row.title}`, row.run_id);
+    commitRun(ctx, row.run_id, now, {
+      type: 'interaction.answered',
+      actor: actorOf(input.actor),
+      payload: { interactionId: row.id, idempotencyKey: input.idempotencyKey },
+    });
+    return { outcome: 'accepted', interaction: toInteraction(loadInteractionRow(ctx, row.id)) };
+  });
+  if (outcome instanceof RunwardenError) throw outcome;
+  return outcome;
+}
+
+function runnerHoldsLive(lease: LeaseRow, now: number): boolean {
+  return lease.owner_type === 'runner' && lease.expires_at !== null && lease.expires_at > now;
+}
+
+export const DEADLINE_SQL = `SELECT id FROM interactions
+  WHERE status IN ('pending', 'presenting') AND deadline_at IS NOT NULL AND deadline_at <= ?
+  ORDER BY deadline_at LIMIT ?`;
+
+/**
+ * Sweeper step 2 (SPEC §5): a default answers with provenance timeout_policy, no default expires
+ * (expired_no_default). A live runner reads the outcome itself; otherwise a run without an answer parks.
+ */
+export function expireInteractionDeadlines(ctx: StoreContext, limit: number, actor: Actor): number {
+  const due = ctx.prep(DEADLINE_SQL).all(ctx.clock(), limit) as Array<{ id: string }>;
+  let count = 0;
+  for (const { id } of due) {
+    const changed = writeTx(ctx, (now) => {
+      const row = findInteractionRow(ctx, id);
+      if (row === undefined || (row.status !== 'pending' && row.status !== 'presenting')) return false;
+      if (row.deadline_at === null || row.deadline_at > now) return false;
+      const withDefault = row.has_default === 1;
+      ctx
+        .prep(
+          `UPDATE interactions SET status = ?, response_json = ?, provenance = ?, revision = revision + 1, settled_at = ?,
+             presenter_id = NULL, presenter_expires_at = NULL WHERE id = ?`,
+        )
+        .run(
+          withDefault ? 'settled' : 'expired',
+          withDefault ? row.default_json : 'null',
+          withDefault ? 'timeout_policy' : 'expired_no_default',
+          now,
+          id,
+        );
+      const lease = loadLeaseRow(ctx, row.run_id);
+      const queue = loadQueueRow(ctx, row.run_id);
+      const parks = !withDefault && !runnerHoldsLive(lease, now) && queue.status !== 'parked';
+      if (parks) {
+        ctx
+          .prep(
+            `UPDATE queue_entries SET status = 'parked', error_code = 'interactionExpired', error_detail = ?, updated_at = ?
+             WHERE run_id = ?`,
+          )
+          .run(`No answer to "${row.title}" before its deadline.`, now, row.run_id);
+        ctx.prep(`UPDATE runs SET status = 'waiting' WHERE id = ? AND status = 'queued'`).run(row.run_id);
+      }
+      commitRun(ctx, row.run_id, now, {
+        type: 'interaction.expired',
+        actor: actorOf(actor),
+        payload: {
+          interactionId: id,
+          provenance: withDefault ? 'timeout_policy' : 'expired_no_default',
+          parked: parks,
+        },
+      });
+      return true;
+    });
+    if (changed) count += 1;
+  }
+  return count;
+}
+
+/** Claims a question for one presenter (a dialog showing it) for `ttlMs`; no run revision change. */
+export function presentInteraction(
+  ctx: StoreContext,
+  interactionId: string,
+  presenterId: string,
+  ttlMs: number,
+  now: number,
+): Interaction {
+  requireText(presenterId, 'presenterId');
+  const row = loadInteractionRow(ctx, interactionId);
+  const free =
+    row.status === 'pending' ||
+    (row.status === 'presenting' &&
+      (row.presenter_id === presenterId ||
+        (row.presenter_expires_at !== null && row.presenter_expires_at <= now)));
+  if (!free) {
+    throw new RunwardenError(
+      'CONFLICT',
+      `This question is ${row.status === 'presenting' ? 'being answered elsewhere' : row.status}.`,
+      {
+        fresh: toInteraction(row),
+      },
+    );
+  }
+  ctx
+    .prep(
+      `UPDATE interactions SET status = 'presenting', presenter_id = ?, presenter_expires_at = ? WHERE id = ?`,
+    )
+    .run(presenterId, now + ttlMs, interactionId);
+  return toInteraction(loadInteractionRow(ctx, interactionId));
+}
+
+/** Expired presenter claims go back to pending (SPEC §5 step 2). No run revision change: both are "open". */
+export function expirePresenterClaims(ctx: StoreContext, limit: number, now: number): number {
+  return ctx
+    .prep(
+      `UPDATE interactions SET status = 'pending', presenter_id = NULL, presenter_expires_at = NULL
+       WHERE id IN (SELECT id FROM interactions WHERE status = 'presenting' AND presenter_expires_at <= ?
+                    ORDER BY presenter_expires_at LIMIT ?)`,
+    )
+    .run(now, limit).changes;
+}

@@ -1,0 +1,222 @@
+/** Leases beyond the claim itself: heartbeats, the host (sweeper) lease, and what the sweeper reads (SPEC §3, §5). */
+import type { Actor } from '../../shared/domain';
+import { RunwardenError } from '../../shared/errors';
+import { hashToken, newToken } from './ids';
+import type { LeaseRow } from './rows';
+import { actorOf, appendEvent, commitRun } from './run-state';
+import type { Claim, ClaimKey, HeartbeatAnswer, LeaseSummary, OwnerInfo } from './store-types';
+import type { StoreContext } from './store-context';
+
+/** The host lease's claims carry this in place of a run id (run ids always start with `run_`). */
+export const HOST_LEASE_NAME = 'host';
+
+/**
+ * Extends a live lease. The check is inside the UPDATE (SPEC §3): an expired owner never revives itself.
+ * No event and no revision bump (a heartbeat changes nothing a person sees); the answer carries the
+ * cancel/pause requests.
+ */
+export function heartbeat(ctx: StoreContext, claim: ClaimKey, leaseMs: number, now: number): HeartbeatAnswer {
+  if (!Number.isInteger(leaseMs) || leaseMs <= 0) {
+    throw new RunwardenError('VALIDATION', 'leaseMs must be a positive integer (milliseconds).');
+  }
+  const updated = ctx
+    .prep(
+      `UPDATE leases SET heartbeat_at = ?, expires_at = ?
+       WHERE run_id = ? AND token_hash = ? AND generation = ? AND owner_type = ? AND expires_at > ?
+       RETURNING expires_at`,
+    )
+    .get(now, now + leaseMs, claim.runId, hashToken(claim.token), claim.generation, claim.ownerType, now) as
+    { expires_at: number } | undefined;
+  const flags = ctx
+    .prep(`SELECT cancel_requested, pause_requested FROM runs WHERE id = ?`)
+    .get(claim.runId) as { cancel_requested: number; pause_requested: number } | undefined;
+  const cancelRequested = flags?.cancel_requested === 1;
+  const pauseRequested = flags?.pause_requested === 1;
+  if (updated === undefined) return { ok: false, cancelRequested, pauseRequested, expiresAt: null };
+  ctx.prep(`UPDATE runs SET owner_expires_at = ? WHERE id = ?`).run(updated.expires_at, claim.runId);
+  return { ok: true, cancelRequested, pauseRequested, expiresAt: updated.expires_at };
+}
+
+function hostLease(ctx: StoreContext): LeaseRow {
+  return ctx.prep(`SELECT * FROM leases WHERE name = ?`).get(HOST_LEASE_NAME) as LeaseRow;
+}
+
+/** Only one sweeper acts at a time (SPEC §5). Null when another host holds a live lease. */
+export function claimHostLease(
+  ctx: StoreContext,
+  owner: OwnerInfo & { leaseMs: number },
+  now: number,
+): Claim | null {
+  const lease = hostLease(ctx);
+  const live = lease.owner_type !== null && lease.expires_at !== null && lease.expires_at > now;
+  if (live && !(lease.owner_type === owner.ownerType && lease.owner_id === owner.ownerId)) return null;
+  const token = newToken();
+  const expiresAt = now + owner.leaseMs;
+  const row = ctx
+    .prep(
+      `UPDATE leases SET generation = generation + 1, owner_type = ?, owner_id = ?, token_hash = ?, owner_pid = ?,
+         owner_hostname = ?, owner_start_id = ?, acquired_at = ?, heartbeat_at = ?, expires_at = ?
+       WHERE name = ? RETURNING generation`,
+    )
+    .get(
+      owner.ownerType,
+      owner.ownerId,
+      hashToken(token),
+      owner.pid,
+      owner.hostname,
+      owner.startId ?? null,
+      now,
+      now,
+      expiresAt,
+      HOST_LEASE_NAME,
+    ) as { generation: number };
+  appendEvent(ctx, now, null, null, {
+    type: 'host.claimed',
+    actor: { type: owner.ownerType, id: owner.ownerId, surface: 'sweeper' },
+    leaseGeneration: row.generation,
+    payload: { pid: owner.pid, hostname: owner.hostname },
+  });
+  return {
+    runId: HOST_LEASE_NAME,
+    generation: row.generation,
+    token,
+    expiresAt,
+    ownerType: owner.ownerType,
+    ownerId: owner.ownerId,
+  };
+}
+
+export function renewHostLease(ctx: StoreContext, claim: ClaimKey, leaseMs: number, now: number): boolean {
+  const result = ctx
+    .prep(
+      `UPDATE leases SET heartbeat_at = ?, expires_at = ?
+       WHERE name = ? AND token_hash = ? AND generation = ? AND owner_type = ? AND expires_at > ?`,
+    )
+    .run(now, now + leaseMs, HOST_LEASE_NAME, hashToken(claim.token), claim.generation, claim.ownerType, now);
+  return result.changes === 1;
+}
+
+export function releaseHostLease(ctx: StoreContext, claim: ClaimKey): boolean {
+  const result = ctx
+    .prep(
+      `UPDATE leases SET owner_type = NULL, owner_id = NULL, token_hash = NULL, owner_pid = NULL, owner_hostname = NULL,
+         owner_start_id = NULL, acquired_at = NULL, heartbeat_at = NULL, expires_at = NULL
+       WHERE name = ? AND token_hash = ? AND generation = ?`,
+    )
+    .run(HOST_LEASE_NAME, hashToken(claim.token), claim.generation);
+  return result.changes === 1;
+}
+
+interface LeaseSummaryRow {
+  run_id: string;
+  owner_id: string;
+  owner_pid: number;
+  owner_hostname: string;
+  owner_start_id: string | null;
+  expires_at: number;
+  generation: number;
+}
+
+function toSummary(row: LeaseSummaryRow): LeaseSummary {
+  return {
+    runId: row.run_id,
+    ownerId: row.owner_id,
+    ownerPid: row.owner_pid,
+    ownerHostname: row.owner_hostname,
+    ownerStartId: row.owner_start_id,
+    expiresAt: row.expires_at,
+    generation: row.generation,
+  };
+}
+
+const LEASE_SUMMARY = `l.run_id, l.owner_id, l.owner_pid, l.owner_hostname, l.owner_start_id, l.expires_at, l.generation`;
+
+/** Expired, not yet recorded as lost: what the sweeper has to notice (cheap when nothing is new). */
+export const EXPIRED_LEASES_SQL = `SELECT ${LEASE_SUMMARY}
+  FROM leases l JOIN runs r ON r.id = l.run_id
+  WHERE l.owner_type IS NOT NULL AND l.run_id IS NOT NULL
+    AND (l.lost_generation IS NULL OR l.lost_generation != l.generation) AND l.expires_at <= ?
+    AND r.status NOT IN ('completed', 'failed', 'timed_out', 'cancelled')
+  ORDER BY l.expires_at LIMIT ?`;
+
+/** Every stale lease, noticed or not. */
+export const STALE_LEASES_SQL = `SELECT ${LEASE_SUMMARY}
+  FROM leases l JOIN runs r ON r.id = l.run_id
+  WHERE l.owner_type IS NOT NULL AND l.run_id IS NOT NULL AND l.expires_at <= ?
+    AND r.status NOT IN ('completed', 'failed', 'timed_out', 'cancelled')
+  ORDER BY l.expires_at LIMIT ?`;
+
+/**
+ * Non-terminal runs whose owner's lease expired at least `graceMs` ago and whose loss is not recorded yet
+ * (`markRunnerLost` records it), oldest expiry first.
+ */
+export function listExpiredLeases(
+  ctx: StoreContext,
+  graceMs: number,
+  limit: number,
+  now: number,
+): LeaseSummary[] {
+  return (ctx.prep(EXPIRED_LEASES_SQL).all(now - graceMs, limit) as LeaseSummaryRow[]).map(toSummary);
+}
+
+/** Every non-terminal run whose owner's lease expired at least `olderThanMs` ago (for the auto-cancel policy). */
+export function listStaleLeases(
+  ctx: StoreContext,
+  olderThanMs: number,
+  limit: number,
+  now: number,
+): LeaseSummary[] {
+  return (ctx.prep(STALE_LEASES_SQL).all(now - olderThanMs, limit) as LeaseSummaryRow[]).map(toSummary);
+}
+
+/** Live runner leases on one host, for the pid / start-identity check (SPEC §3). */
+export function listLiveLeasesOnHost(
+  ctx: StoreContext,
+  hostname: string,
+  limit: number,
+  now: number,
+): LeaseSummary[] {
+  return (
+    ctx
+      .prep(
+        `SELECT run_id, owner_id, owner_pid, owner_hostname, owner_start_id, expires_at, generation
+         FROM leases
+         WHERE owner_type IS NOT NULL AND run_id IS NOT NULL AND owner_hostname = ? AND expires_at > ?
+         ORDER BY expires_at LIMIT ?`,
+      )
+      .all(hostname, now, limit) as LeaseSummaryRow[]
+  ).map(toSummary);
+}
+
+/**
+ * The sweeper's verdict that a runner is gone (SPEC §3 "Stale"): expires the lease now if the generation
+ * still matches, and records `run.runner_lost` once per generation. True when it wrote.
+ */
+export function markRunnerLost(
+  ctx: StoreContext,
+  runId: string,
+  generation: number,
+  reason: string,
+  actor: Actor,
+  now: number,
+): boolean {
+  const lease = ctx
+    .prep(
+      `SELECT l.* FROM leases l JOIN runs r ON r.id = l.run_id
+       WHERE l.run_id = ? AND l.generation = ? AND l.owner_type IS NOT NULL
+         AND r.status NOT IN ('completed', 'failed', 'timed_out', 'cancelled')`,
+    )
+    .get(runId, generation) as LeaseRow | undefined;
+  if (lease === undefined || lease.lost_generation === generation) return false;
+  const expiredEarly = lease.expires_at !== null && lease.expires_at > now;
+  ctx
+    .prep(`UPDATE leases SET expires_at = MIN(expires_at, ?), lost_generation = generation WHERE run_id = ?`)
+    .run(now, runId);
+  commitRun(ctx, runId, now, {
+    type: 'run.runner_lost',
+    actor: actorOf(actor),
+    leaseGeneration: generation,
+    payload: { reason, ownerId: lease.owner_id, pid: lease.owner_pid, expiredEarly },
+  });
+  return true;
+}

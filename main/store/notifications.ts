@@ -1,0 +1,61 @@
+/** Notifications the app shows (SPEC §2, §7). A notification does not change its run: no revision bump. */
+import type { Actor, Notification, NotificationLevel } from '../../shared/domain';
+import { NOTIFICATION_LEVELS } from '../../shared/domain';
+import { RunwardenError } from '../../shared/errors';
+import { toNotification, type NotificationRow } from './rows';
+import { actorOf, appendEvent, loadRunRow } from './run-state';
+import { requireText } from './runs';
+import type { StoreContext } from './store-context';
+
+export interface NotifyInput {
+  level: NotificationLevel;
+  title: string;
+  body?: string;
+}
+
+export function notify(
+  ctx: StoreContext,
+  runId: string | null,
+  input: NotifyInput,
+  actor: Actor,
+  now: number,
+): Notification {
+  if (!NOTIFICATION_LEVELS.includes(input.level)) {
+    throw new RunwardenError('VALIDATION', `level must be one of ${NOTIFICATION_LEVELS.join(', ')}.`);
+  }
+  requireText(input.title, 'title');
+  if (runId !== null) loadRunRow(ctx, runId);
+  const result = ctx
+    .prep(`INSERT INTO notifications (run_id, level, title, body, at) VALUES (?, ?, ?, ?, ?)`)
+    .run(runId, input.level, input.title, input.body ?? '', now);
+  const id = Number(result.lastInsertRowid);
+  appendEvent(ctx, now, runId, null, {
+    type: 'notification',
+    actor: actorOf(actor),
+    payload: { notificationId: id, level: input.level, title: input.title },
+  });
+  return toNotification(ctx.prep(`SELECT * FROM notifications WHERE id = ?`).get(id) as NotificationRow);
+}
+
+export function listNotifications(
+  ctx: StoreContext,
+  q: { unreadOnly?: boolean; limit: number; before?: number },
+): Notification[] {
+  const before = q.before ?? Number.MAX_SAFE_INTEGER;
+  const sql =
+    q.unreadOnly === true
+      ? `SELECT * FROM notifications WHERE read_at IS NULL AND id < ? ORDER BY id DESC LIMIT ?`
+      : `SELECT * FROM notifications WHERE id < ? ORDER BY id DESC LIMIT ?`;
+  return (ctx.prep(sql).all(before, q.limit) as NotificationRow[]).map(toNotification);
+}
+
+export function markNotificationsRead(ctx: StoreContext, ids: number[] | 'all', now: number): number {
+  if (ids === 'all') {
+    return ctx.prep(`UPDATE notifications SET read_at = ? WHERE read_at IS NULL`).run(now).changes;
+  }
+  return ctx
+    .prep(
+      `UPDATE notifications SET read_at = ? WHERE read_at IS NULL AND id IN (SELECT value FROM json_each(?))`,
+    )
+    .run(now, JSON.stringify(ids)).changes;
+}

@@ -1,0 +1,194 @@
+/**
+ * The read side of the window, tray and CLI: run lists by view (keyset, newest first), attention counts,
+ * project counts and run detail. The view filters are indexed SQL over the denormalised run columns and
+ * agree with `displayStatus()` (tested): `display_base` is the reducer's answer ignoring time, and the two
+ * time-dependent parts — an owner's lease expiring (→ stale) and a queued run going unattended (→ needs
+ * you) — are the columns `owner_expires_at` and `unattended_since` compared with `now`.
+ */
+import { DISPLAY_STATUSES, displayStatus, type DisplayStatus } from '../../shared/display-status';
+import { RunwardenError } from '../../shared/errors';
+import { listAttempts } from './attempts';
+import { runEvents } from './events';
+import { allProjects, filterPath, findProjectByPath } from './projects';
+import { RUN_COLUMNS, RUN_FROM, toSubmission, type RunRow, type SubmissionRow } from './rows';
+import { loadDisplaySnapshot, loadRunRow, loadSnapshot } from './run-state';
+import type {
+  AttentionSummary,
+  ListRunsQuery,
+  ProjectSummary,
+  RunDetail,
+  RunListItem,
+  RunListPage,
+  RunView,
+} from './store-types';
+import type { StoreContext } from './store-context';
+
+const TERMINAL_VIEWS = new Set<string>(['completed', 'failed', 'timed_out', 'cancelled']);
+const NOT_EXPIRED = `(r.owner_expires_at IS NULL OR r.owner_expires_at > @now)`;
+
+/** SQL for "needs you" (SPEC §6), with @now and @unattendedBefore. */
+export const NEEDS_YOU_SQL = `((r.needs_you_static = 1 AND ${NOT_EXPIRED}) OR r.owner_expires_at <= @now
+  OR r.unattended_since <= @unattendedBefore)`;
+
+/** The display status at @now, as SQL over the denormalised columns. */
+export const DISPLAY_AT_NOW_SQL = `CASE WHEN r.owner_expires_at <= @now THEN 'stale' ELSE r.display_base END`;
+
+function isView(view: string): view is RunView {
+  return (
+    view === 'all' ||
+    view === 'needs-you' ||
+    view === 'parked-any' ||
+    (DISPLAY_STATUSES as readonly string[]).includes(view)
+  );
+}
+
+/** The WHERE fragment for a view. */
+export function viewCondition(view: RunView): string {
+  if (view === 'all') return '1';
+  if (view === 'needs-you') return NEEDS_YOU_SQL;
+  if (view === 'stale') return `(r.display_base = 'stale' OR r.owner_expires_at <= @now)`;
+  if (view === 'parked-any') return `(r.display_base IN ('parked', 'paused') AND ${NOT_EXPIRED})`;
+  if (TERMINAL_VIEWS.has(view)) return `r.display_base = @view`;
+  return `(r.display_base = @view AND ${NOT_EXPIRED})`;
+}
+
+export function listRunsSql(
+  view: RunView,
+  opts: { project: boolean; search: boolean; cursor: boolean },
+): string {
+  const where = [viewCondition(view)];
+  if (opts.project) where.push('r.project_id = @projectId');
+  if (opts.search) {
+    where.push(
+      `(instr(lower(r.title), @search) > 0 OR instr(lower(r.workflow), @search) > 0 OR r.id = @searchRaw)`,
+    );
+  }
+  if (opts.cursor) where.push('r.id < @cursor');
+  return `SELECT ${RUN_COLUMNS} FROM ${RUN_FROM} WHERE ${where.join(' AND ')} ORDER BY r.id DESC LIMIT @limit`;
+}
+
+function timeParams(ctx: StoreContext, now: number) {
+  return { now, unattendedBefore: now - ctx.displayOptions.unattendedQueueMs };
+}
+
+export function toListItem(ctx: StoreContext, row: RunRow, now: number): RunListItem {
+  const snapshot = loadDisplaySnapshot(ctx, row);
+  return {
+    run: snapshot.run,
+    queue: snapshot.queue,
+    lease: snapshot.lease,
+    display: displayStatus(snapshot, now, ctx.displayOptions),
+    openInteractions: row.open_interactions,
+    ambiguousEffects: row.ambiguous_effects,
+  };
+}
+
+export function listRuns(ctx: StoreContext, q: ListRunsQuery, now: number): RunListPage {
+  const view = q.view ?? 'all';
+  if (!isView(view)) throw new RunwardenError('VALIDATION', `Unknown view ${String(view)}.`);
+  if (!Number.isInteger(q.limit) || q.limit <= 0 || q.limit > 1000) {
+    throw new RunwardenError('VALIDATION', 'limit must be an integer from 1 to 1000.');
+  }
+  let projectId: number | null = null;
+  if (q.projectPath !== undefined) {
+    const project = findProjectByPath(ctx, filterPath(q.projectPath));
+    if (project === null) return { items: [], nextCursor: null };
+    projectId = project.id;
+  }
+  const search = q.search !== undefined && q.search.trim() !== '' ? q.search.trim() : null;
+  const cursor = q.cursor ?? null;
+  const sql = listRunsSql(view, {
+    project: projectId !== null,
+    search: search !== null,
+    cursor: cursor !== null,
+  });
+  const params: Record<string, unknown> = { ...timeParams(ctx, now), limit: q.limit + 1 };
+  if (sql.includes('@view')) params.view = view;
+  if (projectId !== null) params.projectId = projectId;
+  if (search !== null) {
+    params.search = search.toLowerCase();
+    params.searchRaw = search;
+  }
+  if (cursor !== null) params.cursor = cursor;
+  const rows = ctx.prep(sql).all(params) as RunRow[];
+  const page = rows.slice(0, q.limit);
+  const last = page[page.length - 1];
+  return {
+    items: page.map((row) => toListItem(ctx, row, now)),
+    nextCursor: rows.length > q.limit && last !== undefined ? last.id : null,
+  };
+}
+
+function countsFrom(rows: Array<{ ds: DisplayStatus; n: number }>): Partial<Record<DisplayStatus, number>> {
+  const counts: Partial<Record<DisplayStatus, number>> = {};
+  for (const row of rows) counts[row.ds] = (counts[row.ds] ?? 0) + row.n;
+  return counts;
+}
+
+export function attentionSummary(ctx: StoreContext, limit: number, now: number): AttentionSummary {
+  const params = timeParams(ctx, now);
+  const counts = countsFrom(
+    ctx
+      .prep(`SELECT ${DISPLAY_AT_NOW_SQL} AS ds, count(*) AS n FROM runs r GROUP BY ds`)
+      .all(params) as Array<{ ds: DisplayStatus; n: number }>,
+  );
+  const needsYou = (
+    ctx.prep(`SELECT count(*) AS n FROM runs r WHERE ${NEEDS_YOU_SQL}`).get(params) as { n: number }
+  ).n;
+  const items = listRuns(ctx, { view: 'needs-you', limit }, now).items;
+  return { counts, needsYou, items };
+}
+
+export function listProjects(ctx: StoreContext, now: number): ProjectSummary[] {
+  const params = timeParams(ctx, now);
+  const countRows = ctx
+    .prep(
+      `SELECT r.project_id AS pid, ${DISPLAY_AT_NOW_SQL} AS ds, count(*) AS n FROM runs r GROUP BY pid, ds`,
+    )
+    .all(params) as Array<{ pid: number; ds: DisplayStatus; n: number }>;
+  const needRows = ctx
+    .prep(`SELECT r.project_id AS pid, count(*) AS n FROM runs r WHERE ${NEEDS_YOU_SQL} GROUP BY pid`)
+    .all(params) as Array<{ pid: number; n: number }>;
+  const needs = new Map(needRows.map((row) => [row.pid, row.n]));
+  return allProjects(ctx).map((project) => {
+    const mine = countRows.filter((row) => row.pid === project.id);
+    return {
+      ...project,
+      counts: countsFrom(mine),
+      needsYou: needs.get(project.id) ?? 0,
+      total: mine.reduce((sum, row) => sum + row.n, 0),
+    };
+  });
+}
+
+export function getRunDetail(
+  ctx: StoreContext,
+  runId: string,
+  opts: { eventsLimit: number; eventsBefore?: number },
+  now: number,
+): RunDetail {
+  const snapshot = loadSnapshot(ctx, runId);
+  const events = runEvents(ctx, runId, opts.eventsLimit + 1, opts.eventsBefore);
+  const page = events.slice(0, opts.eventsLimit);
+  const last = page[page.length - 1];
+  const submissions = (
+    ctx
+      .prep(
+        `SELECT s.* FROM submissions s JOIN interactions i ON i.id = s.interaction_id WHERE i.run_id = ? ORDER BY s.id`,
+      )
+      .all(runId) as SubmissionRow[]
+  ).map(toSubmission);
+  return {
+    snapshot,
+    display: displayStatus(snapshot, now, ctx.displayOptions),
+    attempts: listAttempts(ctx, runId),
+    submissions,
+    events: page,
+    nextEventsCursor: events.length > opts.eventsLimit && last !== undefined ? last.seq : null,
+    projectPath: snapshot.run.projectPath,
+  };
+}
+
+export function projectPathOfRun(ctx: StoreContext, runId: string): string {
+  return loadRunRow(ctx, runId).project_path;
+}

@@ -1,0 +1,250 @@
+/**
+ * The shared core of every run transition: loading a run's rows, the fencing check (SPEC §3), the
+ * compare-and-set check for people, and `commitRun`, which bumps the revision, rewrites the
+ * denormalised view columns from `displayStatus()` and appends the event — all inside the caller's
+ * transaction.
+ */
+import type { Actor, ActorType, OwnerType, RunSnapshot, Surface } from '../../shared/domain';
+import { displayStatus, hasLiveOwner, isTerminal } from '../../shared/display-status';
+import { RunwardenError } from '../../shared/errors';
+import { hashToken } from './ids';
+import {
+  RUN_COLUMNS,
+  RUN_FROM,
+  toEffect,
+  toInteraction,
+  toLease,
+  toQueue,
+  toRun,
+  toJson,
+  type EffectRow,
+  type InteractionRow,
+  type LeaseRow,
+  type QueueRow,
+  type RunRow,
+} from './rows';
+import type { StoreContext } from './store-context';
+
+/** What a runner presents for a protected write. */
+export interface ClaimRef {
+  runId: string;
+  generation: number;
+  token: string;
+  ownerType: OwnerType;
+}
+
+export interface EventActor {
+  type: ActorType;
+  id: string | null;
+  surface: Surface | null;
+}
+
+export interface EventInput {
+  type: string;
+  actor: EventActor;
+  leaseGeneration?: number | null;
+  payload?: unknown;
+}
+
+/** A time before any lease expiry: evaluating the reducer at it gives the time-independent display. */
+const BEFORE_TIME = Number.MIN_SAFE_INTEGER;
+
+export function actorOf(actor: Actor): EventActor {
+  return { type: actor.type, id: actor.id, surface: actor.surface };
+}
+
+export function findRunRow(ctx: StoreContext, runId: string): RunRow | undefined {
+  return ctx.prep(`SELECT ${RUN_COLUMNS} FROM ${RUN_FROM} WHERE r.id = ?`).get(runId) as RunRow | undefined;
+}
+
+export function loadRunRow(ctx: StoreContext, runId: string): RunRow {
+  const row = findRunRow(ctx, runId);
+  if (row === undefined) throw new RunwardenError('NOT_FOUND', `No run ${runId} in this store.`);
+  return row;
+}
+
+export function loadQueueRow(ctx: StoreContext, runId: string): QueueRow {
+  const row = ctx.prep(`SELECT * FROM queue_entries WHERE run_id = ?`).get(runId) as QueueRow | undefined;
+  if (row === undefined) throw new RunwardenError('INTERNAL', `Run ${runId} has no queue entry.`);
+  return row;
+}
+
+export function loadLeaseRow(ctx: StoreContext, runId: string): LeaseRow {
+  const row = ctx.prep(`SELECT * FROM leases WHERE run_id = ?`).get(runId) as LeaseRow | undefined;
+  if (row === undefined) throw new RunwardenError('INTERNAL', `Run ${runId} has no lease row.`);
+  return row;
+}
+
+export function openInteractionRows(ctx: StoreContext, runId: string): InteractionRow[] {
+  return ctx
+    .prep(
+      `SELECT * FROM interactions WHERE run_id = ? AND status IN ('pending', 'presenting') ORDER BY created_at, id`,
+    )
+    .all(runId) as InteractionRow[];
+}
+
+export function ambiguousEffectRows(ctx: StoreContext, runId: string): EffectRow[] {
+  return ctx
+    .prep(`SELECT * FROM effects WHERE run_id = ? AND status = 'ambiguous' ORDER BY id`)
+    .all(runId) as EffectRow[];
+}
+
+/** The full snapshot (every interaction and effect of the run), as the detail view and `fresh` use. */
+export function loadSnapshot(ctx: StoreContext, runId: string): RunSnapshot {
+  const run = loadRunRow(ctx, runId);
+  return {
+    run: toRun(run),
+    queue: toQueue(loadQueueRow(ctx, runId)),
+    lease: toLease(loadLeaseRow(ctx, runId)),
+    interactions: (
+      ctx
+        .prep(`SELECT * FROM interactions WHERE run_id = ? ORDER BY created_at, id`)
+        .all(runId) as InteractionRow[]
+    ).map(toInteraction),
+    effects: (ctx.prep(`SELECT * FROM effects WHERE run_id = ? ORDER BY id`).all(runId) as EffectRow[]).map(
+      toEffect,
+    ),
+  };
+}
+
+/** The snapshot the reducer needs (open interactions and ambiguous effects only): cheap enough per list row. */
+export function loadDisplaySnapshot(ctx: StoreContext, row: RunRow): RunSnapshot {
+  return {
+    run: toRun(row),
+    queue: toQueue(loadQueueRow(ctx, row.id)),
+    lease: toLease(loadLeaseRow(ctx, row.id)),
+    interactions: openInteractionRows(ctx, row.id).map(toInteraction),
+    effects: ambiguousEffectRows(ctx, row.id).map(toEffect),
+  };
+}
+
+export function appendEvent(
+  ctx: StoreContext,
+  now: number,
+  runId: string | null,
+  runRevision: number | null,
+  event: EventInput,
+): number {
+  const result = ctx
+    .prep(
+      `INSERT INTO events (run_id, run_revision, type, actor_type, actor_id, surface, lease_generation, payload_json, at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(
+      runId,
+      runRevision,
+      event.type,
+      event.actor.type,
+      event.actor.id,
+      event.actor.surface,
+      event.leaseGeneration ?? null,
+      toJson(event.payload ?? {}),
+      now,
+    );
+  return Number(result.lastInsertRowid);
+}
+
+/**
+ * Ends every run transition: revision+1, updated_at, the denormalised view columns recomputed from the
+ * reducer, and one event carrying the new revision. Returns the new revision.
+ */
+export function commitRun(ctx: StoreContext, runId: string, now: number, event: EventInput): number {
+  const row = loadRunRow(ctx, runId);
+  const snapshot = loadDisplaySnapshot(ctx, row);
+  const base = displayStatus(snapshot, BEFORE_TIME, ctx.displayOptions);
+  const lease = snapshot.lease;
+  const owned = lease !== null && lease.ownerType !== null;
+  const terminal = isTerminal(row);
+  const revision = row.revision + 1;
+  ctx
+    .prep(
+      `UPDATE runs SET revision = ?, updated_at = ?, display_base = ?, needs_you_static = ?, owner_expires_at = ?,
+         unattended_since = ?, open_interactions = ?, ambiguous_effects = ?
+       WHERE id = ?`,
+    )
+    .run(
+      revision,
+      now,
+      base.status,
+      base.needsYou ? 1 : 0,
+      !terminal && owned ? (lease.expiresAt ?? null) : null,
+      base.status === 'queued' && !owned ? snapshot.queue.availableAt : null,
+      snapshot.interactions.length,
+      snapshot.effects.length,
+      runId,
+    );
+  appendEvent(ctx, now, runId, revision, event);
+  return revision;
+}
+
+/**
+ * The fencing check of SPEC §3: token hash, generation, owner type and `expires_at > now` inside one UPDATE.
+ * 0 rows → FENCED. Also records the write as a sign of life (heartbeat_at).
+ */
+export function fence(ctx: StoreContext, claim: ClaimRef, now: number): LeaseRow {
+  const row = ctx
+    .prep(
+      `UPDATE leases SET heartbeat_at = ?
+       WHERE run_id = ? AND token_hash = ? AND generation = ? AND owner_type = ? AND expires_at > ?
+       RETURNING *`,
+    )
+    .get(now, claim.runId, hashToken(claim.token), claim.generation, claim.ownerType, now) as
+    LeaseRow | undefined;
+  if (row === undefined) {
+    throw new RunwardenError(
+      'FENCED',
+      `This ${claim.ownerType} no longer holds run ${claim.runId} (lease generation ${claim.generation} expired or was taken over). Stop and drop side effects.`,
+    );
+  }
+  return row;
+}
+
+export function runnerActor(lease: LeaseRow): EventActor {
+  return { type: lease.owner_type ?? 'runner', id: lease.owner_id, surface: 'sdk' };
+}
+
+/** Clears the owner of a run lease (generation unchanged: the next claim bumps it). */
+export function releaseLease(ctx: StoreContext, runId: string): void {
+  ctx
+    .prep(
+      `UPDATE leases SET owner_type = NULL, owner_id = NULL, token_hash = NULL, owner_pid = NULL, owner_hostname = NULL,
+         owner_start_id = NULL, acquired_at = NULL, heartbeat_at = NULL, expires_at = NULL
+       WHERE run_id = ?`,
+    )
+    .run(runId);
+}
+
+/** Compare-and-set for a person's command (SPEC §3): refused with the fresh snapshot when the run moved. */
+export function checkRevision(ctx: StoreContext, row: RunRow, expectedRevision: number | undefined): void {
+  if (expectedRevision !== undefined && row.revision !== expectedRevision) {
+    throw new RunwardenError(
+      'STALE_VIEW',
+      `Run ${row.id} changed since you looked at it (revision ${expectedRevision} → ${row.revision}). Review it and try again.`,
+      { recovery: { kind: 'refresh' }, fresh: loadSnapshot(ctx, row.id) },
+    );
+  }
+}
+
+/** A live run is never touched by a person, only asked (SPEC §3). */
+export function refuseLiveOwner(ctx: StoreContext, row: RunRow, now: number, what: string): void {
+  const lease = toLease(loadLeaseRow(ctx, row.id));
+  if (hasLiveOwner(lease, now)) {
+    throw new RunwardenError(
+      'LIVE_OWNER',
+      `Cannot ${what} run ${row.id}: ${lease.ownerType} ${lease.ownerId ?? ''} holds a live lease. Request cancellation instead.`,
+      { recovery: { kind: 'requestCancel', runId: row.id }, fresh: loadSnapshot(ctx, row.id) },
+    );
+  }
+}
+
+export function refuseTerminal(ctx: StoreContext, row: RunRow, what: string): void {
+  if (isTerminal(row)) {
+    throw new RunwardenError('CONFLICT', `Cannot ${what} run ${row.id}: it is already ${row.status}.`, {
+      fresh: loadSnapshot(ctx, row.id),
+    });
+  }
+}
+
+export function conflict(ctx: StoreContext, runId: string, message: string): RunwardenError {
+  return new RunwardenError('CONFLICT', message, { fresh: loadSnapshot(ctx, runId) });
+}

@@ -1,0 +1,408 @@
+/**
+ * The store's one public object: holds the connection, the prepared-statement cache and the clock, and
+ * delegates each method to its aggregate module. Every write runs in one `BEGIN IMMEDIATE` transaction
+ * with `now` read inside it; every read is a short statement (no read held open across ticks).
+ */
+import fs from 'node:fs';
+import type {
+  Actor,
+  Attempt,
+  Effect,
+  EffectResolution,
+  Interaction,
+  Notification,
+  NotificationLevel,
+  ParkCode,
+  Run,
+  RunEvent,
+  RunSnapshot,
+} from '../../shared/domain';
+import * as attempts from './attempts';
+import * as doctor from './doctor';
+import * as effects from './effects';
+import * as events from './events';
+import * as interactions from './interactions';
+import * as leases from './leases';
+import * as maintenance from './maintenance';
+import { SUPPORTED_SCHEMA_VERSION } from './migrations';
+import * as notifications from './notifications';
+import * as control from './run-control';
+import * as queries from './run-queries';
+import { findRunRow, loadSnapshot, loadRunRow } from './run-state';
+import * as runs from './runs';
+import * as settings from './settings';
+import { toInteraction, toRun } from './rows';
+import { readOp, writeTx, type StoreContext } from './store-context';
+import type {
+  AnswerResult,
+  AttentionSummary,
+  CancelCascade,
+  CancelOutcome,
+  Claim,
+  ClaimKey,
+  ClaimNextOptions,
+  ClaimResult,
+  ClaimRunOptions,
+  DoctorReport,
+  HeartbeatAnswer,
+  LeaseSummary,
+  ListRunsQuery,
+  OwnerInfo,
+  PersonCommand,
+  ProjectSummary,
+  RequestInteractionInput,
+  ReserveEffectInput,
+  ReserveRunInput,
+  RunDetail,
+  RunListPage,
+  StoreInfo,
+} from './store-types';
+
+function sizeOf(target: string): number {
+  try {
+    return fs.statSync(target).size;
+  } catch {
+    return 0;
+  }
+}
+
+export type StoreMode = 'read-write' | 'read-only';
+/** Why a store opened read-only: a newer schema, or a read-only file/folder/request. */
+export type StoreModeReasonCode = 'STORE_NEWER' | 'READ_ONLY';
+
+export interface StoreOpenState {
+  path: string;
+  mode: StoreMode;
+  modeReason: string | null;
+  modeReasonCode: StoreModeReasonCode | null;
+  schemaVersion: number;
+}
+
+export class RunStore {
+  readonly path: string;
+  readonly mode: StoreMode;
+  readonly modeReason: string | null;
+  readonly modeReasonCode: StoreModeReasonCode | null;
+  readonly schemaVersion: number;
+  readonly #ctx: StoreContext;
+  #closed = false;
+
+  constructor(ctx: StoreContext, state: StoreOpenState) {
+    this.#ctx = ctx;
+    this.path = state.path;
+    this.mode = state.mode;
+    this.modeReason = state.modeReason;
+    this.modeReasonCode = state.modeReasonCode;
+    this.schemaVersion = state.schemaVersion;
+  }
+
+  /** The store's clock (epoch ms); services use it so every `now` comes from one place. */
+  now(): number {
+    return this.#ctx.clock();
+  }
+
+  #write<T>(fn: (ctx: StoreContext, now: number) => T): T {
+    return writeTx(this.#ctx, (now) => fn(this.#ctx, now));
+  }
+
+  #read<T>(fn: (ctx: StoreContext, now: number) => T): T {
+    return readOp(() => fn(this.#ctx, this.#ctx.clock()));
+  }
+
+  // ── Runner side ────────────────────────────────────────────────────────────
+
+  reserveRun(input: ReserveRunInput, actor: Actor): Run {
+    return this.#write((ctx, now) => runs.reserveRun(ctx, input, actor, now));
+  }
+
+  claimRun(runId: string, owner: ClaimRunOptions): ClaimResult {
+    return this.#write((ctx, now) => runs.claimInTx(ctx, runId, owner, now));
+  }
+
+  claimNext(owner: ClaimNextOptions): ClaimResult | null {
+    return this.#write((ctx, now) => runs.claimNextInTx(ctx, owner, now));
+  }
+
+  heartbeat(claim: ClaimKey, leaseMs: number): HeartbeatAnswer {
+    return this.#write((ctx, now) => leases.heartbeat(ctx, claim, leaseMs, now));
+  }
+
+  markRunning(claim: ClaimKey): Run {
+    return this.#write((ctx, now) => runs.markRunning(ctx, claim, now));
+  }
+
+  setProgress(claim: ClaimKey, detail: string): Run {
+    return this.#write((ctx, now) => runs.setProgress(ctx, claim, detail, now));
+  }
+
+  startAttempt(claim: ClaimKey, step: string, opts: { deadlineAt?: number } = {}): Attempt {
+    return this.#write((ctx, now) => attempts.startAttempt(ctx, claim, step, opts, now));
+  }
+
+  finishAttempt(claim: ClaimKey, attemptId: number, status: attempts.AttemptEnding, error?: string): Attempt {
+    return this.#write((ctx, now) => attempts.finishAttempt(ctx, claim, attemptId, status, error, now));
+  }
+
+  requestInteraction(claim: ClaimKey, input: RequestInteractionInput): Interaction {
+    return this.#write((ctx, now) => interactions.requestInteraction(ctx, claim, input, now));
+  }
+
+  getInteraction(id: string): Interaction {
+    return this.#read((ctx) => toInteraction(interactions.loadInteractionRow(ctx, id)));
+  }
+
+  resumeAfterInteraction(claim: ClaimKey): void {
+    this.#write((ctx, now) => interactions.resumeAfterInteraction(ctx, claim, now));
+  }
+
+  reserveEffect(claim: ClaimKey, input: ReserveEffectInput): Effect {
+    return this.#write((ctx, now) => effects.reserveEffect(ctx, claim, input, now));
+  }
+
+  beginEffect(claim: ClaimKey, effectId: number): Effect {
+    return this.#write((ctx, now) => effects.beginEffect(ctx, claim, effectId, now));
+  }
+
+  settleEffect(claim: ClaimKey, effectId: number, status: effects.EffectSettlement): Effect {
+    return this.#write((ctx, now) => effects.settleEffect(ctx, claim, effectId, status, now));
+  }
+
+  notify(
+    runId: string | null,
+    input: { level: NotificationLevel; title: string; body?: string },
+    actor: Actor,
+  ): Notification {
+    return this.#write((ctx, now) => notifications.notify(ctx, runId, input, actor, now));
+  }
+
+  park(claim: ClaimKey, code: ParkCode, detail?: string): Run {
+    return this.#write((ctx, now) => runs.park(ctx, claim, code, detail, now));
+  }
+
+  completeRun(claim: ClaimKey, output?: unknown): Run {
+    return this.#write((ctx, now) => runs.finishRun(ctx, claim, 'completed', { output }, now));
+  }
+
+  failRun(claim: ClaimKey, error: string): Run {
+    return this.#write((ctx, now) => runs.finishRun(ctx, claim, 'failed', { error: String(error) }, now));
+  }
+
+  timeOutRun(claim: ClaimKey): Run {
+    return this.#write((ctx, now) => runs.finishRun(ctx, claim, 'timed_out', {}, now));
+  }
+
+  releaseRun(claim: ClaimKey): Run {
+    return this.#write((ctx, now) => runs.releaseRun(ctx, claim, now));
+  }
+
+  /** A runner answering a cancel request ends its own run with the SPEC §3 cascade (`stale: false`). */
+  cancelOwnRun(claim: ClaimKey, reason: string): CancelOutcome {
+    return this.#write((ctx, now) => control.cancelOwnRun(ctx, claim, reason, now));
+  }
+
+  // ── Person side ────────────────────────────────────────────────────────────
+
+  cancelRun(
+    runId: string,
+    input: { expectedRevision?: number; reason: string; actor: Actor },
+  ): CancelOutcome {
+    return this.#write((ctx, now) => control.cancelRun(ctx, runId, input, now));
+  }
+
+  previewCancel(runId: string): { liveOwner: boolean; cascade: CancelCascade } {
+    return this.#read((ctx, now) => control.previewCancel(ctx, runId, now));
+  }
+
+  requestCancel(runId: string, input: PersonCommand): Run {
+    return this.#write((ctx, now) => control.requestCancel(ctx, runId, input, now));
+  }
+
+  requestPause(runId: string, input: PersonCommand): Run {
+    return this.#write((ctx, now) => control.requestPause(ctx, runId, input, now));
+  }
+
+  pauseRun(runId: string, input: PersonCommand): Run {
+    return this.#write((ctx, now) => control.pauseRun(ctx, runId, input, now));
+  }
+
+  resumeRun(
+    runId: string,
+    input: { expectedRevision: number; anyway?: boolean; reason?: string; actor: Actor },
+  ): Run {
+    return this.#write((ctx, now) => control.resumeRun(ctx, runId, input, now));
+  }
+
+  resolveEffect(
+    effectId: number,
+    input: { resolution: EffectResolution; note: string; expectedRevision: number; actor: Actor },
+  ): Effect {
+    return this.#write((ctx, now) => effects.resolveEffect(ctx, effectId, input, now));
+  }
+
+  answerInteraction(
+    interactionId: string,
+    input: { interactionRevision: number; idempotencyKey: string; payload: unknown; actor: Actor },
+  ): AnswerResult {
+    return this.#read((ctx) => interactions.answerInteraction(ctx, interactionId, input));
+  }
+
+  /** Claims a question for one presenter for `ttlMs` (an open dialog); expired claims return to pending. */
+  presentInteraction(interactionId: string, presenterId: string, ttlMs: number): Interaction {
+    return this.#write((ctx, now) =>
+      interactions.presentInteraction(ctx, interactionId, presenterId, ttlMs, now),
+    );
+  }
+
+  retryRun(runId: string, input: { expectedRevision?: number; actor: Actor }): Run {
+    return this.#write((ctx, now) => control.retryRun(ctx, runId, input, now));
+  }
+
+  // ── Host / sweeper ─────────────────────────────────────────────────────────
+
+  claimHostLease(owner: OwnerInfo & { leaseMs: number }): Claim | null {
+    return this.#write((ctx, now) => leases.claimHostLease(ctx, owner, now));
+  }
+
+  renewHostLease(claim: ClaimKey, leaseMs: number): boolean {
+    return this.#write((ctx, now) => leases.renewHostLease(ctx, claim, leaseMs, now));
+  }
+
+  releaseHostLease(claim: ClaimKey): boolean {
+    return this.#write((ctx) => leases.releaseHostLease(ctx, claim));
+  }
+
+  listExpiredLeases(q: { graceMs: number; limit: number }): LeaseSummary[] {
+    return this.#read((ctx, now) => leases.listExpiredLeases(ctx, q.graceMs, q.limit, now));
+  }
+
+  listLiveLeasesOnHost(hostname: string, limit: number): LeaseSummary[] {
+    return this.#read((ctx, now) => leases.listLiveLeasesOnHost(ctx, hostname, limit, now));
+  }
+
+  /** Every stale lease expired at least `olderThanMs` ago, noticed or not (the auto-cancel policy). */
+  listStaleLeases(q: { olderThanMs: number; limit: number }): LeaseSummary[] {
+    return this.#read((ctx, now) => leases.listStaleLeases(ctx, q.olderThanMs, q.limit, now));
+  }
+
+  markRunnerLost(runId: string, generation: number, reason: string, actor: Actor): boolean {
+    return this.#write((ctx, now) => leases.markRunnerLost(ctx, runId, generation, reason, actor, now));
+  }
+
+  expireInteractionDeadlines(limit: number, actor: Actor): number {
+    return this.#read((ctx) => interactions.expireInteractionDeadlines(ctx, limit, actor));
+  }
+
+  expirePresenterClaims(limit: number): number {
+    return this.#write((ctx, now) => interactions.expirePresenterClaims(ctx, limit, now));
+  }
+
+  pruneTerminalRuns(olderThanMs: number, limit: number): number {
+    return this.#write((ctx, now) => maintenance.pruneTerminalRuns(ctx, olderThanMs, limit, now));
+  }
+
+  dataVersion(): number {
+    return this.#read((ctx) => maintenance.dataVersion(ctx));
+  }
+
+  lastEventSeq(): number {
+    return this.#read((ctx) => events.lastEventSeq(ctx));
+  }
+
+  eventsAfter(seq: number, limit: number): RunEvent[] {
+    return this.#read((ctx) => events.eventsAfter(ctx, seq, limit));
+  }
+
+  checkpoint(): { walPages: number; checkpointed: number } {
+    return this.#read((ctx) => maintenance.checkpoint(ctx));
+  }
+
+  // ── Reads ──────────────────────────────────────────────────────────────────
+
+  getRun(runId: string): Run {
+    return this.#read((ctx) => toRun(loadRunRow(ctx, runId)));
+  }
+
+  getSnapshot(runId: string): RunSnapshot {
+    return this.#read((ctx) => loadSnapshot(ctx, runId));
+  }
+
+  /** Title and project of a run, or null when it is gone (notification text). */
+  runLabel(runId: string): { title: string; projectPath: string } | null {
+    return this.#read((ctx) => {
+      const row = findRunRow(ctx, runId);
+      return row === undefined ? null : { title: row.title, projectPath: row.project_path };
+    });
+  }
+
+  projectPathOfRun(runId: string): string {
+    return this.#read((ctx) => queries.projectPathOfRun(ctx, runId));
+  }
+
+  listProjects(): ProjectSummary[] {
+    return this.#read((ctx, now) => queries.listProjects(ctx, now));
+  }
+
+  listRuns(q: ListRunsQuery): RunListPage {
+    return this.#read((ctx, now) => queries.listRuns(ctx, q, now));
+  }
+
+  getRunDetail(runId: string, opts: { eventsLimit: number; eventsBefore?: number }): RunDetail {
+    return this.#read((ctx, now) => queries.getRunDetail(ctx, runId, opts, now));
+  }
+
+  attentionSummary(limit: number): AttentionSummary {
+    return this.#read((ctx, now) => queries.attentionSummary(ctx, limit, now));
+  }
+
+  listNotifications(q: { unreadOnly?: boolean; limit: number; before?: number }): Notification[] {
+    return this.#read((ctx) => notifications.listNotifications(ctx, q));
+  }
+
+  markNotificationsRead(ids: number[] | 'all'): number {
+    return this.#write((ctx, now) => notifications.markNotificationsRead(ctx, ids, now));
+  }
+
+  getSetting<T>(key: string, fallback: T): T {
+    return this.#read((ctx) => settings.getSetting(ctx, key, fallback));
+  }
+
+  setSetting(key: string, value: unknown, actor: Actor): void {
+    this.#write((ctx, now) => settings.setSetting(ctx, key, value, actor, now));
+  }
+
+  listSettings(): Record<string, unknown> {
+    return this.#read((ctx) => settings.listSettings(ctx));
+  }
+
+  info(): StoreInfo {
+    return {
+      path: this.path,
+      mode: this.mode,
+      modeReason: this.modeReason,
+      schemaVersion: this.schemaVersion,
+      supportedVersion: SUPPORTED_SCHEMA_VERSION,
+      sizeBytes: sizeOf(this.path),
+      walBytes: sizeOf(`${this.path}-wal`),
+    };
+  }
+
+  doctor(): DoctorReport {
+    return this.#read((ctx, now) => ({
+      info: this.info(),
+      contradictions: doctor.findContradictions(ctx),
+      staleLeases: doctor.countStaleLeases(ctx, now),
+      integrity: doctor.integrity(ctx),
+    }));
+  }
+
+  /** The raw connection, for tests and the benchmark only. */
+  get db(): StoreContext['db'] {
+    return this.#ctx.db;
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#ctx.db.close();
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * The handle every aggregate module works on: the connection, the injected clock, a prepared-statement
+ * cache, and the one write path (`BEGIN IMMEDIATE`, busy retry, SQLite errors mapped to RunwardenError).
+ */
+import type Database from 'better-sqlite3';
+import { RunwardenError, isRunwardenError } from '../../shared/errors';
+import type { DisplayOptions } from '../../shared/display-status';
+
+/** Epoch milliseconds. Injected so tests never sleep and `now` is always the store's, never a caller's. */
+export type Clock = () => number;
+
+export type Statement = Database.Statement<unknown[], unknown>;
+
+export interface StoreContext {
+  readonly db: Database.Database;
+  readonly clock: Clock;
+  readonly displayOptions: DisplayOptions;
+  readonly readOnlyReason: string | null;
+  prep(sql: string): Statement;
+}
+
+export function createContext(
+  db: Database.Database,
+  clock: Clock,
+  displayOptions: DisplayOptions,
+  readOnlyReason: string | null,
+): StoreContext {
+  const cache = new Map<string, Statement>();
+  return {
+    db,
+    clock,
+    displayOptions,
+    readOnlyReason,
+    prep(sql: string): Statement {
+      let stmt = cache.get(sql);
+      if (stmt === undefined) {
+        stmt = db.prepare(sql);
+        cache.set(sql, stmt);
+      }
+      return stmt;
+    },
+  };
+}
+
+const BUSY_RETRIES = 4;
+
+/**
+ * Runs `fn(now)` in one `BEGIN IMMEDIATE` transaction with `now` read from the store clock inside it
+ * (SPEC §3). SQLITE_BUSY that survives busy_timeout is retried with backoff, then reported as BUSY (SPEC §9).
+ */
+export function writeTx<T>(ctx: StoreContext, fn: (now: number) => T): T {
+  if (ctx.readOnlyReason !== null) {
+    throw new RunwardenError('READ_ONLY', `The store is open read-only: ${ctx.readOnlyReason}`);
+  }
+  const tx = ctx.db.transaction(() => fn(ctx.clock()));
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return tx.immediate();
+    } catch (error) {
+      if (isBusy(error) && attempt < BUSY_RETRIES) {
+        sleepSync(25 * 2 ** attempt);
+        continue;
+      }
+      throw mapStoreError(error);
+    }
+  }
+}
+
+/** Runs a read; raw SQLite errors never escape a public method. */
+export function readOp<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    throw mapStoreError(error);
+  }
+}
+
+export function sqliteCode(error: unknown): string | null {
+  if (typeof error === 'object' && error !== null && 'code' in error) {
+    const code = (error as { code: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_')) return code;
+  }
+  return null;
+}
+
+function isBusy(error: unknown): boolean {
+  const code = sqliteCode(error);
+  return code !== null && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+}
+
+/** Maps anything thrown inside the store to a RunwardenError (INTERNAL at worst). */
+export function mapStoreError(error: unknown): RunwardenError {
+  if (isRunwardenError(error)) return error;
+  const code = sqliteCode(error);
+  const detail = error instanceof Error ? error.message : String(error);
+  if (code === null) return new RunwardenError('INTERNAL', `Unexpected store failure: ${detail}`);
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+    return new RunwardenError(
+      'BUSY',
+      'The store is busy (another program is writing); try again in a moment.',
+      {
+        recovery: { kind: 'retryLater' },
+      },
+    );
+  }
+  if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
+    return new RunwardenError('STORE_CORRUPT', `The store file is damaged (${code}): ${detail}`);
+  }
+  if (code.startsWith('SQLITE_READONLY')) {
+    return new RunwardenError('READ_ONLY', `The store cannot be written (${code}): ${detail}`);
+  }
+  return new RunwardenError('INTERNAL', `Store error ${code}: ${detail}`);
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
