@@ -1,10 +1,123 @@
 /**
- * Creates the host services over one store: handlers, sweeper, notification rules and the change feed.
- * Used by the Electron main process and by `runwarden serve`.
+ * Creates the host services over one store: the dispatcher (handlers), the sweeper, notification rules
+ * and the change feed, wired to a shell's notifier and push sink. Used by the Electron main process and
+ * by `runwarden serve`; contains no Electron and no HTTP.
  */
+import os from 'node:os';
+import type { Channel } from '../../shared/channel-names';
+import type { Response } from '../../shared/contract';
+import { worstTrayState } from '../../shared/display-status';
+import type { Actor } from '../../shared/domain';
+import type { Result } from '../../shared/errors';
+import type { Settings } from '../../shared/views';
+import { isProcessAlive, openStore, processStartId, type RunStore } from '../store';
+import { createDispatcher } from './dispatcher';
 import type { AppHost, AppHostOptions } from './host-types';
+import { WRITE_CHANNELS } from './handlers';
+import { coalesce, noticesFor } from './notification-rules';
+import { loadSettings } from './settings-service';
+import { createSweeper, type SweepReport } from './sweeper';
+
+/** Attention is recomputed on every change, and at least this often (time alone moves some runs). */
+const ATTENTION_REFRESH_TICKS = 15;
+const NOTICE_ACTOR: Actor = { type: 'host', id: 'notifier', surface: 'sweeper' };
 
 export function createAppHost(options: AppHostOptions): AppHost {
-  void options;
-  throw new Error('createAppHost: not implemented yet');
+  const clock = options.clock ?? Date.now;
+  const store: RunStore = openStore(options.storePath, {
+    clock,
+    ...(options.nativeBinding !== undefined && { nativeBinding: options.nativeBinding }),
+  });
+  let settings: Settings = loadSettings(store);
+  let busy = false;
+  let ticksSinceAttention = 0;
+  const actor: Actor = { type: 'human', id: options.actorId, surface: options.surface };
+
+  const pushStoreStatus = () =>
+    options.push('store-status', { mode: store.mode, modeReason: store.modeReason, busy });
+
+  const dispatch = createDispatcher(
+    {
+      store,
+      clock,
+      actor,
+      onSettingsChanged: (next) => {
+        settings = next;
+        options.onSettingsChanged?.(next);
+      },
+    },
+    {
+      onBusy: (nowBusy) => {
+        if (nowBusy === busy) return;
+        busy = nowBusy;
+        pushStoreStatus();
+      },
+      onInternalError: (channel, error) => console.error(`runwarden: ${channel} failed`, error),
+    },
+  );
+
+  const pushAttention = () => {
+    const summary = store.attentionSummary(1);
+    options.push('attention', {
+      counts: summary.counts,
+      needsYou: summary.needsYou,
+      tray: worstTrayState(summary.counts),
+    });
+    ticksSinceAttention = 0;
+  };
+
+  const onReport = (report: SweepReport) => {
+    ticksSinceAttention += 1;
+    if (report.changed !== null) {
+      options.push('changed', report.changed);
+      const notices = noticesFor(report.events, settings, (runId) => store.runLabel(runId));
+      if (report.acting && store.mode === 'read-write') {
+        // The acting host keeps the history the notifications panel shows.
+        for (const n of notices)
+          store.notify(n.runId, { level: n.level, title: n.title, body: n.body }, NOTICE_ACTOR);
+      }
+      for (const notice of coalesce(notices)) options.notifier.show(notice);
+    }
+    if (report.changed !== null || ticksSinceAttention >= ATTENTION_REFRESH_TICKS) pushAttention();
+  };
+
+  const sweeper = createSweeper(
+    {
+      store,
+      settings: () => settings,
+      host: {
+        ownerId: `${options.surface}:${os.hostname()}:${process.pid}`,
+        pid: process.pid,
+        hostname: os.hostname(),
+        startId: processStartId(process.pid),
+      },
+      isProcessAlive,
+    },
+    onReport,
+    (error) => console.error('runwarden: sweeper tick failed', error),
+  );
+
+  return {
+    get settings() {
+      return settings;
+    },
+    async dispatch<C extends Channel>(channel: C, input: unknown): Promise<Result<Response<C>>> {
+      const result = dispatch(channel, input);
+      if (result.ok && WRITE_CHANNELS.has(channel)) {
+        // Show the person the effect of their command at once, not on the next tick.
+        sweeper.markDirty();
+        sweeper.tickNow();
+      }
+      return result;
+    },
+    start() {
+      pushStoreStatus();
+      sweeper.start();
+      pushAttention();
+    },
+    dispose() {
+      sweeper.stop();
+      store.close();
+    },
+  };
 }

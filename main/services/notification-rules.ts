@@ -95,13 +95,16 @@ function noticeFor(event: RunEvent, settings: Settings, run: RunLabel | null): D
   if (kind === null || !ruleAllows(settings, run.projectPath, kind)) return null;
   const project = shortProject(run.projectPath);
   switch (kind) {
-    case 'needsAnswer':
+    case 'needsAnswer': {
+      const question = (event.payload as { title?: unknown } | null)?.title;
+      const asked = typeof question === 'string' && question !== '' ? question : run.title;
       return {
-        title: `Needs an answer: ${run.title}`,
-        body: project,
+        title: `Needs an answer: ${asked}`,
+        body: `${run.title} — ${project}`,
         level: 'attention',
         runId: event.runId,
       };
+    }
     case 'stale':
       return {
         title: `Runner lost: ${run.title}`,

@@ -55,7 +55,7 @@ describe('runwarden serve over real HTTP', () => {
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${'b'.repeat(64)}` },
     });
     expect(wrong.status).toBe(401);
-    expect((await wrong.json()).error.code).toBe('FORBIDDEN');
+    expect(((await wrong.json()) as { error: { code: string } }).error.code).toBe('FORBIDDEN');
     expect(calls.length).toBe(before);
   });
 
@@ -110,14 +110,14 @@ describe('runwarden serve over real HTTP', () => {
   it('rejects unknown channels, non-JSON bodies and oversized bodies with typed errors', async () => {
     const unknown = await invoke('runs:destroyEverything');
     expect(unknown.status).toBe(404);
-    expect((await unknown.json()).error.code).toBe('NOT_FOUND');
+    expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
     const form = await invoke('runs:list', {
       headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Bearer ${TOKEN}` },
     });
     expect(form.status).toBe(415);
     const garbage = await invoke('runs:list', { body: '{not json' });
     expect(garbage.status).toBe(400);
-    expect((await garbage.json()).error.code).toBe('VALIDATION');
+    expect(((await garbage.json()) as { error: { code: string } }).error.code).toBe('VALIDATION');
     const huge = await invoke('runs:list', { body: JSON.stringify({ search: 'x'.repeat(1_100_000) }) });
     expect(huge.status).toBe(413);
   });

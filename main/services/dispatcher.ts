@@ -1,0 +1,54 @@
+/**
+ * The one path every request takes, whatever the transport (SPEC §8): validate against the contract,
+ * refuse writes on a read-only store, run the handler, and return the `{ok, ...}` envelope. Nothing
+ * thrown inside ever crosses the boundary raw.
+ */
+import type { Channel } from '../../shared/channel-names';
+import { isChannel, parseRequest, type Response } from '../../shared/contract';
+import { isRunwardenError, type ErrorInfo, type Result } from '../../shared/errors';
+import { WRITE_CHANNELS, handlers, type HandlerDeps } from './handlers';
+
+export type Dispatch = <C extends Channel>(channel: C, input: unknown) => Result<Response<C>>;
+
+export interface DispatcherHooks {
+  /** Told when the store answered BUSY (shown as "busy", not as a failure) or recovered. */
+  onBusy?: (busy: boolean) => void;
+  /** Unexpected errors: logged by the shell; the caller gets a generic INTERNAL error. */
+  onInternalError?: (channel: string, error: unknown) => void;
+}
+
+export function createDispatcher(deps: HandlerDeps, hooks: DispatcherHooks = {}): Dispatch {
+  return <C extends Channel>(channel: C, input: unknown): Result<Response<C>> => {
+    if (!isChannel(channel)) {
+      return { ok: false, error: { code: 'NOT_FOUND', message: `Unknown channel ${String(channel)}.` } };
+    }
+    const parsed = parseRequest(channel, input);
+    if (!parsed.ok) return parsed;
+    if (WRITE_CHANNELS.has(channel) && deps.store.mode === 'read-only') {
+      return {
+        ok: false,
+        error: {
+          code: 'READ_ONLY',
+          message: `The store is open read-only: ${deps.store.modeReason ?? 'writes are not possible'}`,
+        },
+      };
+    }
+    try {
+      const handler = handlers[channel] as (d: HandlerDeps, i: unknown) => Response<C>;
+      const value = handler(deps, parsed.value);
+      hooks.onBusy?.(false);
+      return { ok: true, value };
+    } catch (error) {
+      return { ok: false, error: toErrorInfo(channel, error, hooks) };
+    }
+  };
+}
+
+function toErrorInfo(channel: string, error: unknown, hooks: DispatcherHooks): ErrorInfo {
+  if (isRunwardenError(error)) {
+    if (error.code === 'BUSY') hooks.onBusy?.(true);
+    return error.toInfo();
+  }
+  hooks.onInternalError?.(channel, error);
+  return { code: 'INTERNAL', message: 'Something went wrong inside Runwarden; the store was not changed.' };
+}

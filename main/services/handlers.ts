@@ -1,0 +1,230 @@
+/**
+ * One plain `(deps, input)` function per contract channel (STYLE.md point 6). Inputs are already
+ * validated by the dispatcher; every refusal is a RunwardenError the dispatcher turns into data.
+ */
+import type { Channel } from '../../shared/channel-names';
+import type { ParsedRequest, Response } from '../../shared/contract';
+import { displayStatus, type RunAction } from '../../shared/display-status';
+import type { Actor } from '../../shared/domain';
+import { RunwardenError, assertNever, isRunwardenError } from '../../shared/errors';
+import type { BulkItemResult, BulkResult, Settings } from '../../shared/views';
+import type { RunStore } from '../store';
+import { applySettingsPatch, loadSettings } from './settings-service';
+import type { Clock } from './host-types';
+
+export interface HandlerDeps {
+  store: RunStore;
+  clock: Clock;
+  actor: Actor;
+  /** Called after settings change so timers and shells can follow. */
+  onSettingsChanged: (settings: Settings) => void;
+}
+
+type Handlers = { [C in Channel]: (deps: HandlerDeps, input: ParsedRequest<C>) => Response<C> };
+
+const DEFAULT_PAGE = 100;
+
+export const handlers: Handlers = {
+  'projects:list': ({ store }) => store.listProjects(),
+  'runs:list': ({ store }, input) =>
+    store.listRuns({
+      ...(input.projectPath !== undefined && { projectPath: input.projectPath }),
+      view: input.view ?? 'all',
+      ...(input.search !== undefined && { search: input.search }),
+      limit: input.limit ?? DEFAULT_PAGE,
+      cursor: input.cursor ?? null,
+    }),
+  'runs:detail': ({ store }, input) =>
+    store.getRunDetail(input.runId, {
+      eventsLimit: input.eventsLimit ?? 200,
+      ...(input.eventsBefore !== undefined && { eventsBefore: input.eventsBefore }),
+    }),
+  'runs:previewCancel': ({ store }, input) => store.previewCancel(input.runId),
+  'runs:cancel': ({ store, actor }, input) =>
+    store.cancelRun(input.runId, { expectedRevision: input.expectedRevision, reason: input.reason, actor }),
+  'runs:requestCancel': ({ store, actor }, input) =>
+    store.requestCancel(input.runId, {
+      expectedRevision: input.expectedRevision,
+      reason: input.reason,
+      actor,
+    }),
+  'runs:requestPause': ({ store, actor }, input) =>
+    store.requestPause(input.runId, {
+      expectedRevision: input.expectedRevision,
+      reason: input.reason,
+      actor,
+    }),
+  'runs:pause': ({ store, actor }, input) =>
+    store.pauseRun(input.runId, { expectedRevision: input.expectedRevision, reason: input.reason, actor }),
+  'runs:resume': ({ store, actor }, input) =>
+    store.resumeRun(input.runId, {
+      expectedRevision: input.expectedRevision,
+      anyway: input.anyway ?? false,
+      ...(input.reason !== undefined && { reason: input.reason }),
+      actor,
+    }),
+  'runs:retry': ({ store, actor }, input) =>
+    store.retryRun(input.runId, { expectedRevision: input.expectedRevision, actor }),
+  'runs:bulk': (deps, input) => runBulk(deps, input),
+  'effects:resolve': ({ store, actor }, input) =>
+    store.resolveEffect(input.effectId, {
+      resolution: input.resolution,
+      note: input.note,
+      expectedRevision: input.expectedRevision,
+      actor,
+    }),
+  'interactions:answer': ({ store, actor }, input) =>
+    store.answerInteraction(input.interactionId, {
+      interactionRevision: input.interactionRevision,
+      idempotencyKey: input.idempotencyKey,
+      payload: input.payload,
+      actor,
+    }),
+  'attention:summary': ({ store }, input) => store.attentionSummary(input.limit ?? 20),
+  'notifications:list': ({ store }, input) =>
+    store.listNotifications({
+      unreadOnly: input.unreadOnly ?? false,
+      limit: input.limit ?? 100,
+      ...(input.before !== undefined && { before: input.before }),
+    }),
+  'notifications:markRead': ({ store }, input) => ({ count: store.markNotificationsRead(input.ids) }),
+  'settings:get': ({ store }) => loadSettings(store),
+  'settings:set': (deps, input) => {
+    const next = applySettingsPatch(deps.store, input.patch, deps.actor);
+    deps.onSettingsChanged(next);
+    return next;
+  },
+  'store:info': ({ store }) => store.info(),
+  'store:doctor': ({ store }) => store.doctor(),
+};
+
+/** Channels that write: refused up front when the store is read-only. */
+export const WRITE_CHANNELS: ReadonlySet<Channel> = new Set<Channel>([
+  'runs:cancel',
+  'runs:requestCancel',
+  'runs:requestPause',
+  'runs:pause',
+  'runs:resume',
+  'runs:retry',
+  'runs:bulk',
+  'effects:resolve',
+  'interactions:answer',
+  'notifications:markRead',
+  'settings:set',
+]);
+
+const BULK_NEEDS: Record<BulkResult['action'], RunAction[]> = {
+  cancel: ['cancel'],
+  resume: ['resume'],
+  retry: ['retry'],
+};
+
+/** Bulk cancel / resume / retry: each item in its own transaction, a per-item result, dry run writes nothing. */
+function runBulk(deps: HandlerDeps, input: ParsedRequest<'runs:bulk'>): BulkResult {
+  const { store, actor, clock } = deps;
+  const items: BulkItemResult[] = [];
+  for (const item of input.items) {
+    try {
+      if (input.dryRun) {
+        const snapshot = store.getSnapshot(item.runId);
+        const display = displayStatus(snapshot, clock());
+        if (snapshot.run.revision !== item.expectedRevision) {
+          items.push({
+            runId: item.runId,
+            ok: false,
+            code: 'STALE_VIEW',
+            message: 'Changed since you looked.',
+          });
+        } else if (!BULK_NEEDS[input.action].some((a) => display.actions.includes(a))) {
+          items.push({
+            runId: item.runId,
+            ok: false,
+            code: display.liveOwner ? 'LIVE_OWNER' : 'CONFLICT',
+            message: `Cannot ${input.action}: ${display.reason}`,
+          });
+        } else {
+          items.push({
+            runId: item.runId,
+            ok: true,
+            message: describeDryRun(store, input.action, item.runId),
+          });
+        }
+        continue;
+      }
+      switch (input.action) {
+        case 'cancel': {
+          const outcome = store.cancelRun(item.runId, {
+            expectedRevision: item.expectedRevision,
+            reason: input.reason,
+            actor,
+          });
+          items.push({
+            runId: item.runId,
+            ok: true,
+            message: `Cancelled (${cascadeWords(outcome.cascade)}).`,
+          });
+          break;
+        }
+        case 'resume':
+          store.resumeRun(item.runId, {
+            expectedRevision: item.expectedRevision,
+            anyway: false,
+            reason: input.reason,
+            actor,
+          });
+          items.push({ runId: item.runId, ok: true, message: 'Resumed: queued again.' });
+          break;
+        case 'retry': {
+          const run = store.retryRun(item.runId, { expectedRevision: item.expectedRevision, actor });
+          items.push({ runId: item.runId, ok: true, message: `Retried as ${run.id}.`, newRunId: run.id });
+          break;
+        }
+        default:
+          assertNever(input.action, 'bulk action');
+      }
+    } catch (error) {
+      if (!isRunwardenError(error)) throw error;
+      items.push({ runId: item.runId, ok: false, code: error.code, message: error.message });
+    }
+  }
+  const succeeded = items.filter((i) => i.ok).length;
+  return { action: input.action, dryRun: input.dryRun, succeeded, failed: items.length - succeeded, items };
+}
+
+function describeDryRun(store: RunStore, action: BulkResult['action'], runId: string): string {
+  switch (action) {
+    case 'cancel':
+      return `Would cancel (${cascadeWords(store.previewCancel(runId).cascade)}).`;
+    case 'resume':
+      return 'Would queue it again.';
+    case 'retry':
+      return 'Would start a new run with the same input.';
+    default:
+      return assertNever(action, 'bulk action');
+  }
+}
+
+/** "2 applying effects become ambiguous, 1 question cancelled" — the consequences, in words. */
+export function cascadeWords(cascade: {
+  attemptsCancelled: number;
+  attemptsInterrupted: number;
+  effectsCancelled: number;
+  effectsAmbiguous: number;
+  interactionsCancelled: number;
+}): string {
+  const parts: string[] = [];
+  const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  if (cascade.effectsAmbiguous > 0)
+    parts.push(`${plural(cascade.effectsAmbiguous, 'applying effect', 'applying effects')} become ambiguous`);
+  if (cascade.effectsCancelled > 0)
+    parts.push(`${plural(cascade.effectsCancelled, 'pending effect', 'pending effects')} cancelled`);
+  if (cascade.interactionsCancelled > 0)
+    parts.push(`${plural(cascade.interactionsCancelled, 'question', 'questions')} cancelled`);
+  const steps = cascade.attemptsCancelled + cascade.attemptsInterrupted;
+  if (steps > 0) parts.push(`${plural(steps, 'step', 'steps')} stopped`);
+  return parts.length > 0 ? parts.join(', ') : 'nothing else affected';
+}
+
+export function notFound(what: string): RunwardenError {
+  return new RunwardenError('NOT_FOUND', `${what} was not found.`);
+}

@@ -1,0 +1,245 @@
+/**
+ * The sweeper (SPEC §5): the host's timer. `sweep()` is one bounded, idempotent tick over the store;
+ * `createSweeper()` wraps it in start()/stop() with an injected scheduler, so tests never sleep.
+ * Acting steps run only while this process holds the host lease; the change feed runs in every process,
+ * since each one has its own window or browser clients to keep current.
+ */
+import type { Actor, RunEvent } from '../../shared/domain';
+import { isRunwardenError } from '../../shared/errors';
+import type { ChangedPush, Settings } from '../../shared/views';
+import type { Claim, RunStore } from '../store';
+
+/** Rows handled per step per tick: bounded work, short write transactions. */
+export const SWEEP_BATCH = 200;
+const FEED_BATCH = 1_000;
+const CHECKPOINT_EVERY_TICKS = 30;
+
+export interface HostIdentity {
+  ownerId: string;
+  pid: number;
+  hostname: string;
+  startId: string | null;
+}
+
+export interface SweeperDeps {
+  store: RunStore;
+  settings: () => Settings;
+  host: HostIdentity;
+  isProcessAlive: (pid: number, startId: string | null) => boolean;
+}
+
+export interface SweeperState {
+  hostClaim: Claim | null;
+  lastDataVersion: number;
+  lastSeq: number;
+  ticks: number;
+  /** Set by this process after its own writes: data_version only moves for other connections' commits. */
+  dirty: boolean;
+}
+
+export interface SweepReport {
+  acting: boolean;
+  runnersLost: number;
+  interactionsExpired: number;
+  presenterClaimsExpired: number;
+  autoCancelled: number;
+  pruned: number;
+  events: RunEvent[];
+  changed: ChangedPush | null;
+  walPages: number | null;
+}
+
+const SWEEPER_ACTOR: Actor = { type: 'host', id: 'sweeper', surface: 'sweeper' };
+const POLICY_ACTOR: Actor = { type: 'policy', id: 'auto-cancel', surface: 'sweeper' };
+
+export function initialSweeperState(store: RunStore): SweeperState {
+  return {
+    hostClaim: null,
+    lastDataVersion: store.dataVersion(),
+    lastSeq: store.lastEventSeq(),
+    ticks: 0,
+    dirty: false,
+  };
+}
+
+/** One tick. Mutates `state` (host claim, feed cursor) and reports what it did. */
+export function sweep(deps: SweeperDeps, state: SweeperState): SweepReport {
+  const { store } = deps;
+  const settings = deps.settings();
+  const report: SweepReport = {
+    acting: false,
+    runnersLost: 0,
+    interactionsExpired: 0,
+    presenterClaimsExpired: 0,
+    autoCancelled: 0,
+    pruned: 0,
+    events: [],
+    changed: null,
+    walPages: null,
+  };
+  state.ticks += 1;
+
+  if (store.mode === 'read-write') {
+    report.acting = holdHostLease(deps, state, settings);
+    if (report.acting) {
+      report.runnersLost = noticeLostRunners(deps, settings);
+      report.interactionsExpired = store.expireInteractionDeadlines(SWEEP_BATCH, SWEEPER_ACTOR);
+      report.presenterClaimsExpired = store.expirePresenterClaims(SWEEP_BATCH);
+      report.autoCancelled = autoCancel(deps, settings);
+      if (settings.retentionDays !== null) {
+        report.pruned = store.pruneTerminalRuns(settings.retentionDays * 86_400_000, SWEEP_BATCH);
+      }
+      if (state.ticks % CHECKPOINT_EVERY_TICKS === 0) report.walPages = store.checkpoint().walPages;
+      const wrote =
+        report.runnersLost +
+        report.interactionsExpired +
+        report.presenterClaimsExpired +
+        report.autoCancelled +
+        report.pruned;
+      // Our own commits do not move data_version for this connection.
+      if (wrote > 0) state.dirty = true;
+    }
+  }
+
+  const feed = readChangeFeed(store, state);
+  report.events = feed.events;
+  report.changed = feed.changed;
+  return report;
+}
+
+function holdHostLease(deps: SweeperDeps, state: SweeperState, settings: Settings): boolean {
+  // The lease outlives a few missed ticks, so a busy main process does not hand the sweep to another one.
+  const leaseMs = Math.max(10_000, settings.sweepIntervalMs * 5);
+  if (state.hostClaim !== null && deps.store.renewHostLease(state.hostClaim, leaseMs)) return true;
+  state.hostClaim = deps.store.claimHostLease({ ownerType: 'host', ...deps.host, leaseMs });
+  return state.hostClaim !== null;
+}
+
+/** Step 1: leases expired past the grace, and live leases whose process is gone from this host. */
+function noticeLostRunners(deps: SweeperDeps, settings: Settings): number {
+  const { store } = deps;
+  let lost = 0;
+  for (const lease of store.listExpiredLeases({ graceMs: settings.staleGraceMs, limit: SWEEP_BATCH })) {
+    if (store.markRunnerLost(lease.runId, lease.generation, 'lease expired', SWEEPER_ACTOR)) lost += 1;
+  }
+  for (const lease of store.listLiveLeasesOnHost(deps.host.hostname, SWEEP_BATCH)) {
+    if (lease.ownerPid === null || lease.ownerPid === deps.host.pid) continue;
+    if (deps.isProcessAlive(lease.ownerPid, lease.ownerStartId)) continue;
+    if (store.markRunnerLost(lease.runId, lease.generation, 'runner process is gone', SWEEPER_ACTOR))
+      lost += 1;
+  }
+  return lost;
+}
+
+/** Step 3: optional policy, off by default; acts as `policy`, never on a live lease. */
+function autoCancel(deps: SweeperDeps, settings: Settings): number {
+  if (settings.autoCancelStaleAfterMin === null) return 0;
+  let cancelled = 0;
+  const olderThanMs = settings.autoCancelStaleAfterMin * 60_000;
+  for (const lease of deps.store.listStaleLeases({ olderThanMs, limit: SWEEP_BATCH })) {
+    try {
+      deps.store.cancelRun(lease.runId, {
+        reason: `Auto-cancelled: stale for more than ${settings.autoCancelStaleAfterMin} min`,
+        actor: POLICY_ACTOR,
+      });
+      cancelled += 1;
+    } catch (error) {
+      // LIVE_OWNER / CONFLICT: the run recovered or finished since it was listed. Not an error.
+      if (!isRunwardenError(error)) throw error;
+    }
+  }
+  return cancelled;
+}
+
+/** Step 4: new events since the cursor, only when some connection committed. */
+function readChangeFeed(
+  store: RunStore,
+  state: SweeperState,
+): { events: RunEvent[]; changed: ChangedPush | null } {
+  const version = store.dataVersion();
+  if (version === state.lastDataVersion && !state.dirty) return { events: [], changed: null };
+  state.lastDataVersion = version;
+  state.dirty = false;
+  const events = store.eventsAfter(state.lastSeq, FEED_BATCH);
+  if (events.length === 0) return { events, changed: null };
+  const last = events[events.length - 1] as RunEvent;
+  state.lastSeq = last.seq;
+  // More than a batch behind: come back next tick for the rest.
+  if (events.length === FEED_BATCH) state.dirty = true;
+  const runIds = [...new Set(events.map((e) => e.runId).filter((id): id is string => id !== null))];
+  return { events, changed: { seq: last.seq, runIds, at: last.at } };
+}
+
+export interface Scheduler {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export interface Sweeper {
+  start(): void;
+  stop(): void;
+  /** Runs one tick now (used after a person's command, so the UI updates without waiting). */
+  tickNow(): SweepReport | null;
+  markDirty(): void;
+  readonly state: SweeperState;
+}
+
+/** Wraps `sweep` in a timer that re-arms itself; `onReport` gets every tick's report. */
+export function createSweeper(
+  deps: SweeperDeps,
+  onReport: (report: SweepReport) => void,
+  onError: (error: unknown) => void,
+  scheduler: Scheduler = {
+    setTimeout: (fn, ms) => setTimeout(fn, ms),
+    clearTimeout: (h) => clearTimeout(h as never),
+  },
+): Sweeper {
+  const state = initialSweeperState(deps.store);
+  let handle: unknown = null;
+  let running = false;
+
+  const tick = (): SweepReport | null => {
+    try {
+      const report = sweep(deps, state);
+      onReport(report);
+      return report;
+    } catch (error) {
+      onError(error);
+      return null;
+    }
+  };
+  const arm = () => {
+    handle = scheduler.setTimeout(() => {
+      if (!running) return;
+      tick();
+      if (running) arm();
+    }, deps.settings().sweepIntervalMs);
+  };
+
+  return {
+    state,
+    start() {
+      if (running) return;
+      running = true;
+      tick();
+      arm();
+    },
+    stop() {
+      running = false;
+      if (handle !== null) scheduler.clearTimeout(handle);
+      handle = null;
+      if (state.hostClaim !== null) {
+        try {
+          deps.store.releaseHostLease(state.hostClaim);
+        } catch (error) {
+          onError(error);
+        }
+        state.hostClaim = null;
+      }
+    },
+    tickNow: tick,
+    markDirty() {
+      state.dirty = true;
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { PushEvent } from '../../../shared/channel-names';
+import { createAppHost } from '../../../main/services/app-host';
+import type { AppHost, DesktopNotice } from '../../../main/services/host-types';
+import { createTempStore, reserveAndClaim, type TempStore } from '../../helpers/temp-store';
+
+let t: TempStore;
+let host: AppHost | null = null;
+afterEach(() => {
+  host?.dispose();
+  host = null;
+  t?.cleanup();
+});
+
+function startHost() {
+  const pushes: Array<{ event: PushEvent; payload: unknown }> = [];
+  const notices: DesktopNotice[] = [];
+  const settingsSeen: unknown[] = [];
+  host = createAppHost({
+    storePath: t.path,
+    surface: 'app',
+    actorId: 'alice',
+    clock: t.clock,
+    notifier: { show: (n) => notices.push(n) },
+    push: (event, payload) => pushes.push({ event, payload }),
+    onSettingsChanged: (s) => settingsSeen.push(s),
+  });
+  host.start();
+  return { host, pushes, notices, settingsSeen };
+}
+
+describe('app host', () => {
+  it('pushes store status and attention on start', () => {
+    t = createTempStore();
+    const { pushes } = startHost();
+    expect(pushes.map((p) => p.event)).toEqual(expect.arrayContaining(['store-status', 'attention']));
+    expect(pushes.find((p) => p.event === 'store-status')?.payload).toEqual({
+      mode: 'read-write',
+      modeReason: null,
+      busy: false,
+    });
+  });
+
+  it("turns a person's cancel into a changed push, an attention update and a notification history row", async () => {
+    t = createTempStore();
+    const claim = reserveAndClaim(t, 5_000);
+    const { host, pushes } = startHost();
+    t.clock.advance(6_000);
+    const revision = t.store.getRun(claim.runId).revision;
+    const result = await host.dispatch('runs:cancel', {
+      runId: claim.runId,
+      expectedRevision: revision,
+      reason: 'dead',
+    });
+    expect(result.ok).toBe(true);
+    const changed = pushes.filter((p) => p.event === 'changed');
+    expect(changed.at(-1)?.payload).toMatchObject({ runIds: [claim.runId] });
+    const attention = pushes.filter((p) => p.event === 'attention').at(-1)?.payload as { tray: string };
+    expect(attention.tray).toBe('idle');
+    const history = await host.dispatch('notifications:list', {});
+    expect(history.ok).toBe(true);
+  });
+
+  it('notifies a new question asked by a runner in another process, once', async () => {
+    t = createTempStore();
+    const { host, notices } = startHost();
+    const claim = reserveAndClaim(t, 600_000);
+    t.store.requestInteraction(claim, { kind: 'decision', title: 'Deploy?', choices: ['yes', 'no'] });
+    // A person's write triggers an immediate tick; here we use a harmless settings write.
+    await host.dispatch('settings:set', { patch: { sweepIntervalMs: 1_000 } });
+    expect(notices.map((n) => n.title)).toEqual(['Needs an answer: Deploy?']);
+    expect(notices[0]?.runId).toBe(claim.runId);
+    await host.dispatch('settings:set', { patch: { sweepIntervalMs: 2_000 } });
+    expect(notices).toHaveLength(1);
+    const history = await host.dispatch('notifications:list', {});
+    expect(history.ok && history.value.map((n) => n.title)).toEqual(['Needs an answer: Deploy?']);
+  });
+
+  it('reports settings changes to the shell', async () => {
+    t = createTempStore();
+    const { host, settingsSeen } = startHost();
+    await host.dispatch('settings:set', { patch: { launchAtLogin: true } });
+    expect(settingsSeen).toHaveLength(1);
+    expect(host.settings.launchAtLogin).toBe(true);
+  });
+});

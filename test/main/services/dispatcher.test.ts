@@ -1,0 +1,207 @@
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CHANNELS, type Channel } from '../../../shared/channel-names';
+import { ERROR_CODES } from '../../../shared/errors';
+import { createDispatcher, type Dispatch } from '../../../main/services/dispatcher';
+import { HUMAN, createTempStore, reserve, reserveAndClaim, type TempStore } from '../../helpers/temp-store';
+
+let t: TempStore;
+let dispatch: Dispatch;
+let settingsChanges = 0;
+
+beforeEach(() => {
+  t = createTempStore();
+  settingsChanges = 0;
+  dispatch = createDispatcher({
+    store: t.store,
+    clock: t.clock,
+    actor: HUMAN,
+    onSettingsChanged: () => {
+      settingsChanges += 1;
+    },
+  });
+});
+afterEach(() => t.cleanup());
+
+function seed() {
+  const queued = reserve(t, { title: 'Queued one' });
+  const live = reserveAndClaim(t, 30_000);
+  const stale = reserveAndClaim(t, 5_000);
+  const asking = reserveAndClaim(t, 600_000);
+  const question = t.store.requestInteraction(asking, {
+    kind: 'decision',
+    title: 'Ship?',
+    choices: ['yes', 'no'],
+  });
+  t.clock.advance(6_000);
+  return { queued, live, stale, asking, question };
+}
+
+describe('dispatcher: the one path every request takes', () => {
+  it('answers every channel with valid input', () => {
+    seed();
+    const inputs: Record<Channel, unknown> = {
+      'projects:list': {},
+      'runs:list': { view: 'all', limit: 10 },
+      'runs:detail': { runId: t.store.listRuns({ view: 'all', limit: 1 }).items[0]?.run.id },
+      'runs:previewCancel': { runId: t.store.listRuns({ view: 'stale', limit: 1 }).items[0]?.run.id },
+      'runs:cancel': { runId: 'run_missing', expectedRevision: 0, reason: 'x' },
+      'runs:requestCancel': { runId: 'run_missing', expectedRevision: 0, reason: 'x' },
+      'runs:requestPause': { runId: 'run_missing', expectedRevision: 0, reason: 'x' },
+      'runs:pause': { runId: 'run_missing', expectedRevision: 0, reason: 'x' },
+      'runs:resume': { runId: 'run_missing', expectedRevision: 0 },
+      'runs:retry': { runId: 'run_missing', expectedRevision: 0 },
+      'runs:bulk': {
+        action: 'cancel',
+        items: [{ runId: 'run_missing', expectedRevision: 0 }],
+        dryRun: true,
+        reason: 'x',
+      },
+      'effects:resolve': { effectId: 999, expectedRevision: 0, resolution: 'applied', note: 'checked' },
+      'interactions:answer': {
+        interactionId: 'int_missing',
+        interactionRevision: 0,
+        idempotencyKey: 'key-0000001',
+        payload: 'yes',
+      },
+      'attention:summary': {},
+      'notifications:list': {},
+      'notifications:markRead': { ids: 'all' },
+      'settings:get': {},
+      'settings:set': { patch: { closeToTray: false } },
+      'store:info': {},
+      'store:doctor': {},
+    };
+    for (const channel of CHANNELS) {
+      const result = dispatch(channel, inputs[channel]);
+      if (!result.ok)
+        expect(['NOT_FOUND'], `${channel}: ${result.error.message}`).toContain(result.error.code);
+    }
+    expect(settingsChanges).toBe(1);
+    expect(dispatch('settings:get', {})).toMatchObject({ ok: true, value: { closeToTray: false } });
+  });
+
+  it('cancels a stale run, refuses a live one with LIVE_OWNER and a recovery, and refuses a stale view', () => {
+    const { live, stale } = seed();
+    const staleRun = t.store.getRun(stale.runId);
+    const liveRun = t.store.getRun(live.runId);
+    const refused = dispatch('runs:cancel', {
+      runId: live.runId,
+      expectedRevision: liveRun.revision,
+      reason: 'r',
+    });
+    expect(refused).toMatchObject({
+      ok: false,
+      error: { code: 'LIVE_OWNER', recovery: { kind: 'requestCancel' } },
+    });
+    const wrongRevision = dispatch('runs:cancel', {
+      runId: stale.runId,
+      expectedRevision: staleRun.revision - 1,
+      reason: 'r',
+    });
+    expect(wrongRevision).toMatchObject({ ok: false, error: { code: 'STALE_VIEW' } });
+    const done = dispatch('runs:cancel', {
+      runId: stale.runId,
+      expectedRevision: staleRun.revision,
+      reason: 'gone',
+    });
+    expect(done).toMatchObject({ ok: true, value: { run: { status: 'cancelled' } } });
+  });
+
+  it('previews and runs a bulk cancel item by item', () => {
+    const { live, stale } = seed();
+    const items = [live, stale].map((c) => ({
+      runId: c.runId,
+      expectedRevision: t.store.getRun(c.runId).revision,
+    }));
+    const seqBefore = t.store.lastEventSeq();
+    const preview = dispatch('runs:bulk', { action: 'cancel', items, dryRun: true, reason: 'cleanup' });
+    expect(preview).toMatchObject({ ok: true, value: { dryRun: true, succeeded: 1, failed: 1 } });
+    expect(t.store.lastEventSeq()).toBe(seqBefore);
+    const real = dispatch('runs:bulk', { action: 'cancel', items, dryRun: false, reason: 'cleanup' });
+    expect(real).toMatchObject({ ok: true, value: { succeeded: 1, failed: 1 } });
+    if (real.ok) expect(real.value.items.find((i) => !i.ok)?.code).toBe('LIVE_OWNER');
+  });
+
+  it('answers a question once; the same key again is adopted, another key is refused', () => {
+    const { question } = seed();
+    const answer = (key: string) =>
+      dispatch('interactions:answer', {
+        interactionId: question.id,
+        interactionRevision: question.revision,
+        idempotencyKey: key,
+        payload: 'yes',
+      });
+    expect(answer('tab-one-key-1')).toMatchObject({ ok: true, value: { outcome: 'accepted' } });
+    expect(answer('tab-one-key-1')).toMatchObject({ ok: true, value: { outcome: 'adopted' } });
+    const second = answer('tab-two-key-2');
+    expect(second.ok).toBe(false);
+    if (!second.ok) expect(['STALE_VIEW', 'CONFLICT']).toContain(second.error.code);
+  });
+
+  it('refuses an answer that is not one of the declared choices, and writes nothing', () => {
+    const { question } = seed();
+    const before = t.store.getInteraction(question.id);
+    const result = dispatch('interactions:answer', {
+      interactionId: question.id,
+      interactionRevision: question.revision,
+      idempotencyKey: 'key-bad-choice',
+      payload: 'maybe',
+    });
+    expect(result).toMatchObject({ ok: false, error: { code: 'VALIDATION' } });
+    expect(t.store.getInteraction(question.id)).toEqual(before);
+  });
+
+  it('property: any input to any channel gives a typed error or a value, never a raw error or a write', () => {
+    const { question, stale } = seed();
+    const ids = [stale.runId, question.runId, 'run_missing', question.id, '', '__proto__'];
+    const arbitraryInput = fc.oneof(
+      fc.anything({ withNullPrototype: true, withBigInt: true, withDate: true, withMap: true }),
+      fc.record(
+        {
+          runId: fc.constantFrom(...ids),
+          interactionId: fc.constantFrom(...ids),
+          expectedRevision: fc.oneof(fc.integer(), fc.double(), fc.string()),
+          interactionRevision: fc.integer({ min: -2, max: 5 }),
+          reason: fc.string(),
+          idempotencyKey: fc.string(),
+          payload: fc.jsonValue(),
+          effectId: fc.integer(),
+          note: fc.string(),
+          resolution: fc.constantFrom('applied', 'not_applied', 'maybe'),
+          view: fc.string(),
+          limit: fc.integer(),
+        },
+        { requiredKeys: [] },
+      ),
+    );
+    const codes = new Set<string>(ERROR_CODES);
+    fc.assert(
+      fc.property(fc.constantFrom(...CHANNELS), arbitraryInput, (channel, input) => {
+        const seqBefore = t.store.lastEventSeq();
+        const result = dispatch(channel, input);
+        if (!result.ok) {
+          expect(codes.has(result.error.code), result.error.message).toBe(true);
+          expect(result.error.code).not.toBe('INTERNAL');
+          expect(result.error.message).not.toMatch(/SQLITE|sqlite3/);
+          expect(t.store.lastEventSeq()).toBe(seqBefore);
+        }
+      }),
+      { numRuns: 1_500 },
+    );
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(t.store.doctor()).toMatchObject({ integrity: 'ok', contradictions: [] });
+  });
+
+  it('refuses writes on a read-only store before reaching the store', () => {
+    seed();
+    t.store.close();
+    const ro = t.reopen({ readonly: true });
+    const d = createDispatcher({ store: ro, clock: t.clock, actor: HUMAN, onSettingsChanged: () => {} });
+    expect(d('settings:set', { patch: { closeToTray: false } })).toMatchObject({
+      ok: false,
+      error: { code: 'READ_ONLY' },
+    });
+    expect(d('runs:list', { view: 'all' }).ok).toBe(true);
+  });
+});

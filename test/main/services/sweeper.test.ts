@@ -1,0 +1,249 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_SETTINGS, type Settings } from '../../../shared/views';
+import {
+  createSweeper,
+  initialSweeperState,
+  sweep,
+  type Scheduler,
+  type SweeperDeps,
+} from '../../../main/services/sweeper';
+import {
+  HUMAN,
+  createTempStore,
+  reserve,
+  reserveAndClaim,
+  runnerOwner,
+  type TempStore,
+} from '../../helpers/temp-store';
+
+let t: TempStore;
+afterEach(() => t?.cleanup());
+
+const HOST = { ownerId: 'app:test-host:1', pid: 1, hostname: 'test-host', startId: null };
+
+function deps(over: Partial<Settings> = {}, alive: (pid: number) => boolean = () => true): SweeperDeps {
+  const settings = { ...DEFAULT_SETTINGS, ...over };
+  return { store: t.store, settings: () => settings, host: HOST, isProcessAlive: (pid) => alive(pid) };
+}
+
+describe('sweeper tick', () => {
+  it('does nothing and reports no change when nothing happened', () => {
+    t = createTempStore();
+    const d = deps();
+    const state = initialSweeperState(t.store);
+    const first = sweep(d, state);
+    expect(first.acting).toBe(true);
+    const second = sweep(d, state);
+    expect(second).toMatchObject({ runnersLost: 0, interactionsExpired: 0, changed: null, events: [] });
+  });
+
+  it('notices a runner whose lease expired once, with an event, and the run shows stale', () => {
+    t = createTempStore();
+    const claim = reserveAndClaim(t, 10_000);
+    const d = deps();
+    const state = initialSweeperState(t.store);
+    expect(sweep(d, state).runnersLost).toBe(0);
+    t.clock.advance(10_001);
+    const report = sweep(d, state);
+    expect(report.runnersLost).toBe(1);
+    expect(report.events.map((e) => e.type)).toContain('run.runner_lost');
+    expect(report.changed?.runIds).toEqual([claim.runId]);
+    expect(t.store.getRunDetail(claim.runId, { eventsLimit: 50 }).display.status).toBe('stale');
+    // Idempotent: the next tick reports nothing new for the same lease generation.
+    t.clock.advance(2_000);
+    expect(sweep(d, state).runnersLost).toBe(0);
+  });
+
+  it('waits out the stale grace before reporting', () => {
+    t = createTempStore();
+    reserveAndClaim(t, 10_000);
+    const d = deps({ staleGraceMs: 5_000 });
+    const state = initialSweeperState(t.store);
+    t.clock.advance(12_000);
+    expect(sweep(d, state).runnersLost).toBe(0);
+    t.clock.advance(4_000);
+    expect(sweep(d, state).runnersLost).toBe(1);
+  });
+
+  it('expires the lease of a runner whose process is gone from this host at once', () => {
+    t = createTempStore();
+    const claim = reserveAndClaim(t, 60_000, runnerOwner('r-gone', { pid: 999_999, hostname: 'test-host' }));
+    const d = deps({}, (pid) => pid !== 999_999);
+    const state = initialSweeperState(t.store);
+    const report = sweep(d, state);
+    expect(report.runnersLost).toBe(1);
+    const snapshot = t.store.getSnapshot(claim.runId);
+    expect(snapshot.lease?.expiresAt).toBeLessThanOrEqual(t.clock.now());
+    // The runner is fenced from now on.
+    expect(t.store.heartbeat(claim, 60_000).ok).toBe(false);
+  });
+
+  it('leaves runners on other hosts alone, even with the same pid', () => {
+    t = createTempStore();
+    reserveAndClaim(t, 60_000, runnerOwner('r-remote', { pid: 999_999, hostname: 'other-host' }));
+    expect(
+      sweep(
+        deps({}, () => false),
+        initialSweeperState(t.store),
+      ).runnersLost,
+    ).toBe(0);
+  });
+
+  it('settles a question past its deadline with its default, and expires one without', () => {
+    t = createTempStore();
+    const withDefault = reserveAndClaim(t, 600_000);
+    const a = t.store.requestInteraction(withDefault, {
+      kind: 'decision',
+      title: 'Ship?',
+      choices: ['yes', 'no'],
+      defaultResponse: 'no',
+      hasDefault: true,
+      deadlineAt: t.clock.now() + 5_000,
+    });
+    const without = reserveAndClaim(t, 600_000, runnerOwner('runner-2'));
+    const b = t.store.requestInteraction(without, {
+      kind: 'decision',
+      title: 'Migrate?',
+      choices: ['yes', 'no'],
+      deadlineAt: t.clock.now() + 5_000,
+    });
+    const state = initialSweeperState(t.store);
+    sweep(deps(), state);
+    t.clock.advance(5_001);
+    expect(sweep(deps(), state).interactionsExpired).toBe(2);
+    expect(t.store.getInteraction(a.id)).toMatchObject({
+      status: 'settled',
+      provenance: 'timeout_policy',
+      response: 'no',
+    });
+    expect(t.store.getInteraction(b.id)).toMatchObject({
+      status: 'expired',
+      provenance: 'expired_no_default',
+    });
+  });
+
+  it('auto-cancels long-stale runs only when the policy is on, as the policy actor', () => {
+    t = createTempStore();
+    const claim = reserveAndClaim(t, 10_000);
+    const state = initialSweeperState(t.store);
+    t.clock.advance(10 * 60_000);
+    expect(sweep(deps(), state).autoCancelled).toBe(0);
+    const report = sweep(deps({ autoCancelStaleAfterMin: 5 }), state);
+    expect(report.autoCancelled).toBe(1);
+    expect(t.store.getRun(claim.runId).status).toBe('cancelled');
+    const cancelled = report.events.find((e) => e.type === 'run.cancelled');
+    expect(cancelled?.actorType).toBe('policy');
+  });
+
+  it('never auto-cancels a live run', () => {
+    t = createTempStore();
+    const claim = reserveAndClaim(t, 10_000);
+    const state = initialSweeperState(t.store);
+    for (let i = 0; i < 20; i++) {
+      t.clock.advance(5_000);
+      expect(t.store.heartbeat(claim, 10_000).ok).toBe(true);
+      sweep(deps({ autoCancelStaleAfterMin: 1 }), state);
+    }
+    expect(t.store.getRun(claim.runId).status).not.toBe('cancelled');
+  });
+
+  it('acts only while holding the host lease: a second sweeper process just follows the feed', () => {
+    t = createTempStore();
+    const other = t.reopen();
+    const first = initialSweeperState(t.store);
+    const second = initialSweeperState(other);
+    const settings = () => DEFAULT_SETTINGS;
+    expect(sweep(deps(), first).acting).toBe(true);
+    const secondDeps: SweeperDeps = {
+      store: other,
+      settings,
+      host: { ...HOST, ownerId: 'serve:test-host:2', pid: 2 },
+      isProcessAlive: () => true,
+    };
+    expect(sweep(secondDeps, second).acting).toBe(false);
+    // A write by the first process reaches the second's change feed through data_version.
+    reserve(t);
+    const report = sweep(secondDeps, second);
+    expect(report.changed).not.toBeNull();
+    expect(report.events.map((e) => e.type)).toContain('run.reserved');
+  });
+
+  it('prunes terminal runs past retention in batches', () => {
+    t = createTempStore();
+    const claim = reserveAndClaim(t);
+    t.store.completeRun(claim, {});
+    const live = reserve(t);
+    const state = initialSweeperState(t.store);
+    t.clock.advance(3 * 86_400_000);
+    expect(sweep(deps({ retentionDays: 2 }), state).pruned).toBe(1);
+    expect(() => t.store.getRun(claim.runId)).toThrow();
+    expect(t.store.getRun(live.id).status).toBe('queued');
+  });
+});
+
+describe('sweeper timer', () => {
+  it('ticks on the injected scheduler at the configured interval and stops cleanly', () => {
+    t = createTempStore();
+    const timers: Array<{ fn: () => void; ms: number }> = [];
+    const scheduler: Scheduler = {
+      setTimeout: (fn, ms) => {
+        timers.push({ fn, ms });
+        return timers.length;
+      },
+      clearTimeout: () => {},
+    };
+    const reports: number[] = [];
+    const sweeper = createSweeper(
+      deps({ sweepIntervalMs: 750 }),
+      (r) => reports.push(r.runnersLost),
+      (e) => {
+        throw e;
+      },
+      scheduler,
+    );
+    sweeper.start();
+    expect(reports).toHaveLength(1);
+    expect(timers.at(-1)?.ms).toBe(750);
+    timers.at(-1)?.fn();
+    expect(reports).toHaveLength(2);
+    sweeper.stop();
+    timers.at(-1)?.fn();
+    expect(reports).toHaveLength(2);
+    // Stopping released the host lease: another host can take it at once.
+    expect(
+      t.store.claimHostLease({ ...runnerOwner('host-2'), ownerType: 'host', leaseMs: 10_000 }),
+    ).not.toBeNull();
+  });
+
+  it('survives a failing tick and keeps the timer armed', () => {
+    t = createTempStore();
+    const errors: unknown[] = [];
+    const timers: Array<() => void> = [];
+    let failures = 1;
+    const flaky = new Proxy(t.store, {
+      get(target, key, receiver) {
+        if (key === 'expireInteractionDeadlines' && failures > 0) {
+          failures -= 1;
+          return () => {
+            throw new Error('disk hiccup');
+          };
+        }
+        const value = Reflect.get(target, key, receiver) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const reports: number[] = [];
+    const sweeper = createSweeper(
+      { ...deps(), store: flaky },
+      (r) => reports.push(r.interactionsExpired),
+      (e) => errors.push(e),
+      { setTimeout: (fn) => timers.push(fn), clearTimeout: () => {} },
+    );
+    sweeper.start();
+    expect(errors).toHaveLength(1);
+    expect(reports).toHaveLength(0);
+    timers.at(-1)?.();
+    expect(reports).toHaveLength(1);
+    sweeper.stop();
+  });
+});
