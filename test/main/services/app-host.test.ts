@@ -5,10 +5,10 @@ import type { AppHost, DesktopNotice } from '../../../main/services/host-types';
 import { createTempStore, reserveAndClaim, type TempStore } from '../../helpers/temp-store';
 
 let t: TempStore;
-let host: AppHost | null = null;
+let running: AppHost | null = null;
 afterEach(() => {
-  host?.dispose();
-  host = null;
+  running?.dispose();
+  running = null;
   t?.cleanup();
 });
 
@@ -16,7 +16,7 @@ function startHost() {
   const pushes: Array<{ event: PushEvent; payload: unknown }> = [];
   const notices: DesktopNotice[] = [];
   const settingsSeen: unknown[] = [];
-  host = createAppHost({
+  const host = createAppHost({
     storePath: t.path,
     surface: 'app',
     actorId: 'alice',
@@ -25,6 +25,7 @@ function startHost() {
     push: (event, payload) => pushes.push({ event, payload }),
     onSettingsChanged: (s) => settingsSeen.push(s),
   });
+  running = host;
   host.start();
   return { host, pushes, notices, settingsSeen };
 }

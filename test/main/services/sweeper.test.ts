@@ -8,7 +8,6 @@ import {
   type SweeperDeps,
 } from '../../../main/services/sweeper';
 import {
-  HUMAN,
   createTempStore,
   reserve,
   reserveAndClaim,
