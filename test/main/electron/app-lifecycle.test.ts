@@ -1,0 +1,225 @@
+/**
+ * The lifecycle wiring with a fake `electron`, a fake host and a fake store path: what Electron would do on
+ * start, second launch, deep link, push and quit, driven by emitting the events the real app emits.
+ */
+import { fileURLToPath } from 'node:url';
+import os from 'node:os';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CHANNELS, type Channel } from '../../../shared/channel-names';
+import type { Result } from '../../../shared/errors';
+import { DEFAULT_SETTINGS, type AttentionSummary } from '../../../shared/views';
+import type { AppHost, AppHostOptions } from '../../../main/services/host-types';
+import {
+  app,
+  BrowserWindow,
+  dialog,
+  FakeEvent,
+  FakeWebContents,
+  ipcMain,
+  resetFakeElectron,
+  session,
+  Tray,
+} from './fake-electron';
+
+vi.mock('electron', () => import('./fake-electron'));
+
+const hostState = vi.hoisted(() => ({
+  options: null as AppHostOptions | null,
+  throwOnCreate: null as Error | null,
+  started: 0,
+  disposed: 0,
+  dispatched: [] as Array<{ channel: string; input: unknown }>,
+}));
+
+vi.mock('../../../main/services/app-host', () => ({
+  createAppHost: (options: AppHostOptions): AppHost => {
+    if (hostState.throwOnCreate !== null) throw hostState.throwOnCreate;
+    hostState.options = options;
+    return {
+      settings: { ...DEFAULT_SETTINGS },
+      start: () => void hostState.started++,
+      dispose: () => void hostState.disposed++,
+      dispatch: async <C extends Channel>(channel: C, input: unknown) => {
+        hostState.dispatched.push({ channel, input });
+        const summary: AttentionSummary = { counts: { stale: 1 }, needsYou: 1, items: [] };
+        return { ok: true, value: summary } as unknown as Result<never>;
+      },
+    };
+  },
+}));
+
+vi.mock('../../../main/store', () => ({
+  resolveStorePath: () => '/home/me/.local/share/runwarden/state.sqlite',
+}));
+
+const { runApp } = await import('../../../main/electron/app-lifecycle');
+
+const MAIN_URL = 'file:///opt/Runwarden/resources/app.asar/out/main/index.js';
+const APP_PAGE = 'file:///opt/Runwarden/resources/app.asar/out/renderer/index.html';
+const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
+const savedArgv = process.argv;
+
+async function started(argv: string[] = ['electron', '.']) {
+  process.argv = argv;
+  runApp(MAIN_URL);
+  app.becomeReady();
+  await flush();
+  const window = BrowserWindow.created[0];
+  return { window };
+}
+
+/** The window finished loading our page. */
+function loadPage(window: BrowserWindow | undefined): FakeWebContents {
+  if (window === undefined) throw new Error('no window');
+  window.webContents.mainFrame.url = APP_PAGE;
+  window.webContents.emit('did-finish-load');
+  return window.webContents;
+}
+
+beforeEach(() => {
+  resetFakeElectron();
+  Object.assign(hostState, { options: null, throwOnCreate: null, started: 0, disposed: 0, dispatched: [] });
+  process.env.RUNWARDEN_NATIVE_BINDING = fileURLToPath(import.meta.url);
+});
+
+afterEach(() => {
+  process.argv = savedArgv;
+  delete process.env.RUNWARDEN_NATIVE_BINDING;
+});
+
+describe('runApp', () => {
+  it('a second launch without the lock quits at once and builds nothing', async () => {
+    app.hasLock = false;
+    await started();
+    expect(app.quitCalls).toBe(1);
+    expect(BrowserWindow.created).toHaveLength(0);
+    expect(hostState.options).toBeNull();
+  });
+
+  it('on ready: sandbox everywhere, guarded session, host for surface app, IPC, window, tray, sweeper', async () => {
+    const { window } = await started();
+    expect(app.sandboxEnabled).toBe(true);
+    expect(session.defaultSession.permissionRequest).not.toBeNull();
+    expect(hostState.options).toMatchObject({
+      storePath: '/home/me/.local/share/runwarden/state.sqlite',
+      surface: 'app',
+      actorId: os.userInfo().username,
+      nativeBinding: fileURLToPath(import.meta.url),
+    });
+    expect([...ipcMain.handlers.keys()].toSorted()).toEqual([...CHANNELS].toSorted());
+    expect(window?.loadedFile).toBe('/opt/Runwarden/resources/app.asar/out/renderer/index.html');
+    expect(Tray.created).toHaveLength(1);
+    expect(hostState.started).toBe(1);
+    // The development Electron does not claim the runwarden:// scheme; a packaged app does.
+    expect(app.protocolClients).toEqual([]);
+  });
+
+  it('a packaged app registers the runwarden:// scheme and uses the rebuilt addon', async () => {
+    app.isPackaged = true;
+    await started();
+    expect(app.protocolClients).toEqual(['runwarden']);
+    expect(hostState.options?.nativeBinding).toBeUndefined();
+  });
+
+  it('guards every web contents created later (navigation, new windows)', async () => {
+    await started();
+    const other = new FakeWebContents();
+    app.emit('web-contents-created', new FakeEvent(), other);
+    const nav = new FakeEvent('https://evil.example/');
+    other.emit('will-navigate', nav);
+    expect(nav.defaultPrevented).toBe(true);
+    expect(other.windowOpenHandler?.({ url: 'https://x' })).toEqual({ action: 'deny' });
+  });
+
+  it('IPC from the loaded window is dispatched; from anywhere else it is refused', async () => {
+    const { window } = await started();
+    const contents = loadPage(window);
+    const handler = ipcMain.handlers.get('store:info');
+    const ours = await handler?.({ sender: contents, senderFrame: contents.mainFrame }, {});
+    expect(ours).toMatchObject({ ok: true });
+    const stranger = new FakeWebContents(APP_PAGE);
+    const theirs = await handler?.({ sender: stranger, senderFrame: stranger.mainFrame }, {});
+    expect(theirs).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
+  });
+
+  it('a deep link at launch opens its run once the page has loaded', async () => {
+    const { window } = await started(['runwarden', 'runwarden://run/run_42']);
+    expect(window?.webContents.sent).toEqual([]);
+    const contents = loadPage(window);
+    expect(contents.sent).toContainEqual({ channel: 'push:open-run', payload: { runId: 'run_42' } });
+  });
+
+  it('a second launch with a deep link focuses this window and opens the run; junk links are ignored', async () => {
+    const { window } = await started();
+    const contents = loadPage(window);
+    window?.hide();
+    app.emit('second-instance', new FakeEvent(), ['runwarden', 'runwarden://run/../../etc']);
+    expect(contents.sent.filter((s) => s.channel === 'push:open-run')).toEqual([]);
+    expect(window?.visible).toBe(true);
+    app.emit('second-instance', new FakeEvent(), ['runwarden', 'runwarden://run/r7']);
+    expect(contents.sent).toContainEqual({ channel: 'push:open-run', payload: { runId: 'r7' } });
+  });
+
+  it('macOS open-url deep links are handled and their default prevented', async () => {
+    const { window } = await started();
+    const contents = loadPage(window);
+    const event = new FakeEvent();
+    app.emit('open-url', event, 'runwarden://run/r9');
+    expect(event.defaultPrevented).toBe(true);
+    expect(contents.sent).toContainEqual({ channel: 'push:open-run', payload: { runId: 'r9' } });
+  });
+
+  it('host pushes reach the page, and attention refreshes the tray from the attention summary', async () => {
+    const { window } = await started();
+    const contents = loadPage(window);
+    hostState.dispatched.length = 0;
+    hostState.options?.push('attention', { counts: { stale: 1 }, needsYou: 1, tray: 'stale' });
+    await flush();
+    expect(contents.sent).toContainEqual({
+      channel: 'push:attention',
+      payload: { counts: { stale: 1 }, needsYou: 1, tray: 'stale' },
+    });
+    expect(hostState.dispatched).toEqual([{ channel: 'attention:summary', input: { limit: 8 } }]);
+    expect(Tray.created[0]?.tooltip).toBe('Runwarden: 1 run needs you (a runner stopped responding)');
+  });
+
+  it('the tray pause item changes the setting through the host', async () => {
+    await started();
+    await flush();
+    hostState.dispatched.length = 0;
+    Tray.created[0]?.menu?.items.find((i) => i.label === 'Pause notifications')?.click?.();
+    expect(hostState.dispatched).toEqual([
+      { channel: 'settings:set', input: { patch: { notificationsPaused: true } } },
+    ]);
+  });
+
+  it('quit disposes everything: host (store), IPC handlers, tray, window', async () => {
+    const { window } = await started();
+    app.quit();
+    expect(hostState.disposed).toBe(1);
+    expect(ipcMain.handlers.size).toBe(0);
+    expect(Tray.created[0]?.destroyed).toBe(true);
+    expect(window?.destroyed).toBe(true);
+    expect(app.listenerCount('second-instance')).toBe(0);
+  });
+
+  it('a store that cannot be opened is explained in a dialog, then the app quits', async () => {
+    hostState.throwOnCreate = new Error('state.sqlite is not a Runwarden store; it was left unchanged.');
+    await started();
+    expect(dialog.errors).toEqual([
+      {
+        title: 'Runwarden cannot open its store',
+        content: 'state.sqlite is not a Runwarden store; it was left unchanged.',
+      },
+    ]);
+    expect(app.quitCalls).toBe(1);
+    expect(BrowserWindow.created).toHaveLength(0);
+  });
+
+  it('without the Electron-ABI addon in development it says to use npm start', async () => {
+    process.env.RUNWARDEN_NATIVE_BINDING = '/nonexistent/better_sqlite3.node';
+    await started();
+    expect(dialog.errors[0]?.content).toMatch(/npm start/);
+    expect(hostState.options).toBeNull();
+  });
+});
