@@ -1,0 +1,99 @@
+/**
+ * Store invariants checked after every transition in the store tests (TESTING.md layer 1):
+ * valid (run, queue) status pairs, at most one active attempt per run, lease owner columns all-null or
+ * all-set, events append-only with each run's revisions +1 each, denormalised counters true.
+ */
+import { expect } from 'vitest';
+import type { RunStore } from '../../../main/store/run-store';
+import { VALID_STATUS_PAIRS } from '../../../main/store/doctor';
+import type { QueueStatus, RunStatus } from '../../../shared/domain';
+
+interface EventRowLite {
+  seq: number;
+  run_id: string | null;
+  run_revision: number | null;
+  type: string;
+  payload_json: string;
+  at: number;
+}
+
+export function expectInvariants(store: RunStore): void {
+  const db = store.db;
+  const pairs = db
+    .prepare(
+      `SELECT r.id, r.status AS rs, q.status AS qs FROM runs r JOIN queue_entries q ON q.run_id = r.id`,
+    )
+    .all() as Array<{
+    id: string;
+    rs: RunStatus;
+    qs: QueueStatus;
+  }>;
+  for (const p of pairs) {
+    expect(VALID_STATUS_PAIRS[p.rs], `run ${p.id} ${p.rs}/${p.qs}`).toContain(p.qs);
+  }
+  const active = db
+    .prepare(
+      `SELECT run_id, count(*) AS n FROM attempts WHERE status IN ('pending','running','waiting') GROUP BY run_id HAVING n > 1`,
+    )
+    .all();
+  expect(active, 'at most one active attempt per run').toEqual([]);
+  const badLeases = db
+    .prepare(
+      `SELECT name FROM leases WHERE NOT (
+         (owner_type IS NULL AND owner_id IS NULL AND token_hash IS NULL AND owner_pid IS NULL AND owner_hostname IS NULL
+          AND owner_start_id IS NULL AND acquired_at IS NULL AND heartbeat_at IS NULL AND expires_at IS NULL)
+         OR (owner_type IS NOT NULL AND owner_id IS NOT NULL AND token_hash IS NOT NULL AND owner_pid IS NOT NULL
+          AND owner_hostname IS NOT NULL AND acquired_at IS NOT NULL AND heartbeat_at IS NOT NULL AND expires_at IS NOT NULL))`,
+    )
+    .all();
+  expect(badLeases, 'lease owner columns all-null or all-set').toEqual([]);
+  const terminalOwned = db
+    .prepare(
+      `SELECT r.id FROM runs r JOIN leases l ON l.run_id = r.id
+       WHERE r.status IN ('completed','failed','timed_out','cancelled') AND l.owner_type IS NOT NULL`,
+    )
+    .all();
+  expect(terminalOwned, 'finished runs hold no lease').toEqual([]);
+  // Each run's events carry revisions 1, 2, ..., run.revision in sequence order.
+  const runs = db.prepare(`SELECT id, revision FROM runs`).all() as Array<{ id: string; revision: number }>;
+  for (const run of runs) {
+    const revisions = (
+      db
+        .prepare(`SELECT run_revision FROM events WHERE run_id = ? AND run_revision IS NOT NULL ORDER BY seq`)
+        .all(run.id) as Array<{ run_revision: number }>
+    ).map((r) => r.run_revision);
+    expect(revisions, `revisions of ${run.id}`).toEqual(
+      Array.from({ length: run.revision }, (_, i) => i + 1),
+    );
+  }
+  expect(store.doctor().contradictions).toEqual([]);
+}
+
+/** Watches the event log: earlier events never change, new ones only append with larger seq. */
+export class EventLogWatch {
+  #seen: EventRowLite[] = [];
+  constructor(private readonly store: RunStore) {
+    this.#seen = this.#all();
+  }
+
+  #all(): EventRowLite[] {
+    return this.store.db
+      .prepare(`SELECT seq, run_id, run_revision, type, payload_json, at FROM events ORDER BY seq`)
+      .all() as EventRowLite[];
+  }
+
+  /** Checks append-only and returns the types appended since the last check. */
+  check(): string[] {
+    const now = this.#all();
+    expect(now.slice(0, this.#seen.length), 'events are append-only').toEqual(this.#seen);
+    const added = now.slice(this.#seen.length);
+    this.#seen = now;
+    return added.map((e) => e.type);
+  }
+}
+
+/** integrity_check + foreign_key_check; the end of every store test file. */
+export function expectHealthy(store: RunStore): void {
+  expect(store.db.pragma('integrity_check', { simple: true })).toBe('ok');
+  expect(store.db.pragma('foreign_key_check')).toEqual([]);
+}
