@@ -3,6 +3,7 @@
  * valid (run, queue) status pairs, at most one active attempt per run, lease owner columns all-null or
  * all-set, events append-only with each run's revisions +1 each, denormalised counters true.
  */
+import assert from 'node:assert/strict';
 import { expect } from 'vitest';
 import type { RunStore } from '../../../main/store/run-store';
 import { VALID_STATUS_PAIRS } from '../../../main/store/doctor';
@@ -85,7 +86,7 @@ export class EventLogWatch {
   /** Checks append-only and returns the types appended since the last check. */
   check(): string[] {
     const now = this.#all();
-    expect(now.slice(0, this.#seen.length), 'events are append-only').toEqual(this.#seen);
+    assert.deepEqual(now.slice(0, this.#seen.length), this.#seen, 'events are append-only');
     const added = now.slice(this.#seen.length);
     this.#seen = now;
     return added.map((e) => e.type);
