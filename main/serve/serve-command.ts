@@ -24,9 +24,15 @@ Open the printed URL in a browser on this machine. Stop with Ctrl-C.
   --json         print {"url","port","token","store"} as one JSON line once listening
   -h, --help     show this help`;
 
-/** The built renderer next to the CLI bundle: out/cli/runwarden.js → out/renderer/. */
+/**
+ * The built renderer next to the CLI bundle: out/renderer/, seen from out/cli/runwarden.js or from a
+ * chunk in out/cli/chunks/ (the bundler decides where this module lands).
+ */
 export function defaultUiDir(): string {
-  return fileURLToPath(new URL('../renderer/', import.meta.url));
+  const candidates = ['../renderer/', '../../renderer/'].map((rel) =>
+    fileURLToPath(new URL(rel, import.meta.url)),
+  );
+  return candidates.find((dir) => existsSync(`${dir}index.html`)) ?? (candidates[0] as string);
 }
 
 export async function runServeCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
