@@ -1,3 +1,4 @@
+// oxlint-disable-next-line import/no-unassigned-import -- installs jsdom stubs before the components load
 import '../dom-setup';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
@@ -292,8 +293,8 @@ describe('pushes', () => {
     await screen.findByRole('heading', { level: 2, name: 'From the tray' });
     fake.runs.get(run.run.id)!.run = { ...run.run, title: 'Renamed by the runner', revision: 9 };
     fake.emit('changed', { seq: 1, runIds: [run.run.id], at: NOW });
-    await screen.findByRole('heading', { level: 2, name: 'Renamed by the runner' });
-    await (await rows()).findByRole('row', { name: /Renamed by the runner/ });
+    expect(await screen.findByRole('heading', { level: 2, name: 'Renamed by the runner' })).toBeTruthy();
+    expect(await (await rows()).findByRole('row', { name: /Renamed by the runner/ })).toBeTruthy();
   });
 
   it('shows the store banner from a store-status push', async () => {
@@ -326,7 +327,9 @@ describe('pushes', () => {
     const button = await screen.findByRole('button', { name: 'Notifications, 1 unread' });
     await user.click(button);
     const dialog = await screen.findByRole('dialog', { name: 'Notifications' });
+    expect(within(dialog).getByText(/Question waiting/)).toBeTruthy();
     await user.click(within(dialog).getByRole('button', { name: 'Mark all read' }));
-    await screen.findByRole('button', { name: 'Notifications, 0 unread' });
+    expect(await screen.findByRole('button', { name: 'Notifications, 0 unread' })).toBeTruthy();
+    expect(fake.notifications[0]?.readAt).toBe(NOW);
   });
 });

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import {
+  answerFormModel,
+  checkChoice,
+  checkFields,
+  checkText,
+  newIdempotencyKey,
+} from '../../../renderer/src/lib/answer-form';
+import { makeInteraction } from '../fake-api';
+
+describe('answer form model', () => {
+  it('offers declared choices, preselecting a valid default', () => {
+    const model = answerFormModel(
+      makeInteraction('r', { choices: ['a', 'b'], hasDefault: true, defaultResponse: 'b' }),
+    );
+    expect(model).toEqual({ mode: 'choices', choices: ['a', 'b'], initial: 'b' });
+    expect(
+      answerFormModel(makeInteraction('r', { choices: ['a'], hasDefault: true, defaultResponse: 'zzz' })),
+    ).toEqual({ mode: 'choices', choices: ['a'], initial: null });
+  });
+
+  it('builds typed fields with defaults', () => {
+    const model = answerFormModel(
+      makeInteraction('r', {
+        kind: 'input',
+        choices: null,
+        fields: [
+          { name: 'n', type: 'number', required: true },
+          { name: 'ok', type: 'boolean', label: 'OK?' },
+        ],
+        hasDefault: true,
+        defaultResponse: { n: 3, ok: true },
+      }),
+    );
+    expect(model).toEqual({
+      mode: 'fields',
+      fields: [
+        { name: 'n', type: 'number', label: 'n', required: true, initial: '3' },
+        { name: 'ok', type: 'boolean', label: 'OK?', required: false, initial: true },
+      ],
+    });
+  });
+
+  it('falls back to free text when nothing is declared', () => {
+    expect(answerFormModel(makeInteraction('r', { choices: null, fields: null }))).toEqual({
+      mode: 'text',
+      initial: '',
+    });
+  });
+});
+
+describe('answer checks', () => {
+  it('a choice must be one of the declared ones', () => {
+    expect(checkChoice({ choices: ['a'] }, null).ok).toBe(false);
+    expect(checkChoice({ choices: ['a'] }, 'x').ok).toBe(false);
+    expect(checkChoice({ choices: ['a'] }, 'a')).toEqual({ ok: true, payload: 'a' });
+  });
+
+  it('fields: required, numbers parsed, empty optional left out, booleans always present', () => {
+    const fields = [
+      { name: 's', type: 'string' as const, label: 'S', required: true, initial: '' },
+      { name: 'n', type: 'number' as const, label: 'N', required: false, initial: '' },
+      { name: 'b', type: 'boolean' as const, label: 'B', required: false, initial: false },
+    ];
+    expect(checkFields(fields, { s: ' ', n: 'x' })).toEqual({
+      ok: false,
+      errors: { s: 'S is required.', n: 'N must be a number.' },
+    });
+    expect(checkFields(fields, { s: 'hi', n: '' })).toEqual({ ok: true, payload: { s: 'hi', b: false } });
+    expect(checkFields(fields, { s: 'hi', n: '2.5', b: true })).toEqual({
+      ok: true,
+      payload: { s: 'hi', n: 2.5, b: true },
+    });
+  });
+
+  it('free text must not be blank; keys are long enough for the contract', () => {
+    expect(checkText('  ').ok).toBe(false);
+    expect(checkText('go')).toEqual({ ok: true, payload: 'go' });
+    const a = newIdempotencyKey();
+    expect(a.length).toBeGreaterThanOrEqual(8);
+    expect(newIdempotencyKey()).not.toBe(a);
+  });
+});

@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { AppState } from '../../../../renderer/src/lib/state/app-state.svelte';
+import { BulkDialogState } from '../../../../renderer/src/lib/state/bulk-dialog.svelte';
+import { RunListState } from '../../../../renderer/src/lib/state/run-list.svelte';
+import { FakeApi, MemoryHistory, NOW, scenario } from '../../fake-api';
+
+const ALL = { view: 'all' as const, projectPath: null, search: '' };
+
+describe('RunListState', () => {
+  it('loads pages with a keyset cursor and appends without duplicates', async () => {
+    const fake = new FakeApi(Array.from({ length: 25 }, () => scenario.running()));
+    const list = new RunListState(fake.api, 10);
+    await list.load(ALL);
+    expect(list.items).toHaveLength(10);
+    expect(list.hasMore).toBe(true);
+    await list.loadMore();
+    await list.loadMore();
+    expect(list.items).toHaveLength(25);
+    expect(new Set(list.items.map((i) => i.run.id)).size).toBe(25);
+    expect(list.hasMore).toBe(false);
+    await list.loadMore();
+    expect(fake.count('listRuns')).toBe(3);
+  });
+
+  it('drops answers to an older query', async () => {
+    const fake = new FakeApi([scenario.running({ title: 'r' }), scenario.stale({ title: 's' })]);
+    const list = new RunListState(fake.api);
+    const first = list.load({ ...ALL, view: 'running' });
+    const second = list.load({ ...ALL, view: 'stale' });
+    await Promise.all([first, second]);
+    expect(list.items.map((i) => i.run.title)).toEqual(['s']);
+  });
+
+  it('refreshes what is loaded in place, keeping the active row and the tail past the cap', async () => {
+    const fake = new FakeApi(Array.from({ length: 30 }, () => scenario.running()));
+    const list = new RunListState(fake.api, 10);
+    await list.load(ALL);
+    await list.loadMore();
+    const target = list.items[12]!;
+    list.activeId = target.run.id;
+    const r = fake.runs.get(target.run.id)!;
+    r.run = { ...r.run, title: 'changed', revision: 5 };
+    await list.refresh();
+    expect(list.items).toHaveLength(20);
+    expect(list.activeId).toBe(target.run.id);
+    expect(list.itemById(target.run.id)?.run.title).toBe('changed');
+    expect(list.hasMore).toBe(true);
+  });
+
+  it('coalesces refreshes while one is running', async () => {
+    const fake = new FakeApi([scenario.running()]);
+    const list = new RunListState(fake.api);
+    await list.load(ALL);
+    const before = fake.count('listRuns');
+    await Promise.all([list.refresh(), list.refresh(), list.refresh()]);
+    expect(fake.count('listRuns') - before).toBe(2);
+  });
+
+  it('moves the keyboard cursor and clamps at the ends', async () => {
+    const fake = new FakeApi([scenario.running(), scenario.running(), scenario.running()]);
+    const list = new RunListState(fake.api);
+    await list.load(ALL);
+    expect(list.activeIndex).toBe(0);
+    expect(list.moveActive(1)).toBe(1);
+    expect(list.moveActive(5)).toBe(2);
+    expect(list.moveActive(-9)).toBe(0);
+  });
+
+  it('keeps the cursor near its place when the active row leaves the view', async () => {
+    const runs = [scenario.needsAnswer(), scenario.needsAnswer(), scenario.needsAnswer()];
+    const fake = new FakeApi(runs);
+    const list = new RunListState(fake.api);
+    await list.load({ ...ALL, view: 'needs-you' });
+    list.moveActive(1);
+    const leaving = list.activeId!;
+    fake.runs.get(leaving)!.interactions = [];
+    fake.runs.get(leaving)!.run = { ...fake.runs.get(leaving)!.run, status: 'running' };
+    await list.refresh();
+    expect(list.items).toHaveLength(2);
+    expect(list.activeIndex).toBe(1);
+  });
+});
+
+describe('AppState', () => {
+  it('keeps view, project, search and run in the hash, and follows back/forward', async () => {
+    const run = scenario.stale({ projectPath: '/p/one' });
+    const fake = new FakeApi([run, scenario.running({ projectPath: '/p/two' })]);
+    const history = new MemoryHistory();
+    const app = new AppState(fake.api, history, () => NOW);
+    const stop = app.start();
+    await app.setView('stale');
+    await app.setProject('/p/one');
+    await app.openRun(run.run.id);
+    expect(history.hash).toBe(`#/stale?project=%2Fp%2Fone&run=${run.run.id}`);
+    expect(app.detail.data?.snapshot.run.id).toBe(run.run.id);
+    await app.setSearch('deploy');
+    expect(history.log.at(-1)?.[0]).toBe('replace');
+    history.go('#/running');
+    await new Promise((r) => setTimeout(r, 0));
+    expect(app.route).toEqual({ view: 'running', projectPath: null, runId: null, search: '' });
+    expect(app.detail.runId).toBeNull();
+    expect(fake.calls.filter(([m]) => m === 'listRuns').at(-1)?.[1]).toMatchObject({ view: 'running' });
+    stop();
+    expect([...fake.listeners.values()].every((s) => s.size === 0)).toBe(true);
+  });
+
+  it('announces when more runs need you', () => {
+    const fake = new FakeApi();
+    const app = new AppState(fake.api, new MemoryHistory(), () => NOW);
+    app.start();
+    fake.emit('attention', { counts: {}, needsYou: 1, tray: 'needs-answer' });
+    expect(app.announcement).toBe('');
+    fake.emit('attention', { counts: { stale: 2 }, needsYou: 2, tray: 'stale' });
+    expect(app.announcement).toBe('2 runs need you.');
+    expect(app.projects.needsYou).toBe(2);
+  });
+});
+
+describe('BulkDialogState', () => {
+  it('runs a dry run first and only acts on the items it accepted', async () => {
+    const stale = scenario.stale();
+    const done = scenario.completed();
+    const fake = new FakeApi([stale, done]);
+    const bulk = new BulkDialogState(fake.api);
+    await bulk.open('cancel', [
+      { runId: stale.run.id, expectedRevision: 1 },
+      { runId: done.run.id, expectedRevision: 1 },
+    ]);
+    expect(bulk.preview?.items.map((i) => i.ok)).toEqual([true, false]);
+    expect(bulk.requiresTyping).toBe(false);
+    expect(bulk.canConfirm).toBe(true);
+    bulk.reason = '  ';
+    expect(bulk.canConfirm).toBe(false);
+    bulk.reason = 'cleanup';
+    const result = await bulk.confirm();
+    expect(result?.succeeded).toBe(1);
+    const real = fake.calls.filter(([m]) => m === 'bulkAction').at(-1)?.[1] as {
+      items: unknown[];
+      dryRun: boolean;
+    };
+    expect(real.dryRun).toBe(false);
+    expect(real.items).toEqual([{ runId: stale.run.id, expectedRevision: 1 }]);
+  });
+});
