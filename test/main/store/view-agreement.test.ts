@@ -254,6 +254,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 
 describe('random walks (fast-check)', () => {
   it('keep every invariant and the SQL views in agreement with the reducer', () => {
+    let walks = 0;
     fc.assert(
       fc.property(fc.array(opArb, { minLength: 20, maxLength: 70 }), (ops) => {
         const t = createTempStore();
@@ -279,6 +280,7 @@ describe('random walks (fast-check)', () => {
             projects.map((p) => fs.realpathSync(p)),
           );
           expectHealthy(s);
+          walks += 1;
 
           function apply(op: Op): void {
             switch (op.kind) {
@@ -468,5 +470,6 @@ describe('random walks (fast-check)', () => {
       }),
       { numRuns: 30, seed: 20250101 },
     );
+    expect(walks).toBe(30);
   });
 });
