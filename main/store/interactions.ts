@@ -416,13 +416,11 @@ export function presentInteraction(
   return toInteraction(loadInteractionRow(ctx, interactionId));
 }
 
+export const EXPIRE_PRESENTERS_SQL = `UPDATE interactions SET status = 'pending', presenter_id = NULL, presenter_expires_at = NULL
+  WHERE id IN (SELECT id FROM interactions WHERE status = 'presenting' AND presenter_expires_at <= ?
+               ORDER BY presenter_expires_at LIMIT ?)`;
+
 /** Expired presenter claims go back to pending (SPEC §5 step 2). No run revision change: both are "open". */
 export function expirePresenterClaims(ctx: StoreContext, limit: number, now: number): number {
-  return ctx
-    .prep(
-      `UPDATE interactions SET status = 'pending', presenter_id = NULL, presenter_expires_at = NULL
-       WHERE id IN (SELECT id FROM interactions WHERE status = 'presenting' AND presenter_expires_at <= ?
-                    ORDER BY presenter_expires_at LIMIT ?)`,
-    )
-    .run(now, limit).changes;
+  return ctx.prep(EXPIRE_PRESENTERS_SQL).run(now, limit).changes;
 }

@@ -52,11 +52,48 @@ export function viewCondition(view: RunView): string {
   return `(r.display_base = @view AND ${NOT_EXPIRED})`;
 }
 
+/**
+ * Views whose condition is an OR are answered as a union of index-ordered branches (each a subset of the
+ * view, each walking its own index newest first): the first page of the union is the first page of the
+ * view, and no branch scans the whole table.
+ */
+const VIEW_BRANCHES: Partial<Record<RunView, string[]>> = {
+  'needs-you': [
+    `x.needs_you_static = 1`,
+    `x.owner_expires_at IS NOT NULL AND x.owner_expires_at <= @now`,
+    `x.unattended_since IS NOT NULL AND x.unattended_since <= @unattendedBefore`,
+  ],
+  stale: [`x.display_base = 'stale'`, `x.owner_expires_at IS NOT NULL AND x.owner_expires_at <= @now`],
+  'parked-any': [`x.display_base = 'parked'`, `x.display_base = 'paused'`],
+};
+
+function branchSql(condition: string, opts: { project: boolean; cursor: boolean; limited: boolean }): string {
+  const where = [condition];
+  if (opts.project) where.push('x.project_id = @projectId');
+  if (opts.cursor) where.push('x.id < @cursor');
+  const tail = opts.limited ? ' ORDER BY x.id DESC LIMIT @limit' : '';
+  return `SELECT id FROM (SELECT x.id FROM runs x WHERE ${where.join(' AND ')}${tail})`;
+}
+
+/** The ids of a union view, for counting (no ordering, no limit). */
+export function unionIdsSql(view: 'needs-you' | 'stale'): string {
+  return (VIEW_BRANCHES[view] ?? [])
+    .map((c) => branchSql(c, { project: false, cursor: false, limited: false }))
+    .join(' UNION ');
+}
+
 export function listRunsSql(
   view: RunView,
   opts: { project: boolean; search: boolean; cursor: boolean },
 ): string {
   const where = [viewCondition(view)];
+  const branches = opts.search ? undefined : VIEW_BRANCHES[view];
+  if (branches !== undefined) {
+    const union = branches.map((c) =>
+      branchSql(c, { project: opts.project, cursor: opts.cursor, limited: true }),
+    );
+    where.push(`r.id IN (${union.join(' UNION ALL ')})`);
+  }
   if (opts.project) where.push('r.project_id = @projectId');
   if (opts.search) {
     where.push(
@@ -147,7 +184,9 @@ export function listProjects(ctx: StoreContext, now: number): ProjectSummary[] {
     )
     .all(params) as Array<{ pid: number; ds: DisplayStatus; n: number }>;
   const needRows = ctx
-    .prep(`SELECT r.project_id AS pid, count(*) AS n FROM runs r WHERE ${NEEDS_YOU_SQL} GROUP BY pid`)
+    .prep(
+      `SELECT r.project_id AS pid, count(*) AS n FROM runs r WHERE r.id IN (${unionIdsSql('needs-you')}) GROUP BY pid`,
+    )
     .all(params) as Array<{ pid: number; n: number }>;
   const needs = new Map(needRows.map((row) => [row.pid, row.n]));
   return allProjects(ctx).map((project) => {

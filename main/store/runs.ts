@@ -245,14 +245,8 @@ export function claimInTx(
   };
 }
 
-/** Oldest claimable run first (SPEC §4), or null. */
-export function claimNextInTx(ctx: StoreContext, options: ClaimNextOptions, now: number): ClaimResult | null {
-  const projects =
-    options.projectPaths === undefined ? null : JSON.stringify(options.projectPaths.map(filterPath));
-  const exclude = options.excludeIds === undefined ? null : JSON.stringify(options.excludeIds);
-  const row = ctx
-    .prep(
-      `SELECT q.run_id AS id FROM queue_entries q
+/** Oldest claimable first; skips paused, parked for a decision, open questions, held leases (SPEC §4). */
+export const CLAIM_NEXT_SQL = `SELECT q.run_id AS id FROM queue_entries q
          JOIN runs r ON r.id = q.run_id
          JOIN leases l ON l.run_id = q.run_id
        WHERE q.status IN ('queued', 'parked') AND q.available_at <= @now
@@ -263,8 +257,15 @@ export function claimNextInTx(ctx: StoreContext, options: ClaimNextOptions, now:
          AND (@exclude IS NULL OR r.id NOT IN (SELECT value FROM json_each(@exclude)))
          AND (@requireCommand = 0 OR r.command_json IS NOT NULL)
        ORDER BY q.available_at, q.run_id
-       LIMIT 1`,
-    )
+       LIMIT 1`;
+
+/** Oldest claimable run first (SPEC §4), or null. */
+export function claimNextInTx(ctx: StoreContext, options: ClaimNextOptions, now: number): ClaimResult | null {
+  const projects =
+    options.projectPaths === undefined ? null : JSON.stringify(options.projectPaths.map(filterPath));
+  const exclude = options.excludeIds === undefined ? null : JSON.stringify(options.excludeIds);
+  const row = ctx
+    .prep(CLAIM_NEXT_SQL)
     .get({ now, projects, exclude, requireCommand: options.requireCommand === true ? 1 : 0 }) as
     { id: string } | undefined;
   if (row === undefined) return null;

@@ -61,8 +61,13 @@ CREATE INDEX runs_display ON runs(display_base, id);
 CREATE INDEX runs_project_display ON runs(project_id, display_base, owner_expires_at);
 CREATE INDEX runs_project_display_id ON runs(project_id, display_base, id);
 CREATE INDEX runs_needs_you ON runs(id) WHERE needs_you_static = 1;
+CREATE INDEX runs_project_needs_you ON runs(project_id, id) WHERE needs_you_static = 1;
+CREATE INDEX runs_project_owned ON runs(project_id, id) WHERE owner_expires_at IS NOT NULL;
+CREATE INDEX runs_project_unattended ON runs(project_id, id) WHERE unattended_since IS NOT NULL;
 CREATE INDEX runs_owner_expiry ON runs(owner_expires_at) WHERE owner_expires_at IS NOT NULL;
+CREATE INDEX runs_owned ON runs(id) WHERE owner_expires_at IS NOT NULL;
 CREATE INDEX runs_unattended ON runs(unattended_since) WHERE unattended_since IS NOT NULL;
+CREATE INDEX runs_unattended_id ON runs(id) WHERE unattended_since IS NOT NULL;
 CREATE INDEX runs_finished ON runs(finished_at) WHERE finished_at IS NOT NULL;
 CREATE INDEX runs_parent ON runs(parent_run_id) WHERE parent_run_id IS NOT NULL;
 
