@@ -1,10 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  appEntryPoints,
-  createMainWindow,
-  mainWindowOptions,
-  type MainWindowDeps,
-} from '../../../main/electron/window';
+import { appEntryPoints, createMainWindow, type MainWindowDeps } from '../../../main/electron/window';
 import { BrowserWindow, resetFakeElectron } from './fake-electron';
 
 vi.mock('electron', () => import('./fake-electron'));
@@ -27,8 +22,12 @@ describe('appEntryPoints', () => {
   });
 });
 
-describe('mainWindowOptions (Electron security checklist)', () => {
-  const prefs = mainWindowOptions('/app/out/preload/index.cjs', { devTools: false }).webPreferences ?? {};
+describe('window options (Electron security checklist)', () => {
+  beforeEach(() => resetFakeElectron());
+  const prefs = () => {
+    make();
+    return (BrowserWindow.created[0]?.options.webPreferences ?? {}) as Record<string, unknown>;
+  };
 
   it.each([
     ['contextIsolation', true],
@@ -40,23 +39,27 @@ describe('mainWindowOptions (Electron security checklist)', () => {
     ['allowRunningInsecureContent', false],
     ['webviewTag', false],
     ['experimentalFeatures', false],
+    ['disableBlinkFeatures', 'Auxclick'],
     ['navigateOnDragDrop', false],
     ['devTools', false],
-    ['preload', '/app/out/preload/index.cjs'],
+    ['preload', '/opt/Runwarden/resources/app.asar/out/preload/index.cjs'],
   ])('%s is %s', (key, value) => {
-    expect(prefs[key as keyof typeof prefs]).toBe(value);
+    expect(prefs()[key]).toBe(value);
   });
 
-  it.each(['enableBlinkFeatures', 'additionalArguments', 'partition', 'session', 'disableBlinkFeatures'])(
+  it.each(['enableBlinkFeatures', 'additionalArguments', 'partition', 'session'])(
     'leaves %s unset',
     (key) => {
-      expect(prefs).not.toHaveProperty(key);
+      expect(prefs()).not.toHaveProperty(key);
     },
   );
 
   it('waits for ready-to-show, and enables devtools only when asked (development)', () => {
-    expect(mainWindowOptions('/p', { devTools: false }).show).toBe(false);
-    expect(mainWindowOptions('/p', { devTools: true }).webPreferences?.devTools).toBe(true);
+    make({ devTools: true });
+    expect(BrowserWindow.created[0]?.options).toMatchObject({
+      show: false,
+      webPreferences: { devTools: true },
+    });
   });
 });
 
@@ -80,11 +83,9 @@ function make(overrides: Partial<MainWindowDeps> = {}) {
 describe('createMainWindow', () => {
   beforeEach(() => resetFakeElectron());
 
-  it('creates the window with the hardened options and loads our page', () => {
+  it('creates one window and loads our page', () => {
     const { window } = make();
-    expect(window.options).toEqual(
-      mainWindowOptions(appEntryPoints(MAIN_URL).preloadPath, { devTools: false }),
-    );
+    expect(BrowserWindow.created).toHaveLength(1);
     expect(window.loadedFile).toBe('/opt/Runwarden/resources/app.asar/out/renderer/index.html');
   });
 

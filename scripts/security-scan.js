@@ -1,0 +1,156 @@
+#!/usr/bin/env node
+/**
+ * Electron security scan of the built app with Doyensec's Electronegativity (STACK.md: heavy and unmaintained,
+ * so it runs through `npx -y` and is never a dependency). Fails on any HIGH finding, and on any file the
+ * scanner could not parse (an unparsed file is an unscanned file, and its checks then report false "missing"
+ * findings).
+ *
+ *   npm run build && node scripts/security-scan.js
+ *
+ * Electronegativity 1.10.3's parser predates class private fields and other ES2022 syntax, so it scans a copy of
+ * out/ whose JavaScript is lowered to ES2019 (same code, older syntax). Needs the npm registry the first time
+ * (npx downloads the tool); the scan itself is offline (its release and translation fetches fail harmlessly).
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export const SCANNER = '@doyensec/electronegativity@1.10.3';
+export const SCAN_TARGET = 'es2019';
+const REQUIRED = ['main/index.js', 'preload/index.cjs', 'renderer/index.html'];
+
+/** Parses the scanner's CSV report (quoted fields, doubled quotes) into findings. */
+export function parseReport(csv) {
+  const rows = [];
+  let field = '';
+  let row = [];
+  let quoted = false;
+  for (let i = 0; i < csv.length; i++) {
+    const c = csv[i];
+    if (quoted) {
+      if (c === '"' && csv[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(field.trim());
+      field = '';
+    } else if (c === '\n' || c === '\r') {
+      if (c === '\r' && csv[i + 1] === '\n') i++;
+      row.push(field.trim());
+      if (row.some((f) => f !== '')) rows.push(row);
+      row = [];
+      field = '';
+    } else field += c;
+  }
+  row.push(field.trim());
+  if (row.some((f) => f !== '')) rows.push(row);
+  const [header, ...data] = rows;
+  if (header === undefined) return [];
+  const index = (name) => header.findIndex((h) => h.toLowerCase() === name);
+  const at = (r, name) => r[index(name)] ?? '';
+  return data.map((r) => ({
+    check: at(r, 'issue'),
+    severity: at(r, 'severity').toUpperCase(),
+    confidence: at(r, 'confidence').toUpperCase(),
+    file: at(r, 'filename'),
+    location: at(r, 'location'),
+    description: at(r, 'description'),
+  }));
+}
+
+/** Files the scanner reported it could not parse. */
+export function parseFailures(output) {
+  return [...output.matchAll(/^Error parsing (.+?) - (.+)$/gm)].map((m) => ({ file: m[1], error: m[2] }));
+}
+
+/** The verdict: fails on any HIGH finding or any unparsed file. */
+export function verdict(findings, failures) {
+  const counts = { HIGH: 0, MEDIUM: 0, LOW: 0, INFORMATIONAL: 0 };
+  for (const f of findings) counts[f.severity] = (counts[f.severity] ?? 0) + 1;
+  const ok = counts.HIGH === 0 && failures.length === 0;
+  return { ok, counts };
+}
+
+function jsFiles(dir) {
+  return readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((f) => /\.(c|m)?js$/.test(f));
+}
+
+export async function main() {
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+  const out = join(root, 'out');
+  const missing = REQUIRED.filter((f) => !existsSync(join(out, f)));
+  if (missing.length > 0) {
+    console.error(`security scan: ${missing.join(', ')} missing in out/ — run \`npm run build\` first.`);
+    return 2;
+  }
+  const req = createRequire(join(root, 'package.json'));
+  const electronVersion = JSON.parse(readFileSync(req.resolve('electron/package.json'), 'utf8')).version;
+  const { transformWithOxc } = await import(pathToFileURL(req.resolve('vite')).href);
+
+  const work = mkdtempSync(join(tmpdir(), 'runwarden-scan-'));
+  try {
+    const copy = join(work, 'out');
+    cpSync(out, copy, { recursive: true, filter: (source) => !source.startsWith(join(out, 'cli')) });
+    for (const file of jsFiles(copy)) {
+      const path = join(copy, file);
+      const lowered = await transformWithOxc(readFileSync(path, 'utf8'), path, {
+        target: SCAN_TARGET,
+        lang: 'js',
+      });
+      writeFileSync(path, lowered.code);
+    }
+
+    const report = join(work, 'report.csv');
+    console.log(
+      `security scan: ${SCANNER} over out/ (main, preload, renderer; Electron ${electronVersion})…`,
+    );
+    const result = spawnSync(
+      'npx',
+      ['-y', SCANNER, '-i', copy, '-o', report, '-r', '-v', 'false', '-e', electronVersion],
+      { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+    );
+    const output = `${result.stdout ?? ''}${result.stderr ?? ''}`;
+    if (result.error || !existsSync(report)) {
+      console.error(output);
+      console.error(
+        `security scan: the scanner did not produce a report (${result.error?.message ?? `exit ${result.status}`}).`,
+      );
+      return 2;
+    }
+    const findings = parseReport(readFileSync(report, 'utf8'));
+    const failures = parseFailures(output);
+    const { ok, counts } = verdict(findings, failures);
+
+    for (const f of failures) console.log(`  UNPARSED ${f.file}: ${f.error}`);
+    for (const f of findings) {
+      console.log(
+        `  ${f.severity.padEnd(13)} ${f.confidence.padEnd(9)} ${f.check}  ${f.file}:${f.location}  ${f.description}`,
+      );
+    }
+    console.log(
+      `security scan: ${findings.length} finding(s): ${counts.HIGH} high, ${counts.MEDIUM} medium, ${counts.LOW} low, ` +
+        `${counts.INFORMATIONAL} informational; ${failures.length} unparsed file(s). ${ok ? 'PASS' : 'FAIL'}`,
+    );
+    return ok ? 0 : 1;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  main().then(
+    (code) => process.exit(code),
+    (error) => {
+      console.error(`security scan: ${error.stack ?? error.message}`);
+      process.exit(2);
+    },
+  );
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { parseFailures, parseReport, verdict } from '../../../scripts/security-scan.js';
+
+const CSV = `issue, severity, confidence, filename, location, sample, description, url
+CSP_GLOBAL_CHECK,"LOW","FIRM","renderer/index.html","3:0","default-src 'none'; style-src 'self' 'unsafe-inline'","One or more CSP directives detected seems to be vulnerable",https://github.com/doyensec/electronegativity/wiki/CSP_GLOBAL_CHECK
+CONTEXT_ISOLATION_JS_CHECK,"HIGH","FIRM","main/index.js","581:16","new BrowserWindow(opts)","Review the use of the contextIsolation option, with a ""quoted"" word, and a comma",https://git.io/Jeu1p
+`;
+
+describe('scripts/security-scan.js helpers', () => {
+  it('parses the Electronegativity CSV report, quotes and all', () => {
+    expect(parseReport(CSV)).toEqual([
+      {
+        check: 'CSP_GLOBAL_CHECK',
+        severity: 'LOW',
+        confidence: 'FIRM',
+        file: 'renderer/index.html',
+        location: '3:0',
+        description: 'One or more CSP directives detected seems to be vulnerable',
+      },
+      {
+        check: 'CONTEXT_ISOLATION_JS_CHECK',
+        severity: 'HIGH',
+        confidence: 'FIRM',
+        file: 'main/index.js',
+        location: '581:16',
+        description: 'Review the use of the contextIsolation option, with a "quoted" word, and a comma',
+      },
+    ]);
+    expect(parseReport('')).toEqual([]);
+  });
+
+  it('fails on a HIGH finding', () => {
+    const findings = parseReport(CSV);
+    expect(verdict(findings, [])).toEqual({
+      ok: false,
+      counts: { HIGH: 1, MEDIUM: 0, LOW: 1, INFORMATIONAL: 0 },
+    });
+    expect(verdict(findings.slice(0, 1), []).ok).toBe(true);
+  });
+
+  it('fails when the scanner could not parse a file (its checks then ran blind)', () => {
+    const failures = parseFailures(
+      'Starting scan...\nError parsing /tmp/x/out/main/index.js - Unknown node type ClassPrivateProperty.\nFetching…',
+    );
+    expect(failures).toEqual([
+      { file: '/tmp/x/out/main/index.js', error: 'Unknown node type ClassPrivateProperty.' },
+    ]);
+    expect(verdict([], failures).ok).toBe(false);
+  });
+});
