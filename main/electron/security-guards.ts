@@ -7,6 +7,17 @@ import type { Session, WebContents } from 'electron';
 import { CONTENT_SECURITY_POLICY_HEADER } from '../../shared/csp';
 import type { Disposer } from './disposables';
 
+/** A URL's path with percent-escapes decoded (Chromium and Node escape some characters of a path differently). */
+function decodedPath(url: URL): string | null {
+  // An escaped separator names no file on disk; refuse it rather than decode it into one.
+  if (/%2f|%5c/i.test(url.pathname)) return null;
+  try {
+    return decodeURIComponent(url.pathname);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Checklist 13: navigation stays on our page. Only the app's own index.html (any fragment: the UI routes by
  * hash) is allowed; other files, query strings, other schemes and remote pages are refused.
@@ -22,9 +33,10 @@ export function isAppPageUrl(candidate: string, appIndexUrl: string): boolean {
   }
   return (
     url.protocol === 'file:' &&
+    decodedPath(url) !== null &&
     app.protocol === 'file:' &&
     url.host === app.host &&
-    url.pathname === app.pathname &&
+    decodedPath(url) === decodedPath(app) &&
     url.search === '' &&
     url.username === '' &&
     url.password === ''

@@ -35,6 +35,16 @@ describe('isAppPageUrl (navigation guard, checklist 13)', () => {
     expect(isAppPageUrl(url, APP)).toBe(allowed);
   });
 
+  it('compares paths decoded, as Chromium and Node escape some characters differently', () => {
+    const app = "file:///home/o'neil/My%20Apps/out/renderer/index.html";
+    expect(isAppPageUrl('file:///home/o%27neil/My%20Apps/out/renderer/index.html#/x', app)).toBe(true);
+    expect(isAppPageUrl('file:///home/o%27neil/My%20Apps/out/renderer/%69ndex.html', app)).toBe(true);
+    expect(isAppPageUrl('file:///home/o%27neil/My%20Apps/out/renderer%2Findex.html', app)).toBe(false);
+    expect(isAppPageUrl('file:///home/o%27neil/My%20Apps/out/renderer%5cindex.html', app)).toBe(false);
+    expect(isAppPageUrl('file:///home/o%27neil/%E0%A4%A/index.html', app)).toBe(false);
+    expect(isAppPageUrl('file:///home/other/My%20Apps/out/renderer/index.html', app)).toBe(false);
+  });
+
   it('refuses everything when the app URL itself is not a file URL', () => {
     expect(isAppPageUrl('http://localhost/', 'http://localhost/')).toBe(false);
   });
