@@ -1,0 +1,261 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createTempStore,
+  HUMAN,
+  reserve,
+  reserveAndClaim,
+  runnerOwner,
+  SWEEPER,
+  type TempStore,
+} from '../../helpers/temp-store';
+import { EventLogWatch, expectHealthy, expectInvariants } from './invariants';
+
+let t: TempStore;
+let log: EventLogWatch;
+const LEASE = 30_000;
+const HOST = { ownerType: 'host' as const, ownerId: 'app-1', pid: 1, hostname: 'h', startId: null };
+
+beforeAll(() => {
+  t = createTempStore();
+  log = new EventLogWatch(t.store);
+});
+afterEach(() => {
+  expectInvariants(t.store);
+  log.check();
+});
+afterAll(() => {
+  expectHealthy(t.store);
+  t.cleanup();
+});
+
+describe('host lease', () => {
+  it('one sweeper at a time; renew keeps it; expiry lets another take over and fences the first', () => {
+    const a = t.store.claimHostLease({ ...HOST, leaseMs: 10_000 });
+    expect(a).toMatchObject({ runId: 'host', ownerType: 'host', ownerId: 'app-1' });
+    expect(t.store.claimHostLease({ ...HOST, ownerId: 'app-2', leaseMs: 10_000 })).toBeNull();
+    t.clock.advance(5_000);
+    expect(t.store.renewHostLease(a!, 10_000)).toBe(true);
+    t.clock.advance(10_000);
+    expect(t.store.renewHostLease(a!, 10_000)).toBe(false);
+    const b = t.store.claimHostLease({ ...HOST, ownerId: 'app-2', leaseMs: 10_000 });
+    expect(b?.generation).toBe((a?.generation ?? 0) + 1);
+    expect(t.store.releaseHostLease(a!)).toBe(false);
+    expect(t.store.releaseHostLease(b!)).toBe(true);
+    expect(t.store.claimHostLease({ ...HOST, leaseMs: 10_000 })).not.toBeNull();
+  });
+});
+
+describe('stale detection', () => {
+  it('listExpiredLeases honours the grace and forgets a loss once recorded; markRunnerLost is once per generation', () => {
+    const claim = reserveAndClaim(t, LEASE);
+    expect(t.store.listExpiredLeases({ graceMs: 0, limit: 10 }).map((l) => l.runId)).not.toContain(
+      claim.runId,
+    );
+    t.clock.advance(LEASE + 1_000);
+    expect(t.store.listExpiredLeases({ graceMs: 5_000, limit: 10 }).map((l) => l.runId)).not.toContain(
+      claim.runId,
+    );
+    const expired = t.store
+      .listExpiredLeases({ graceMs: 1_000, limit: 10 })
+      .find((l) => l.runId === claim.runId);
+    expect(expired).toMatchObject({
+      ownerId: 'runner-1',
+      ownerPid: 4242,
+      ownerHostname: 'test-host',
+      ownerStartId: '777',
+      generation: 1,
+    });
+    log.check();
+    expect(t.store.markRunnerLost(claim.runId, 1, 'lease expired', SWEEPER)).toBe(true);
+    expect(log.check()).toEqual(['run.runner_lost']);
+    expect(t.store.markRunnerLost(claim.runId, 1, 'again', SWEEPER)).toBe(false);
+    expect(t.store.listExpiredLeases({ graceMs: 0, limit: 10 }).map((l) => l.runId)).not.toContain(
+      claim.runId,
+    );
+    expect(t.store.listStaleLeases({ olderThanMs: 0, limit: 10 }).map((l) => l.runId)).toContain(claim.runId);
+    expect(t.store.listStaleLeases({ olderThanMs: 60_000, limit: 10 }).map((l) => l.runId)).not.toContain(
+      claim.runId,
+    );
+    expect(t.store.doctor().staleLeases).toBeGreaterThanOrEqual(1);
+    t.store.cancelRun(claim.runId, { reason: 'stale', actor: HUMAN });
+    expect(t.store.listStaleLeases({ olderThanMs: 0, limit: 10 }).map((l) => l.runId)).not.toContain(
+      claim.runId,
+    );
+  });
+
+  it('markRunnerLost on a live lease (owner process gone) expires it now; a stale generation does nothing', () => {
+    const claim = reserveAndClaim(t, LEASE);
+    expect(t.store.listLiveLeasesOnHost('test-host', 10).map((l) => l.runId)).toContain(claim.runId);
+    expect(t.store.listLiveLeasesOnHost('elsewhere', 10)).toEqual([]);
+    expect(t.store.markRunnerLost(claim.runId, claim.generation + 1, 'wrong generation', SWEEPER)).toBe(
+      false,
+    );
+    expect(t.store.markRunnerLost(claim.runId, claim.generation, 'pid 4242 is gone', SWEEPER)).toBe(true);
+    expect(t.store.getSnapshot(claim.runId).lease?.expiresAt).toBe(t.clock.now());
+    expect(t.store.heartbeat(claim, LEASE).ok).toBe(false);
+    expect(t.store.listLiveLeasesOnHost('test-host', 10).map((l) => l.runId)).not.toContain(claim.runId);
+    const ev = t.store.getRunDetail(claim.runId, { eventsLimit: 1 }).events[0];
+    expect(ev).toMatchObject({
+      type: 'run.runner_lost',
+      leaseGeneration: claim.generation,
+      payload: { expiredEarly: true },
+    });
+    // A new owner's generation can be lost again.
+    const again = t.store.claimRun(claim.runId, { ...runnerOwner('r2'), leaseMs: LEASE }).claim;
+    t.clock.advance(LEASE);
+    expect(t.store.markRunnerLost(again.runId, again.generation, 'expired', SWEEPER)).toBe(true);
+  });
+});
+
+describe('interaction deadlines', () => {
+  it('a default settles with timeout_policy; the live runner keeps its lease and reads it', () => {
+    const claim = reserveAndClaim(t, 600_000);
+    const q = t.store.requestInteraction(claim, {
+      kind: 'decision',
+      title: 'Proceed?',
+      choices: ['yes', 'no'],
+      defaultResponse: 'no',
+      deadlineAt: t.clock.now() + 1_000,
+    });
+    expect(t.store.expireInteractionDeadlines(10, SWEEPER)).toBe(0);
+    t.clock.advance(1_000);
+    expect(t.store.expireInteractionDeadlines(10, SWEEPER)).toBe(1);
+    expect(t.store.getInteraction(q.id)).toMatchObject({
+      status: 'settled',
+      response: 'no',
+      provenance: 'timeout_policy',
+      revision: 2,
+    });
+    expect(t.store.getSnapshot(claim.runId).queue.status).toBe('running');
+    expect(t.store.expireInteractionDeadlines(10, SWEEPER)).toBe(0);
+    t.store.resumeAfterInteraction(claim);
+  });
+
+  it('no default and no live runner → expired (expired_no_default) and the run parks interactionExpired', () => {
+    const claim = reserveAndClaim(t, LEASE);
+    const q = t.store.requestInteraction(claim, {
+      kind: 'input',
+      title: 'Name',
+      fields: [{ name: 'n', type: 'string' }],
+      deadlineAt: t.clock.now() + 5_000,
+    });
+    t.store.park(claim, 'runnerExited');
+    t.clock.advance(5_000);
+    // parked runs keep their park reason; a run still held only by an expired runner parks
+    expect(t.store.expireInteractionDeadlines(10, SWEEPER)).toBe(1);
+    expect(t.store.getInteraction(q.id)).toMatchObject({
+      status: 'expired',
+      provenance: 'expired_no_default',
+    });
+    const other = reserveAndClaim(t, 1_000);
+    t.store.requestInteraction(other, {
+      kind: 'decision',
+      title: 'q',
+      choices: ['a'],
+      deadlineAt: t.clock.now() + 2_000,
+    });
+    t.clock.advance(2_000);
+    expect(t.store.expireInteractionDeadlines(10, SWEEPER)).toBe(1);
+    expect(t.store.getSnapshot(other.runId).queue).toMatchObject({
+      status: 'parked',
+      errorCode: 'interactionExpired',
+    });
+    expect(t.store.getRun(other.runId).status).toBe('waiting');
+  });
+
+  it('expired presenter claims go back to pending', () => {
+    const claim = reserveAndClaim(t, LEASE);
+    const q = t.store.requestInteraction(claim, { kind: 'decision', title: 'q', choices: ['a'] });
+    expect(t.store.presentInteraction(q.id, 'dialog-1', 10_000)).toMatchObject({
+      status: 'presenting',
+      presenterId: 'dialog-1',
+    });
+    expect(() => t.store.presentInteraction(q.id, 'dialog-2', 10_000)).toThrow(/being answered elsewhere/);
+    expect(t.store.expirePresenterClaims(10)).toBe(0);
+    t.clock.advance(10_000);
+    expect(t.store.expirePresenterClaims(10)).toBe(1);
+    expect(t.store.getInteraction(q.id)).toMatchObject({
+      status: 'pending',
+      presenterId: null,
+      presenterExpiresAt: null,
+    });
+  });
+});
+
+describe('change feed and hygiene', () => {
+  it('eventsAfter pages the global sequence; dataVersion moves when another connection writes', () => {
+    const start = t.store.lastEventSeq();
+    reserve(t);
+    reserve(t);
+    const events = t.store.eventsAfter(start, 10);
+    expect(events.map((e) => e.type)).toEqual(['run.reserved', 'run.reserved']);
+    expect(events[1]!.seq).toBeGreaterThan(events[0]!.seq);
+    expect(t.store.eventsAfter(start, 1)).toHaveLength(1);
+    const other = t.reopen();
+    const before = t.store.dataVersion();
+    other.setSetting('k', 1, HUMAN);
+    expect(t.store.dataVersion()).not.toBe(before);
+    const cp = t.store.checkpoint();
+    expect(cp.walPages).toBeGreaterThanOrEqual(0);
+  });
+
+  it('getRunDetail pages events newest first', () => {
+    const claim = reserveAndClaim(t);
+    for (let i = 0; i < 5; i += 1) t.store.setProgress(claim, `p${i}`);
+    const page1 = t.store.getRunDetail(claim.runId, { eventsLimit: 3 });
+    expect(page1.events.map((e) => e.runRevision)).toEqual([7, 6, 5]);
+    const page2 = t.store.getRunDetail(claim.runId, {
+      eventsLimit: 3,
+      eventsBefore: page1.nextEventsCursor!,
+    });
+    expect(page2.events.map((e) => e.runRevision)).toEqual([4, 3, 2]);
+    const page3 = t.store.getRunDetail(claim.runId, {
+      eventsLimit: 3,
+      eventsBefore: page2.nextEventsCursor!,
+    });
+    expect(page3.events.map((e) => e.runRevision)).toEqual([1]);
+    expect(page3.nextEventsCursor).toBeNull();
+    expect(page1.projectPath).toBe(t.store.projectPathOfRun(claim.runId));
+    expect(t.store.runLabel(claim.runId)).toEqual({
+      title: 'Build the thing',
+      projectPath: page1.projectPath,
+    });
+    expect(t.store.runLabel('run_gone')).toBeNull();
+  });
+
+  it('pruneTerminalRuns deletes old finished runs with their rows and events, in batches', () => {
+    const local = createTempStore();
+    try {
+      const s = local.store;
+      const old: string[] = [];
+      for (let i = 0; i < 3; i += 1) {
+        const c = reserveAndClaim(local);
+        s.completeRun(c);
+        old.push(c.runId);
+      }
+      const child = s.retryRun(old[0]!, { actor: HUMAN });
+      local.clock.advance(10 * 86_400_000);
+      const fresh = reserveAndClaim(local);
+      s.failRun(fresh, 'x');
+      s.notify(old[1]!, { level: 'info', title: 'n' }, HUMAN);
+      expect(s.pruneTerminalRuns(7 * 86_400_000, 2)).toBe(2);
+      expect(s.pruneTerminalRuns(7 * 86_400_000, 2)).toBe(1);
+      expect(s.pruneTerminalRuns(7 * 86_400_000, 2)).toBe(0);
+      for (const id of old) expect(() => s.getRun(id)).toThrow(/No run/);
+      expect(s.getRun(fresh.runId).status).toBe('failed');
+      expect(s.getRun(child.id).parentRunId).toBeNull();
+      const orphanEvents = s.db
+        .prepare(`SELECT count(*) AS n FROM events WHERE run_id IN (SELECT value FROM json_each(?))`)
+        .get(JSON.stringify(old)) as { n: number };
+      expect(orphanEvents.n).toBe(0);
+      expect(s.listNotifications({ limit: 10 })[0]?.runId).toBeNull();
+      expectHealthy(s);
+    } finally {
+      local.cleanup();
+    }
+  });
+
+  it('events cannot be updated', () => {
+    expect(() => t.store.db.prepare(`UPDATE events SET type = 'x'`).run()).toThrow(/append-only/);
+  });
+});
