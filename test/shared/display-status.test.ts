@@ -1,0 +1,255 @@
+import { describe, expect, it } from 'vitest';
+import { displayStatus, worstTrayState } from '../../shared/display-status';
+import type { Effect, Interaction, Lease, QueueEntry, Run, RunSnapshot } from '../../shared/domain';
+
+const NOW = 1_000_000;
+
+function snapshot(over: {
+  run?: Partial<Run>;
+  queue?: Partial<QueueEntry>;
+  lease?: Partial<Lease> | null;
+  interactions?: ReadonlyArray<Partial<Interaction>>;
+  effects?: ReadonlyArray<Partial<Effect>>;
+}): RunSnapshot {
+  const run: Run = {
+    id: 'run_1',
+    projectId: 1,
+    projectPath: '/p',
+    workflow: 'w',
+    title: 't',
+    status: 'queued',
+    paused: false,
+    statusDetail: null,
+    executionMode: 'interactive',
+    originSession: null,
+    parentRunId: null,
+    lineage: null,
+    input: null,
+    output: null,
+    error: null,
+    command: null,
+    requestKey: null,
+    cancelRequested: false,
+    pauseRequested: false,
+    currentStep: null,
+    revision: 1,
+    createdAt: 0,
+    updatedAt: 0,
+    finishedAt: null,
+    ...over.run,
+  };
+  const queue: QueueEntry = {
+    runId: 'run_1',
+    status: 'queued',
+    availableAt: NOW,
+    errorCode: null,
+    errorDetail: null,
+    consecutiveErrors: 0,
+    updatedAt: 0,
+    ...over.queue,
+  };
+  const lease: Lease | null =
+    over.lease === null
+      ? null
+      : {
+          runId: 'run_1',
+          name: 'run:run_1',
+          generation: 1,
+          ownerType: null,
+          ownerId: null,
+          ownerPid: null,
+          ownerHostname: null,
+          ownerStartId: null,
+          acquiredAt: null,
+          heartbeatAt: null,
+          expiresAt: null,
+          ...over.lease,
+        };
+  const interactions = (over.interactions ?? []).map(
+    (i, n) =>
+      ({
+        id: `int_${n}`,
+        runId: 'run_1',
+        attemptId: null,
+        kind: 'decision',
+        title: `q${n}`,
+        prompt: '',
+        choices: ['a'],
+        fields: null,
+        defaultResponse: null,
+        hasDefault: false,
+        deadlineAt: null,
+        status: 'pending',
+        revision: 1,
+        presenterId: null,
+        presenterExpiresAt: null,
+        response: null,
+        provenance: null,
+        createdAt: 0,
+        settledAt: null,
+        ...i,
+      }) as Interaction,
+  );
+  const effects = (over.effects ?? []).map(
+    (e, n) =>
+      ({
+        id: n,
+        runId: 'run_1',
+        attemptId: null,
+        type: 't',
+        idempotencyKey: `k${n}`,
+        summary: `effect ${n}`,
+        status: 'ambiguous',
+        attemptCount: 1,
+        resolution: null,
+        resolutionNote: null,
+        resolvedBy: null,
+        createdAt: 0,
+        updatedAt: 0,
+        ...e,
+      }) as Effect,
+  );
+  return { run, queue, lease, interactions, effects };
+}
+
+const live = { ownerType: 'runner' as const, ownerId: 'r1', expiresAt: NOW + 1 };
+const expired = { ownerType: 'runner' as const, ownerId: 'r1', expiresAt: NOW };
+
+describe('displayStatus', () => {
+  it.each([
+    [
+      'completed',
+      { run: { status: 'completed' as const }, queue: { status: 'done' as const } },
+      'completed',
+      false,
+    ],
+    [
+      'failed',
+      { run: { status: 'failed' as const, error: 'boom\nstack' }, queue: { status: 'failed' as const } },
+      'failed',
+      false,
+    ],
+    [
+      'stale (lease expired at exactly now)',
+      { run: { status: 'running' as const }, queue: { status: 'running' as const }, lease: expired },
+      'stale',
+      true,
+    ],
+    [
+      'needs-answer beats ambiguous',
+      {
+        run: { status: 'waiting' as const },
+        queue: { status: 'running' as const },
+        lease: live,
+        interactions: [{}],
+        effects: [{}],
+      },
+      'needs-answer',
+      true,
+    ],
+    [
+      'paused hides the question',
+      {
+        run: { status: 'waiting' as const, paused: true },
+        queue: { status: 'parked' as const, errorCode: 'paused' as const },
+        interactions: [{}],
+      },
+      'paused',
+      false,
+    ],
+    [
+      'ambiguous',
+      {
+        run: { status: 'waiting' as const },
+        queue: { status: 'parked' as const, errorCode: 'effectAmbiguous' as const },
+        effects: [{}],
+      },
+      'ambiguous',
+      true,
+    ],
+    [
+      'parked runnerExited needs a decision',
+      {
+        run: { status: 'running' as const },
+        queue: { status: 'parked' as const, errorCode: 'runnerExited' as const },
+      },
+      'parked',
+      true,
+    ],
+    [
+      'running with a live owner',
+      { run: { status: 'running' as const }, queue: { status: 'running' as const }, lease: live },
+      'running',
+      false,
+    ],
+    [
+      'waiting, nobody holding it',
+      { run: { status: 'waiting' as const }, queue: { status: 'running' as const } },
+      'waiting',
+      false,
+    ],
+    [
+      'running, nobody holding it',
+      { run: { status: 'running' as const }, queue: { status: 'running' as const } },
+      'stale',
+      true,
+    ],
+    ['queued, fresh', { queue: { availableAt: NOW } }, 'queued', false],
+    ['queued, unattended for 5 min', { queue: { availableAt: NOW - 5 * 60_000 } }, 'queued', true],
+  ] as const)('%s', (_name, over, status, needsYou) => {
+    const d = displayStatus(snapshot(over), NOW);
+    expect(d.status).toBe(status);
+    expect(d.needsYou).toBe(needsYou);
+  });
+
+  it('offers requestCancel, never cancel, while a live owner holds the run', () => {
+    const d = displayStatus(
+      snapshot({ run: { status: 'running' }, queue: { status: 'running' }, lease: live }),
+      NOW,
+    );
+    expect(d.liveOwner).toBe(true);
+    expect(d.actions).toEqual(['requestCancel', 'requestPause']);
+    expect(
+      displayStatus(
+        snapshot({ run: { status: 'running' }, queue: { status: 'running' }, lease: expired }),
+        NOW,
+      ).actions,
+    ).toEqual(['cancel']);
+  });
+
+  it('ignores settled and cancelled interactions and non-ambiguous effects', () => {
+    const d = displayStatus(
+      snapshot({
+        run: { status: 'running' },
+        queue: { status: 'running' },
+        lease: live,
+        interactions: [{ status: 'settled' }, { status: 'cancelled' }],
+        effects: [{ status: 'applied' }],
+      }),
+      NOW,
+    );
+    expect(d.status).toBe('running');
+  });
+
+  it('sourceChanged offers resume anyway', () => {
+    const d = displayStatus(
+      snapshot({ run: { status: 'running' }, queue: { status: 'parked', errorCode: 'sourceChanged' } }),
+      NOW,
+    );
+    expect(d).toMatchObject({
+      status: 'parked',
+      parkReason: 'sourceChanged',
+      actions: ['resumeAnyway', 'pause', 'cancel'],
+    });
+  });
+});
+
+describe('worstTrayState', () => {
+  it('orders needs-answer > stale > failed > running > idle', () => {
+    expect(worstTrayState({ running: 1, failed: 1, stale: 1, 'needs-answer': 1 })).toBe('needs-answer');
+    expect(worstTrayState({ running: 1, failed: 1, stale: 1 })).toBe('stale');
+    expect(worstTrayState({ running: 1, failed: 1 })).toBe('failed');
+    expect(worstTrayState({ running: 1 })).toBe('running');
+    expect(worstTrayState({ completed: 3 })).toBe('idle');
+  });
+});
