@@ -1,0 +1,129 @@
+/**
+ * What every CLI command module exports, the context it runs in, and the shared argument parsing
+ * (node:util parseArgs, strict) with the flags every command takes: --store, --json, --help.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { RunwardenError } from '../../shared/errors';
+import { openStore, resolveStorePath, type RunStore } from '../store';
+import type { OutputStream, Paint } from './output';
+
+export interface CliContext {
+  stdout: OutputStream;
+  stderr: OutputStream;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** Absolute path of bin/runwarden.js, so children (exec, demo) can run the same CLI. */
+  binPath: string;
+  /** Set by parseCommand when --json is given: errors are then printed as JSON too. */
+  json: boolean;
+  paint: Paint;
+  now(): number;
+  /** Registers cleanup (closing the store, killing timers) run when the command returns. */
+  defer(cleanup: () => void): void;
+}
+
+export interface Command {
+  name: string;
+  summary: string;
+  /** Full `--help` text. */
+  help: string;
+  run(ctx: CliContext, argv: string[]): Promise<number>;
+}
+
+/** A usage error: bad flags or arguments. Exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+export const COMMON_OPTIONS = {
+  store: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies Options;
+
+export const JSON_OPTION = { json: { type: 'boolean' } } as const satisfies Options;
+
+export const COMMON_HELP = `  --store PATH   the store file (default: $RUNWARDEN_STORE, else the per-user data folder)
+  -h, --help     show this help`;
+
+export const JSON_HELP = `  --json         print the result as JSON: {"ok":true,"value":...} or {"ok":false,"error":{code,message,recovery}}`;
+
+/** Parses argv strictly; turns parseArgs' errors into UsageError; handles --help. */
+export function parseCommand<const O extends Options>(
+  ctx: CliContext,
+  command: Command,
+  argv: string[],
+  options: O,
+  config: { allowPositionals: boolean } = { allowPositionals: true },
+) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options,
+      strict: true,
+      allowPositionals: config.allowPositionals,
+      allowNegative: false,
+    });
+  } catch (error) {
+    throw new UsageError(
+      error instanceof Error ? (error.message.split('\n')[0] ?? String(error)) : String(error),
+    );
+  }
+  const values = parsed.values as Record<string, unknown>;
+  if (values.json === true) ctx.json = true;
+  if (values.help === true) {
+    ctx.stdout.write(command.help.endsWith('\n') ? command.help : `${command.help}\n`);
+    return null;
+  }
+  return parsed;
+}
+
+/** Opens the store at --store / RUNWARDEN_STORE / the default path; closed when the command returns. */
+export function openCliStore(ctx: CliContext, flag: string | undefined): RunStore {
+  const path = resolveStorePath({ flag, env: ctx.env });
+  const store = openStore(path);
+  ctx.defer(() => store.close());
+  return store;
+}
+
+export function storePathOf(ctx: CliContext, flag: string | undefined): string {
+  return resolveStorePath({ flag, env: ctx.env });
+}
+
+/** Prints a successful result: JSON envelope with --json, else the human text. */
+export function printResult(ctx: CliContext, value: unknown, human: () => string): void {
+  if (ctx.json) {
+    ctx.stdout.write(`${JSON.stringify({ ok: true, value })}\n`);
+  } else {
+    const text = human();
+    if (text !== '') ctx.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  }
+}
+
+export function requirePositional(positionals: string[], index: number, name: string): string {
+  const value = positionals[index];
+  if (value === undefined || value === '') throw new UsageError(`missing ${name}`);
+  return value;
+}
+
+export function noExtraPositionals(positionals: string[], count: number): void {
+  if (positionals.length > count) throw new UsageError(`unexpected argument: ${positionals[count]}`);
+}
+
+export function parseIntegerFlag(value: string | undefined, name: string, min = 0): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < min) {
+    throw new UsageError(`--${name} must be an integer >= ${min}, got "${value}"`);
+  }
+  return Number(value);
+}
+
+/** Refusal as data for a command that found nothing to act on. */
+export function notFound(message: string): RunwardenError {
+  return new RunwardenError('NOT_FOUND', message);
+}

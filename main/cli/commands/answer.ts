@@ -1,0 +1,105 @@
+/** `runwarden answer INTERACTION VALUE | --json PAYLOAD`: answer a run's question. */
+import { randomUUID } from 'node:crypto';
+import type { Interaction } from '../../../shared/domain';
+import {
+  COMMON_HELP,
+  COMMON_OPTIONS,
+  noExtraPositionals,
+  openCliStore,
+  parseCommand,
+  parseIntegerFlag,
+  printResult,
+  requirePositional,
+  UsageError,
+  type Command,
+} from '../command';
+import { EXIT } from '../exit-codes';
+import { humanActor } from '../human-actor';
+
+const OPTIONS = {
+  ...COMMON_OPTIONS,
+  json: { type: 'string' },
+  'json-result': { type: 'boolean' },
+  key: { type: 'string' },
+  revision: { type: 'string' },
+} as const;
+
+export const answerCommand: Command = {
+  name: 'answer',
+  summary: 'answer a question a run is waiting on',
+  help: `Usage: runwarden answer INTERACTION VALUE
+       runwarden answer INTERACTION --json PAYLOAD
+
+Answers a pending question. For a decision VALUE must be one of its choices; for an input
+question give the fields as a JSON object with --json (a question with a single field also
+takes VALUE, converted to the field's type). "runwarden show RUN" lists a run's questions.
+
+Options:
+  --json PAYLOAD   the answer as JSON (an object for fields, a JSON string for a choice)
+  --key K          idempotency key: answering twice with the same key is adopted, not doubled
+  --revision N     only if the question is still at revision N; else exit 5
+  --json-result    print the result as JSON ({"ok":true,"value":{outcome,interaction}})
+${COMMON_HELP}
+
+Exit status: 0 accepted (or adopted); 2 the answer does not fit the question;
+4 unknown question; 5 no longer pending, changed, or its run is paused or finished.`,
+  async run(ctx, argv) {
+    const parsed = parseCommand(ctx, this, argv, OPTIONS);
+    if (parsed === null) return EXIT.ok;
+    const { values, positionals } = parsed;
+    if (values['json-result'] === true) ctx.json = true;
+    const interactionId = requirePositional(positionals, 0, 'INTERACTION');
+    const store = openCliStore(ctx, values.store);
+    const interaction = store.getInteraction(interactionId);
+    let payload: unknown;
+    if (values.json !== undefined) {
+      noExtraPositionals(positionals, 1);
+      try {
+        payload = JSON.parse(values.json);
+      } catch {
+        throw new UsageError('--json must be valid JSON');
+      }
+    } else {
+      const value = requirePositional(positionals, 1, 'VALUE (or --json PAYLOAD)');
+      noExtraPositionals(positionals, 2);
+      payload = payloadFromValue(interaction, value);
+    }
+    const result = store.answerInteraction(interactionId, {
+      interactionRevision: parseIntegerFlag(values.revision, 'revision', 0) ?? interaction.revision,
+      idempotencyKey: values.key ?? randomUUID(),
+      payload,
+      actor: humanActor(),
+    });
+    printResult(ctx, result, () =>
+      result.outcome === 'adopted'
+        ? `Already answered with this key: ${interactionId}.`
+        : `Answered ${interactionId}: ${JSON.stringify(payload)}`,
+    );
+    return EXIT.ok;
+  },
+};
+
+/** A bare VALUE: the choice itself, or the single field's value converted to its type. */
+function payloadFromValue(interaction: Interaction, value: string): unknown {
+  if (interaction.kind === 'decision') return value;
+  const fields = interaction.fields ?? [];
+  const field = fields[0];
+  if (fields.length !== 1 || field === undefined) {
+    throw new UsageError(
+      `this question asks for ${fields.map((f) => `${f.name}:${f.type}`).join(', ')}: give them with --json '{...}'`,
+    );
+  }
+  switch (field.type) {
+    case 'string':
+      return { [field.name]: value };
+    case 'number': {
+      const number = Number(value);
+      if (value.trim() === '' || !Number.isFinite(number))
+        throw new UsageError(`${field.name} must be a number`);
+      return { [field.name]: number };
+    }
+    case 'boolean':
+      if (value !== 'true' && value !== 'false') throw new UsageError(`${field.name} must be true or false`);
+      return { [field.name]: value === 'true' };
+  }
+}

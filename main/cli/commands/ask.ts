@@ -1,0 +1,172 @@
+/** `runwarden ask`: from inside a run, ask a person and block until answered, expired or cancelled. */
+import type { FieldType, InteractionField } from '../../../shared/domain';
+import { waitForInteraction } from '../../runner/ask';
+import { enclosingClaim } from '../../runner/runner-env';
+import { runnerActor } from '../../runner/owner-info';
+import {
+  COMMON_HELP,
+  COMMON_OPTIONS,
+  openCliStore,
+  parseCommand,
+  printResult,
+  UsageError,
+  type Command,
+} from '../command';
+import { EXIT } from '../exit-codes';
+import { parseDuration } from '../output';
+
+const OPTIONS = {
+  ...COMMON_OPTIONS,
+  json: { type: 'boolean' },
+  title: { type: 'string' },
+  prompt: { type: 'string' },
+  choice: { type: 'string', multiple: true },
+  field: { type: 'string', multiple: true },
+  default: { type: 'string' },
+  timeout: { type: 'string' },
+  'poll-ms': { type: 'string' },
+} as const;
+
+const FIELD_TYPES: readonly FieldType[] = ['string', 'number', 'boolean'];
+
+export const askCommand: Command = {
+  name: 'ask',
+  summary: 'ask a person from inside a run and wait for the answer',
+  help: `Usage: runwarden ask --title T [--prompt TEXT] (--choice V)... [--default V] [--timeout 10m]
+       runwarden ask --title T (--field NAME[:string|number|boolean])... [--default JSON]
+
+Run inside "runwarden exec" (it reads RUNWARDEN_RUN_ID and the run's claim from the environment).
+Creates a question on the run and blocks until a person answers it ("runwarden answer", the app, or
+the browser), its deadline passes, or it is cancelled. Prints the answer: the choice, or a JSON
+object for fields.
+
+Options:
+  --title T        the question (required)
+  --prompt TEXT    more detail (markdown, shown as text)
+  --choice V       an allowed answer (repeat for each); makes a decision
+  --field SPEC     an input field NAME or NAME:TYPE (string, number, boolean; repeat for each)
+  --default V      the answer used when the deadline passes (a choice, or a JSON object for fields)
+  --timeout DUR    deadline from now: 30s, 10m, 2h, 1d (a bare number is seconds)
+  --json           print {"ok":true,"value":{"status","response"}} instead of the bare answer
+${COMMON_HELP}
+
+Exit status: 0 answered (or the default was applied); 124 expired with no default;
+130 cancelled (the question or the run was cancelled, or ask was interrupted);
+1 the run lost its lease; 2 not inside a run or bad options.`,
+  async run(ctx, argv) {
+    const parsed = parseCommand(ctx, this, argv, OPTIONS, { allowPositionals: false });
+    if (parsed === null) return EXIT.ok;
+    const { values } = parsed;
+    const title = values.title;
+    if (title === undefined || title.trim() === '') throw new UsageError('--title is required');
+    const choices = values.choice ?? [];
+    const fields = (values.field ?? []).map(parseField);
+    if (choices.length > 0 && fields.length > 0)
+      throw new UsageError('use either --choice or --field, not both');
+    if (choices.length === 0 && fields.length === 0) {
+      throw new UsageError('give the allowed answers with --choice V (repeat it), or --field NAME for input');
+    }
+    let deadlineAt: number | null = null;
+    if (values.timeout !== undefined) {
+      const ms = parseDuration(values.timeout);
+      if (ms === null)
+        throw new UsageError(`--timeout must be a duration like 30s, 10m or 2h, got "${values.timeout}"`);
+      deadlineAt = ctx.now() + ms;
+    }
+    let defaultResponse: unknown = null;
+    const hasDefault = values.default !== undefined;
+    if (values.default !== undefined) {
+      if (choices.length > 0) {
+        if (!choices.includes(values.default)) {
+          throw new UsageError(`--default must be one of the choices (${choices.join(', ')})`);
+        }
+        defaultResponse = values.default;
+      } else {
+        try {
+          defaultResponse = JSON.parse(values.default);
+        } catch {
+          throw new UsageError('--default must be a JSON object when asking for fields');
+        }
+      }
+    }
+    const claim = enclosingClaim(ctx.env);
+    if (claim === null) {
+      throw new UsageError(
+        'runwarden ask must run inside a run: start your script with "runwarden exec -- ..." (RUNWARDEN_RUN_ID is not set)',
+      );
+    }
+    const pollMs = values['poll-ms'] === undefined ? 250 : Math.max(20, Number(values['poll-ms']) || 250);
+    const store = openCliStore(ctx, values.store);
+    const actor = runnerActor({ ownerId: `ask:${process.pid}` }, 'cli');
+    const interaction = store.requestInteraction(claim, {
+      kind: choices.length > 0 ? 'decision' : 'input',
+      title,
+      prompt: values.prompt ?? '',
+      choices: choices.length > 0 ? choices : undefined,
+      fields: fields.length > 0 ? fields : undefined,
+      defaultResponse,
+      hasDefault,
+      deadlineAt,
+    });
+
+    const controller = new AbortController();
+    const onSignal = (): void => controller.abort();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    let outcome;
+    try {
+      outcome = await waitForInteraction(store, claim, interaction.id, {
+        pollMs,
+        signal: controller.signal,
+        actor,
+      });
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+    switch (outcome.status) {
+      case 'answered': {
+        const response = outcome.response;
+        printResult(
+          ctx,
+          {
+            status: 'answered',
+            interactionId: interaction.id,
+            response,
+            provenance: outcome.interaction.provenance,
+          },
+          () => (typeof response === 'string' ? response : JSON.stringify(response)),
+        );
+        return EXIT.ok;
+      }
+      case 'expired':
+        if (ctx.json)
+          printResult(ctx, { status: 'expired', interactionId: interaction.id, response: null }, () => '');
+        else ctx.stderr.write(`runwarden: the question "${title}" expired without an answer\n`);
+        return EXIT.expired;
+      case 'cancelled':
+        if (ctx.json) {
+          printResult(
+            ctx,
+            { status: 'cancelled', interactionId: interaction.id, reason: outcome.reason },
+            () => '',
+          );
+        } else ctx.stderr.write(`runwarden: the question "${title}" was not answered: ${outcome.reason}\n`);
+        return EXIT.cancelled;
+      case 'fenced':
+        ctx.stderr.write(`runwarden: run ${claim.runId} lost its lease while waiting; stop now\n`);
+        return EXIT.failure;
+    }
+  },
+};
+
+function parseField(spec: string): InteractionField {
+  const [name = '', type = 'string', ...rest] = spec.split(':');
+  if (name === '' || rest.length > 0 || !/^[A-Za-z_][\w-]*$/.test(name)) {
+    throw new UsageError(`--field must be NAME or NAME:TYPE, got "${spec}"`);
+  }
+  if (!(FIELD_TYPES as readonly string[]).includes(type)) {
+    throw new UsageError(`--field type must be one of ${FIELD_TYPES.join(', ')}, got "${type}"`);
+  }
+  return { name, type: type as FieldType, required: true };
+}

@@ -1,0 +1,81 @@
+/** `runwarden doctor`: where the store is, its health, contradictions and stale leases. */
+import type { DoctorReport } from '../../store';
+import {
+  COMMON_HELP,
+  COMMON_OPTIONS,
+  JSON_HELP,
+  JSON_OPTION,
+  noExtraPositionals,
+  openCliStore,
+  parseCommand,
+  printResult,
+  type Command,
+} from '../command';
+import { EXIT } from '../exit-codes';
+import type { Paint } from '../output';
+
+const OPTIONS = { ...COMMON_OPTIONS, ...JSON_OPTION } as const;
+
+export const doctorCommand: Command = {
+  name: 'doctor',
+  summary: 'check the store: path, size, schema, mode, WAL, contradictions, stale leases',
+  help: `Usage: runwarden doctor [--json]
+
+Reports the store's path, size, schema version, mode (read-write or read-only and why),
+WAL size, SQLite's integrity check, runs whose queue and run states contradict each other,
+and leases that expired without their runner finishing (stale runs).
+
+${JSON_HELP}
+${COMMON_HELP}
+
+Exit status: 0 healthy (stale runs are reported but are not a store problem);
+1 contradictions found or the integrity check failed.`,
+  async run(ctx, argv) {
+    const parsed = parseCommand(ctx, this, argv, OPTIONS);
+    if (parsed === null) return EXIT.ok;
+    noExtraPositionals(parsed.positionals, 0);
+    const store = openCliStore(ctx, parsed.values.store);
+    const report = store.doctor();
+    printResult(ctx, report, () => renderReport(report, ctx.paint));
+    return report.contradictions.length > 0 || report.integrity !== 'ok' ? EXIT.failure : EXIT.ok;
+  },
+};
+
+function renderReport(report: DoctorReport, paint: Paint): string {
+  const { info } = report;
+  const rows: Array<[string, string]> = [
+    ['store', info.path],
+    ['size', formatBytes(info.sizeBytes)],
+    ['WAL', formatBytes(info.walBytes)],
+    ['schema', `version ${info.schemaVersion} (this build supports ${info.supportedVersion})`],
+    [
+      'mode',
+      info.mode === 'read-write'
+        ? 'read-write'
+        : paint('yellow', `read-only: ${info.modeReason ?? 'unknown reason'}`),
+    ],
+    ['integrity', report.integrity === 'ok' ? paint('green', 'ok') : paint('red', report.integrity)],
+    [
+      'stale',
+      report.staleLeases === 0
+        ? 'no stale leases'
+        : paint('yellow', `${report.staleLeases} stale lease(s): see "runwarden ls --status stale"`),
+    ],
+    [
+      'consistency',
+      report.contradictions.length === 0
+        ? paint('green', 'no contradictions')
+        : paint('red', `${report.contradictions.length} contradiction(s)`),
+    ],
+  ];
+  const lines = rows.map(([label, value]) => `${paint('bold', label.padEnd(12))}${value}`);
+  for (const contradiction of report.contradictions)
+    lines.push(`  ${contradiction.runId}: ${contradiction.problem}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}

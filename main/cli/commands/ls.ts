@@ -1,0 +1,110 @@
+/** `runwarden ls`: runs with their display status (SPEC §6), newest first. */
+import { realpathSync } from 'node:fs';
+import { basename } from 'node:path';
+import { DISPLAY_STATUSES, type DisplayStatus } from '../../../shared/display-status';
+import type { RunListItem } from '../../store';
+import {
+  COMMON_HELP,
+  COMMON_OPTIONS,
+  JSON_HELP,
+  JSON_OPTION,
+  noExtraPositionals,
+  openCliStore,
+  parseCommand,
+  parseIntegerFlag,
+  printResult,
+  UsageError,
+  type Command,
+} from '../command';
+import { EXIT } from '../exit-codes';
+import { formatTable, relativeTime, statusStyle, type Column, type Paint } from '../output';
+
+const OPTIONS = {
+  ...COMMON_OPTIONS,
+  ...JSON_OPTION,
+  project: { type: 'string' },
+  status: { type: 'string' },
+  'needs-you': { type: 'boolean' },
+  search: { type: 'string' },
+  limit: { type: 'string' },
+  cursor: { type: 'string' },
+} as const;
+
+const VIEWS = [...DISPLAY_STATUSES, 'all', 'parked-any'] as const;
+type View = (typeof VIEWS)[number] | 'needs-you';
+
+export const lsCommand: Command = {
+  name: 'ls',
+  summary: 'list runs with their status',
+  help: `Usage: runwarden ls [--project DIR] [--status S] [--needs-you] [--search TEXT] [--limit N] [--json]
+
+Lists runs newest first with their display status, project, workflow, title, age, last heartbeat
+and current step. A run whose runner stopped heartbeating shows "stale" as soon as its lease expires.
+
+Options:
+  --project DIR   only runs of this project folder
+  --status S      only runs showing S: ${VIEWS.join(', ')}
+  --needs-you     only runs that need a person (questions, stale, parked, ambiguous, unattended)
+  --search TEXT   title / workflow search
+  --limit N       at most N runs (default 50); --cursor C continues from the "next" cursor
+${JSON_HELP}
+${COMMON_HELP}`,
+  async run(ctx, argv) {
+    const parsed = parseCommand(ctx, this, argv, OPTIONS);
+    if (parsed === null) return EXIT.ok;
+    const { values, positionals } = parsed;
+    noExtraPositionals(positionals, 0);
+    let view: View = 'all';
+    if (values.status !== undefined) {
+      if (!(VIEWS as readonly string[]).includes(values.status)) {
+        throw new UsageError(`--status must be one of ${VIEWS.join(', ')}`);
+      }
+      view = values.status as View;
+    }
+    if (values['needs-you'] === true) {
+      if (values.status !== undefined) throw new UsageError('use either --status or --needs-you');
+      view = 'needs-you';
+    }
+    let projectPath: string | undefined;
+    if (values.project !== undefined) {
+      try {
+        projectPath = realpathSync(values.project);
+      } catch {
+        throw new UsageError(`no such project folder: ${values.project}`);
+      }
+    }
+    const limit = parseIntegerFlag(values.limit, 'limit', 1) ?? 50;
+    const store = openCliStore(ctx, values.store);
+    const page = store.listRuns({
+      projectPath,
+      view,
+      search: values.search,
+      limit,
+      cursor: values.cursor ?? null,
+    });
+    printResult(ctx, page, () => renderRuns(page.items, page.nextCursor, ctx.now(), ctx.paint));
+    return EXIT.ok;
+  },
+};
+
+function renderRuns(items: RunListItem[], nextCursor: string | null, now: number, paint: Paint): string {
+  if (items.length === 0) return 'No runs.\n';
+  const columns: Column<RunListItem>[] = [
+    { header: 'RUN', value: (item) => item.run.id },
+    { header: 'STATUS', value: (item) => paint(statusStyle(item.display.status), statusLabel(item)) },
+    { header: 'PROJECT', value: (item) => basename(item.run.projectPath), max: 20 },
+    { header: 'WORKFLOW', value: (item) => item.run.workflow, max: 20 },
+    { header: 'TITLE', value: (item) => item.run.title, max: 40 },
+    { header: 'AGE', value: (item) => relativeTime(item.run.createdAt, now) },
+    { header: 'HEARTBEAT', value: (item) => relativeTime(item.lease?.heartbeatAt ?? null, now) },
+    { header: 'STEP', value: (item) => item.run.currentStep ?? '-', max: 24 },
+  ];
+  const table = formatTable(columns, items, paint);
+  return nextCursor === null ? table : `${table}… more: runwarden ls --cursor ${nextCursor}\n`;
+}
+
+function statusLabel(item: RunListItem): string {
+  const status: DisplayStatus = item.display.status;
+  if (status === 'parked' && item.display.parkReason !== null) return `parked:${item.display.parkReason}`;
+  return status;
+}

@@ -1,0 +1,193 @@
+/** `runwarden show RUN`: one run in full — status, lease, attempts, interactions, effects, events. */
+import type { RunDetail } from '../../store';
+import {
+  COMMON_HELP,
+  COMMON_OPTIONS,
+  JSON_HELP,
+  JSON_OPTION,
+  noExtraPositionals,
+  openCliStore,
+  parseCommand,
+  parseIntegerFlag,
+  printResult,
+  requirePositional,
+  type Command,
+} from '../command';
+import { EXIT } from '../exit-codes';
+import { formatTable, isoTime, oneLine, relativeTime, safeText, statusStyle, type Paint } from '../output';
+
+const OPTIONS = { ...COMMON_OPTIONS, ...JSON_OPTION, events: { type: 'string' } } as const;
+
+export const showCommand: Command = {
+  name: 'show',
+  summary: 'show one run: lease, attempts, questions, effects, events',
+  help: `Usage: runwarden show RUN [--events N] [--json]
+
+Shows a run's status and why, its lease, its attempts (steps), interactions (questions),
+side effects and its latest events.
+
+Options:
+  --events N   how many of the latest events to show (default 20)
+${JSON_HELP}
+${COMMON_HELP}`,
+  async run(ctx, argv) {
+    const parsed = parseCommand(ctx, this, argv, OPTIONS);
+    if (parsed === null) return EXIT.ok;
+    const { values, positionals } = parsed;
+    const runId = requirePositional(positionals, 0, 'RUN');
+    noExtraPositionals(positionals, 1);
+    const eventsLimit = parseIntegerFlag(values.events, 'events', 1) ?? 20;
+    const store = openCliStore(ctx, values.store);
+    const detail = store.getRunDetail(runId, { eventsLimit });
+    printResult(ctx, detail, () => renderDetail(detail, ctx.now(), ctx.paint));
+    return EXIT.ok;
+  },
+};
+
+function renderDetail(detail: RunDetail, now: number, paint: Paint): string {
+  const { run, queue, lease, interactions, effects } = detail.snapshot;
+  const display = detail.display;
+  const out: string[] = [];
+  const line = (label: string, value: string): void => {
+    out.push(`${paint('bold', label.padEnd(11))}${value}`);
+  };
+  out.push(`${paint('bold', oneLine(run.title))}  ${paint(statusStyle(display.status), display.status)}`);
+  line('run', `${run.id} (revision ${run.revision})`);
+  line('project', detail.projectPath);
+  line('workflow', oneLine(run.workflow));
+  line('why', oneLine(display.reason));
+  line('actions', display.actions.join(', ') || '-');
+  line(
+    'run',
+    `${run.status}${run.paused ? ' (paused)' : ''}, queue ${queue.status}${queue.errorCode ? ` (${queue.errorCode})` : ''}`,
+  );
+  if (run.statusDetail) line('detail', oneLine(run.statusDetail));
+  if (run.currentStep) line('step', oneLine(run.currentStep));
+  if (run.error) line('error', oneLine(run.error));
+  if (run.command) line('command', `${run.command.argv.map(oneLine).join(' ')}  (in ${run.command.cwd})`);
+  if (run.cancelRequested || run.pauseRequested) {
+    line(
+      'requested',
+      [run.cancelRequested ? 'cancel' : '', run.pauseRequested ? 'pause' : ''].filter(Boolean).join(', '),
+    );
+  }
+  if (run.parentRunId) line('parent', `${run.parentRunId} (${run.lineage ?? 'child'})`);
+  line('created', `${isoTime(run.createdAt)} (${relativeTime(run.createdAt, now)})`);
+  line('updated', `${isoTime(run.updatedAt)} (${relativeTime(run.updatedAt, now)})`);
+  if (run.finishedAt !== null)
+    line('finished', `${isoTime(run.finishedAt)} (${relativeTime(run.finishedAt, now)})`);
+  if (lease !== null && lease.ownerType !== null) {
+    const live = lease.expiresAt !== null && lease.expiresAt > now;
+    line(
+      'lease',
+      `generation ${lease.generation}, ${lease.ownerType} ${lease.ownerId ?? '?'} (pid ${lease.ownerPid ?? '?'} on ${lease.ownerHostname ?? '?'}), ` +
+        `heartbeat ${relativeTime(lease.heartbeatAt, now)}, ${live ? 'expires' : 'expired'} ${relativeTime(lease.expiresAt, now)}`,
+    );
+  } else {
+    line('lease', lease === null ? 'none' : `generation ${lease.generation}, no owner`);
+  }
+
+  if (detail.attempts.length > 0) {
+    out.push('', paint('bold', 'Attempts'));
+    out.push(
+      formatTable(
+        [
+          { header: 'STEP', value: (a) => `${a.step} #${a.number}`, max: 32 },
+          { header: 'STATUS', value: (a) => a.status },
+          { header: 'STARTED', value: (a) => relativeTime(a.startedAt, now) },
+          { header: 'FINISHED', value: (a) => relativeTime(a.finishedAt, now) },
+          { header: 'ERROR', value: (a) => a.error ?? '', max: 60 },
+        ],
+        detail.attempts,
+        paint,
+      ).trimEnd(),
+    );
+  }
+  if (interactions.length > 0) {
+    out.push('', paint('bold', 'Interactions'));
+    out.push(
+      formatTable(
+        [
+          { header: 'ID', value: (i) => i.id },
+          { header: 'STATUS', value: (i) => i.status },
+          { header: 'TITLE', value: (i) => i.title, max: 40 },
+          {
+            header: 'EXPECTS',
+            value: (i) =>
+              i.kind === 'decision'
+                ? (i.choices ?? []).join(' | ')
+                : (i.fields ?? []).map((f) => `${f.name}:${f.type}`).join(', '),
+            max: 40,
+          },
+          { header: 'DEADLINE', value: (i) => relativeTime(i.deadlineAt, now) },
+          {
+            header: 'ANSWER',
+            value: (i) =>
+              i.status === 'settled'
+                ? `${JSON.stringify(i.response)} (${i.provenance ?? '?'})`
+                : (i.provenance ?? ''),
+            max: 40,
+          },
+        ],
+        interactions,
+        paint,
+      ).trimEnd(),
+    );
+    for (const interaction of interactions) {
+      if (interaction.prompt && (interaction.status === 'pending' || interaction.status === 'presenting')) {
+        out.push(`  ${interaction.id}: ${safeText(interaction.prompt).split('\n').join('\n    ')}`);
+      }
+    }
+    const open = interactions.find((i) => i.status === 'pending' || i.status === 'presenting');
+    if (open !== undefined) {
+      const example = open.kind === 'decision' ? (open.choices?.[0] ?? 'VALUE') : "--json '{...}'";
+      out.push(`  answer with: runwarden answer ${open.id} ${example}`);
+    }
+  }
+  if (effects.length > 0) {
+    out.push('', paint('bold', 'Effects'));
+    out.push(
+      formatTable(
+        [
+          { header: 'ID', value: (e) => String(e.id) },
+          { header: 'TYPE', value: (e) => e.type, max: 20 },
+          {
+            header: 'STATUS',
+            value: (e) => (e.status === 'ambiguous' ? paint('yellow', e.status) : e.status),
+          },
+          { header: 'SUMMARY', value: (e) => e.summary, max: 48 },
+          { header: 'TRIES', value: (e) => String(e.attemptCount), align: 'right' },
+          {
+            header: 'RESOLUTION',
+            value: (e) => (e.resolution ? `${e.resolution}: ${e.resolutionNote ?? ''}` : ''),
+            max: 40,
+          },
+        ],
+        effects,
+        paint,
+      ).trimEnd(),
+    );
+  }
+  if (detail.events.length > 0) {
+    out.push('', paint('bold', 'Events (latest first)'));
+    out.push(
+      formatTable(
+        [
+          { header: 'SEQ', value: (e) => String(e.seq), align: 'right' },
+          { header: 'WHEN', value: (e) => relativeTime(e.at, now) },
+          { header: 'TYPE', value: (e) => e.type },
+          { header: 'BY', value: (e) => `${e.actorType}${e.actorId ? ` ${e.actorId}` : ''}`, max: 36 },
+          { header: 'VIA', value: (e) => e.surface ?? '' },
+          {
+            header: 'GEN',
+            value: (e) => (e.leaseGeneration === null ? '' : String(e.leaseGeneration)),
+            align: 'right',
+          },
+        ],
+        detail.events,
+        paint,
+      ).trimEnd(),
+    );
+  }
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,124 @@
+/** `runwarden worker`: claim queued runs that carry a command and execute them, one at a time. */
+import { realpathSync } from 'node:fs';
+import { delimiter, dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { runnerEnv } from '../../runner/runner-env';
+import { claimNextRun, DEFAULT_LEASE_MS } from '../../runner/run-session';
+import { runnerOwner } from '../../runner/owner-info';
+import { exitCodeOf, settleRun, superviseCommand } from '../../runner/supervise-command';
+import {
+  COMMON_HELP,
+  COMMON_OPTIONS,
+  noExtraPositionals,
+  openCliStore,
+  parseCommand,
+  parseIntegerFlag,
+  storePathOf,
+  UsageError,
+  type Command,
+} from '../command';
+import { EXIT } from '../exit-codes';
+
+const OPTIONS = {
+  ...COMMON_OPTIONS,
+  project: { type: 'string', multiple: true },
+  once: { type: 'boolean' },
+  'lease-ms': { type: 'string' },
+  'poll-ms': { type: 'string' },
+} as const;
+
+export const workerCommand: Command = {
+  name: 'worker',
+  summary: 'claim queued runs that carry a command and run them',
+  help: `Usage: runwarden worker [--project DIR]... [--once] [--lease-ms N]
+
+Claims the oldest queued run that carries a command (runs started by "runwarden exec" and their
+retries), runs the command like exec does (heartbeat, stop when fenced, cancel or pause
+requests), records how it ended, and looks for the next one every second until interrupted.
+Ctrl-C stops the worker: a command still running is stopped and its run parked (runnerExited).
+
+Options:
+  --project DIR   only runs of this project (repeat for several)
+  --once          run at most one run, then exit
+  --lease-ms N    lease length in ms (default ${DEFAULT_LEASE_MS})
+  --poll-ms N     how often to look for work (default 1000)
+${COMMON_HELP}
+
+Exit status: 0 after a clean stop (with --once: the run's command exit code, or 0 if none was queued).`,
+  async run(ctx, argv) {
+    const parsed = parseCommand(ctx, this, argv, OPTIONS);
+    if (parsed === null) return EXIT.ok;
+    const { values, positionals } = parsed;
+    noExtraPositionals(positionals, 0);
+    const leaseMs = parseIntegerFlag(values['lease-ms'], 'lease-ms', 100) ?? DEFAULT_LEASE_MS;
+    const pollMs = parseIntegerFlag(values['poll-ms'], 'poll-ms', 10) ?? 1000;
+    const projectPaths = (values.project ?? []).map((dir) => {
+      try {
+        return realpathSync(dir);
+      } catch {
+        throw new UsageError(`no such project folder: ${dir}`);
+      }
+    });
+    const storePath = storePathOf(ctx, values.store);
+    const store = openCliStore(ctx, values.store);
+    const owner = runnerOwner('worker');
+    const log = (message: string): void => {
+      ctx.stderr.write(`runwarden worker: ${message}\n`);
+    };
+
+    const stopper = new AbortController();
+    const onSignal = (): void => stopper.abort();
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    ctx.defer(() => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    });
+    log(
+      `waiting for runs${projectPaths.length > 0 ? ` in ${projectPaths.join(', ')}` : ''} (Ctrl-C to stop)`,
+    );
+
+    let lastCode: number = EXIT.ok;
+    while (!stopper.signal.aborted) {
+      const session = claimNextRun(
+        store,
+        { projectPaths: projectPaths.length > 0 ? projectPaths : undefined, requireCommand: true },
+        { leaseMs, owner, surface: 'cli' },
+      );
+      if (session === null) {
+        if (values.once === true) return EXIT.ok;
+        try {
+          await sleep(pollMs, undefined, { signal: stopper.signal });
+        } catch {
+          break;
+        }
+        continue;
+      }
+      const run = store.getRun(session.runId);
+      const command = run.command;
+      if (command === null) {
+        session.release();
+        continue;
+      }
+      session.markRunning();
+      log(`run ${run.id}: ${command.argv.join(' ')} (in ${command.cwd})`);
+      const outcome = await superviseCommand(session, command, {
+        env: {
+          ...process.env,
+          ...runnerEnv(storePath, session.claim),
+          RUNWARDEN_NODE: process.execPath,
+          PATH: [dirname(ctx.binPath), process.env.PATH ?? ''].filter((part) => part !== '').join(delimiter),
+        },
+        stdio: 'inherit',
+        ownGroup: true,
+      });
+      const settlement = settleRun(session, command, outcome, 'park');
+      log(settlement.message);
+      lastCode = exitCodeOf(outcome);
+      if (outcome.stopReason === 'interrupted') stopper.abort();
+      if (values.once === true) return settlement.status === 'error' ? EXIT.failure : lastCode;
+    }
+    log('stopped');
+    return EXIT.ok;
+  },
+};

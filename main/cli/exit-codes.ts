@@ -1,0 +1,52 @@
+/**
+ * The CLI's documented exit codes (SPEC §7). Every command maps its outcome to one of these;
+ * `runwarden --help` prints the table.
+ */
+import type { ErrorCode } from '../../shared/errors';
+
+export const EXIT = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  liveOwner: 3,
+  notFound: 4,
+  conflict: 5,
+  expired: 124,
+  cancelled: 130,
+} as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+export const EXIT_CODE_HELP = `Exit codes:
+  0    ok
+  1    failure (the command ran and failed, or the store refused with another error)
+  2    usage error (bad flags or arguments, invalid input)
+  3    refused: a live runner owns the run (use --request for a cooperative cancel or pause)
+  4    not found (unknown run or interaction)
+  5    stale view or conflict (the run changed, or is in a state the command does not apply to)
+  124  ask: the question expired with no default
+  130  cancelled (ask: the question or run was cancelled; exec: the run was cancelled or interrupted)`;
+
+/** Maps a store error code to the exit code a script can branch on. */
+export function exitCodeForError(code: ErrorCode): ExitCode {
+  switch (code) {
+    case 'VALIDATION':
+      return EXIT.usage;
+    case 'NOT_FOUND':
+      return EXIT.notFound;
+    case 'LIVE_OWNER':
+      return EXIT.liveOwner;
+    case 'STALE_VIEW':
+    case 'CONFLICT':
+      return EXIT.conflict;
+    case 'FENCED':
+    case 'READ_ONLY':
+    case 'BUSY':
+    case 'STORE_NEWER':
+    case 'STORE_FOREIGN':
+    case 'STORE_CORRUPT':
+    case 'STORE_LOCKED':
+    case 'FORBIDDEN':
+    case 'INTERNAL':
+      return EXIT.failure;
+  }
+}

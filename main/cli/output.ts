@@ -1,0 +1,147 @@
+/**
+ * Human output helpers: aligned tables, relative times (Intl), colour only for a TTY without NO_COLOR.
+ */
+import type { DisplayStatus } from '../../shared/display-status';
+
+export interface OutputStream {
+  write(chunk: string): unknown;
+  isTTY?: boolean;
+}
+
+export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'blue' | 'magenta' | 'cyan';
+
+const ANSI: Record<Style, [number, number]> = {
+  bold: [1, 22],
+  dim: [2, 22],
+  red: [31, 39],
+  green: [32, 39],
+  yellow: [33, 39],
+  blue: [34, 39],
+  magenta: [35, 39],
+  cyan: [36, 39],
+};
+
+/** Colour follows https://no-color.org: off when NO_COLOR is set, when not a TTY, or TERM=dumb. */
+export function colourEnabled(stream: OutputStream, env: Record<string, string | undefined>): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
+  return stream.isTTY === true && env.TERM !== 'dumb';
+}
+
+export type Paint = (style: Style, text: string) => string;
+
+export function painter(enabled: boolean): Paint {
+  if (!enabled) return (_style, text) => text;
+  return (style, text) => `\u001b[${ANSI[style][0]}m${text}\u001b[${ANSI[style][1]}m`;
+}
+
+const STATUS_STYLE: Record<DisplayStatus, Style> = {
+  'needs-answer': 'magenta',
+  stale: 'red',
+  ambiguous: 'yellow',
+  parked: 'yellow',
+  paused: 'dim',
+  running: 'cyan',
+  waiting: 'blue',
+  queued: 'dim',
+  failed: 'red',
+  timed_out: 'red',
+  cancelled: 'dim',
+  completed: 'green',
+};
+
+export function statusStyle(status: DisplayStatus): Style {
+  return STATUS_STYLE[status];
+}
+
+// Strips ANSI colour codes so padding is computed on visible characters.
+// oxlint-disable-next-line no-control-regex
+const ANSI_PATTERN = /\u001b\[[0-9;]*m/g;
+
+export function visibleLength(text: string): number {
+  return [...text.replace(ANSI_PATTERN, '')].length;
+}
+
+export interface Column<T> {
+  header: string;
+  value: (row: T) => string;
+  /** Maximum visible width; longer values are cut with an ellipsis. */
+  max?: number;
+  align?: 'left' | 'right';
+}
+
+/** Renders rows as an aligned text table (two spaces between columns, no trailing spaces). */
+export function formatTable<T>(columns: Column<T>[], rows: readonly T[], paint: Paint): string {
+  const cells = rows.map((row) => columns.map((column) => truncate(oneLine(column.value(row)), column.max)));
+  const widths = columns.map((column, index) =>
+    Math.max(visibleLength(column.header), ...cells.map((row) => visibleLength(row[index] ?? ''))),
+  );
+  const render = (values: string[]): string =>
+    values
+      .map((value, index) => {
+        const width = widths[index] ?? 0;
+        const pad = ' '.repeat(Math.max(0, width - visibleLength(value)));
+        const isLast = index === values.length - 1;
+        if (columns[index]?.align === 'right') return pad + value;
+        return isLast ? value : value + pad;
+      })
+      .join('  ')
+      .trimEnd();
+  const header = paint('bold', render(columns.map((column) => column.header)));
+  return [header, ...cells.map(render)].join('\n') + '\n';
+}
+
+export function truncate(text: string, max: number | undefined): string {
+  if (max === undefined) return text;
+  const chars = [...text];
+  return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : text;
+}
+
+/** Untrusted single-line text: control characters (including ESC) become spaces so a title cannot drive the terminal. */
+export function oneLine(text: string): string {
+  // oxlint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
+}
+
+/** Multi-line untrusted text: keeps newlines and tabs, neutralises other control characters. */
+export function safeText(text: string): string {
+  // oxlint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, ' ');
+}
+
+const relativeFormat = new Intl.RelativeTimeFormat('en', { numeric: 'always', style: 'short' });
+
+const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
+  ['day', 86_400_000],
+  ['hour', 3_600_000],
+  ['minute', 60_000],
+  ['second', 1000],
+];
+
+/** "5 min. ago" / "in 30 sec." — largest whole unit, via Intl.RelativeTimeFormat. */
+export function relativeTime(at: number | null, now: number): string {
+  if (at === null) return '-';
+  const delta = at - now;
+  const abs = Math.abs(delta);
+  if (abs < 1000) return 'now';
+  for (const [unit, ms] of UNITS) {
+    if (abs >= ms) return relativeFormat.format(Math.trunc(delta / ms), unit);
+  }
+  return 'now';
+}
+
+export function isoTime(at: number | null): string {
+  return at === null ? '-' : new Date(at).toISOString();
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Parses "500ms", "30s", "10m", "2h", "1d"; a bare number means seconds. Returns null if invalid. */
+export function parseDuration(text: string): number | null {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(text.trim());
+  if (match === null) return null;
+  const value = Number(match[1]);
+  const unit = DURATION_UNITS[match[2] ?? 's'] ?? 1000;
+  const ms = Math.round(value * unit);
+  return Number.isFinite(ms) && ms > 0 ? ms : null;
+}

@@ -1,0 +1,122 @@
+/**
+ * The CLI dispatcher: picks the command, runs it, and turns every failure into one clear line on stderr
+ * (`runwarden: <message>` + a hint) or, with --json, `{ok:false,error:{code,message,recovery}}` on stdout.
+ */
+import {
+  ERROR_CODES,
+  isRunwardenError,
+  type ErrorCode,
+  type ErrorInfo,
+  type Recovery,
+} from '../../shared/errors';
+import { version as VERSION } from '../../package.json';
+import { COMMANDS, findCommand } from './commands';
+import { UsageError, type CliContext } from './command';
+import { EXIT, EXIT_CODE_HELP, exitCodeForError } from './exit-codes';
+
+export function mainHelp(): string {
+  const width = Math.max(...COMMANDS.map((command) => command.name.length));
+  const lines = COMMANDS.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`);
+  return `runwarden — a control room for durable workflow runs
+
+Usage: runwarden <command> [options]
+
+Commands:
+${lines.join('\n')}
+
+Every command takes --store PATH (default: $RUNWARDEN_STORE, else the per-user data folder) and --help.
+Read commands take --json.
+
+${EXIT_CODE_HELP}
+`;
+}
+
+export async function runCli(ctx: CliContext, argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    const topic = name === 'help' ? rest[0] : undefined;
+    const command = topic === undefined ? undefined : findCommand(topic);
+    ctx.stdout.write(command ? command.help : mainHelp());
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (name === '--version' || name === '-v') {
+    ctx.stdout.write(`${VERSION}\n`);
+    return EXIT.ok;
+  }
+  const command = findCommand(name);
+  if (command === undefined) {
+    return reportError(ctx, new UsageError(`unknown command "${name}"`), 'runwarden');
+  }
+  try {
+    return await command.run(ctx, rest);
+  } catch (error) {
+    return reportError(ctx, error, command.name);
+  }
+}
+
+function reportError(ctx: CliContext, error: unknown, commandName: string): number {
+  const info = errorInfoOf(error);
+  const exitCode = error instanceof UsageError ? EXIT.usage : exitCodeForError(info.code);
+  if (ctx.json) {
+    const out: { code: ErrorCode; message: string; recovery?: Recovery; issues?: string[] } = {
+      code: info.code,
+      message: info.message,
+    };
+    if (info.recovery !== undefined) out.recovery = info.recovery;
+    if (info.issues !== undefined) out.issues = info.issues;
+    ctx.stdout.write(`${JSON.stringify({ ok: false, error: out })}\n`);
+    return exitCode;
+  }
+  const lines = [`runwarden: ${info.message}`];
+  for (const issue of info.issues ?? []) lines.push(`  - ${issue}`);
+  const hint = hintFor(error, info, commandName);
+  if (hint !== null) lines.push(`hint: ${hint}`);
+  ctx.stderr.write(`${lines.join('\n')}\n`);
+  return exitCode;
+}
+
+function errorInfoOf(error: unknown): ErrorInfo {
+  if (isRunwardenError(error)) return error.toInfo();
+  if (error instanceof UsageError) return { code: 'VALIDATION', message: error.message };
+  // Something crossed the store boundary unmapped: still one line, never a stack.
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && (ERROR_CODES as readonly string[]).includes(code)) {
+    return { code: code as ErrorCode, message: (error as Error).message };
+  }
+  return { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error) };
+}
+
+function hintFor(error: unknown, info: ErrorInfo, commandName: string): string | null {
+  if (error instanceof UsageError) {
+    return commandName === 'runwarden'
+      ? 'run "runwarden --help" for the list of commands'
+      : `run "runwarden ${commandName} --help" for usage`;
+  }
+  switch (info.recovery?.kind) {
+    case 'requestCancel':
+      return `a live runner holds it; ask it to stop with "runwarden cancel --request ${info.recovery.runId}"`;
+    case 'resolveEffects':
+      return `resolve the ambiguous effects first (see "runwarden show ${info.recovery.runId}")`;
+    case 'resumeAnyway':
+      return `the workflow source changed; resume with "runwarden resume --anyway ${info.recovery.runId}"`;
+    case 'refresh':
+      return 'the run changed since you looked: check "runwarden show" and try again';
+    case 'retryLater':
+      return 'the store is busy; try again in a moment';
+    case undefined:
+      break;
+  }
+  switch (info.code) {
+    case 'LIVE_OWNER':
+      return 'a live runner holds this run; use --request to ask it to stop';
+    case 'STALE_VIEW':
+      return 'the run changed since you looked: check "runwarden show" and try again';
+    case 'BUSY':
+      return 'the store is busy; try again in a moment';
+    case 'READ_ONLY':
+    case 'STORE_NEWER':
+      return 'run "runwarden doctor" to see why the store is read-only';
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Entry point of the `runwarden` CLI bundle (out/cli/runwarden.js, started by bin/runwarden.js).
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { CliContext } from './command';
+import { colourEnabled, painter } from './output';
+import { runCli } from './run-cli';
+
+function binPath(): string {
+  // This file is out/cli/runwarden.js once built; the shim sits at bin/runwarden.js beside out/.
+  const beside = fileURLToPath(new URL('../../bin/runwarden.js', import.meta.url));
+  if (existsSync(beside)) return beside;
+  return process.argv[1] ?? beside;
+}
+
+async function main(): Promise<void> {
+  const cleanups: Array<() => void> = [];
+  const ctx: CliContext = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    binPath: binPath(),
+    json: false,
+    paint: painter(colourEnabled(process.stdout, process.env)),
+    now: () => Date.now(),
+    defer: (cleanup) => cleanups.push(cleanup),
+  };
+  let code: number;
+  try {
+    code = await runCli(ctx, process.argv.slice(2));
+  } finally {
+    for (const cleanup of cleanups.toReversed()) {
+      try {
+        cleanup();
+      } catch {
+        // Closing twice or after a failure must not hide the command's own result.
+      }
+    }
+  }
+  process.exitCode = code;
+}
+
+await main();

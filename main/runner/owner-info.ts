@@ -1,0 +1,20 @@
+/** Who holds a lease: this process, identified so the sweeper can tell when it is verifiably gone (SPEC §3). */
+import { hostname } from 'node:os';
+import type { Actor, Surface } from '../../shared/domain';
+import type { OwnerInfo } from '../store';
+import { processStartId } from '../store/process-identity';
+
+export function runnerOwner(label: string, pid: number = process.pid): OwnerInfo {
+  const host = hostname();
+  return {
+    ownerType: 'runner',
+    ownerId: `${label}:${host}:${pid}`,
+    pid,
+    hostname: host,
+    startId: processStartId(pid),
+  };
+}
+
+export function runnerActor(owner: Pick<OwnerInfo, 'ownerId'>, surface: Surface): Actor {
+  return { type: 'runner', id: owner.ownerId, surface };
+}

@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DISPLAY_STATUSES } from '../../../shared/display-status';
+import type { RunListPage } from '../../../main/store';
+import { killQuietly, runCli, runJson, tempDir, waitFor, type TempDir } from '../../helpers/cli';
+
+let dir: TempDir;
+let pids: number[] = [];
+beforeAll(() => {
+  dir = tempDir();
+});
+afterAll(async () => {
+  for (const pid of pids) killQuietly(pid, 'SIGTERM');
+  await waitFor('the demo runners to stop', () => pids.every((pid) => !alive(pid)), 10_000).catch(() => {
+    for (const pid of pids) killQuietly(pid, 'SIGKILL');
+  });
+  dir.remove();
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('runwarden demo', () => {
+  it('fills the store so that `ls` shows every display status at once', async () => {
+    const demo = await runJson<{
+      runs: Array<{ id: string; expected: string }>;
+      runnerPids: number[];
+      storePath: string;
+    }>(['demo', '--dir', dir.path, '--live-minutes', '2'], { store: dir.store, timeoutMs: 40_000 });
+    expect(demo.code).toBe(0);
+    if (!demo.body.ok) throw new Error(JSON.stringify(demo.body));
+    pids = demo.body.value.runnerPids;
+    expect(pids).toHaveLength(3);
+    expect(demo.body.value.storePath).toBe(dir.store);
+
+    const { body } = await runJson<RunListPage>(['ls', '--limit', '200'], { store: dir.store });
+    if (!body.ok) throw new Error(JSON.stringify(body));
+    const shown = new Set(body.value.items.map((item) => item.display.status));
+    // 'waiting' (run waiting, no open question, no runner attached, queue not parked) has no consistent
+    // store state that produces it: releasing a waiting run is refused and parking shows "parked".
+    expect([...DISPLAY_STATUSES].filter((status) => status !== 'waiting' && !shown.has(status))).toEqual([]);
+    const actual = demo.body.value.runs.map((run) => ({
+      id: run.id,
+      status: body.value.items.find((item) => item.run.id === run.id)?.display.status,
+    }));
+    expect(actual).toEqual(demo.body.value.runs.map((run) => ({ id: run.id, status: run.expected })));
+    const projects = new Set(body.value.items.map((item) => item.run.projectPath));
+    expect(projects.size).toBeGreaterThanOrEqual(4);
+
+    const table = await runCli(['ls', '--limit', '200'], { store: dir.store });
+    for (const status of DISPLAY_STATUSES.filter((s) => s !== 'waiting'))
+      expect(table.stdout).toContain(status);
+  });
+});

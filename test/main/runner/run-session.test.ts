@@ -1,0 +1,166 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isRunwardenError } from '../../../shared/errors';
+import { claimRun, EffectRejected, runnerOwner, startRun, waitForInteraction } from '../../../main/runner';
+import { openStore, type RunStore } from '../../../main/store';
+import { tempDir, type TempDir } from '../../helpers/cli';
+
+let dir: TempDir;
+let project: string;
+let now: number;
+let store: RunStore;
+const person = { type: 'human', id: 'tester', surface: 'cli' } as const;
+
+beforeEach(() => {
+  dir = tempDir();
+  project = join(dir.path, 'p');
+  mkdirSync(project);
+  now = 1_800_000_000_000;
+  store = openStore(dir.store, { clock: () => now });
+});
+afterEach(() => {
+  store.close();
+  dir.remove();
+});
+
+function start(leaseMs = 3000) {
+  return startRun(store, { projectPath: project, workflow: 'wf', title: 'kit' }, { leaseMs });
+}
+
+describe('runner kit', () => {
+  it('records steps as attempts and finishes the run', async () => {
+    const session = start();
+    session.markRunning();
+    const value = await session.step('build', () => 42);
+    await expect(session.step('test', () => Promise.reject(new Error('red')))).rejects.toThrow('red');
+    session.complete({ value });
+    const detail = store.getRunDetail(session.runId, { eventsLimit: 50 });
+    expect(detail.snapshot.run.status).toBe('completed');
+    expect(detail.attempts.map((a) => [a.step, a.status, a.error])).toEqual([
+      ['build', 'completed', null],
+      ['test', 'failed', 'red'],
+    ]);
+  });
+
+  it('applies an effect once per key, and marks an unknown outcome ambiguous', async () => {
+    const session = start();
+    const first = await session.effect({ type: 'mail', idempotencyKey: 'k1', summary: 'send' }, () => 'sent');
+    expect(first).toMatchObject({
+      result: 'sent',
+      alreadyApplied: false,
+      effect: { status: 'applied', attemptCount: 1 },
+    });
+    const again = await session.effect(
+      { type: 'mail', idempotencyKey: 'k1', summary: 'send' },
+      () => 'twice',
+    );
+    expect(again).toMatchObject({ result: null, alreadyApplied: true });
+    await expect(
+      session.effect({ type: 'mail', idempotencyKey: 'k2', summary: 'refused' }, () => {
+        throw new EffectRejected('bounced');
+      }),
+    ).rejects.toThrow('bounced');
+    await expect(
+      session.effect({ type: 'pay', idempotencyKey: 'k3', summary: 'charge' }, () => {
+        throw new Error('timeout');
+      }),
+    ).rejects.toThrow('timeout');
+    const effects = store.getSnapshot(session.runId).effects.map((e) => [e.idempotencyKey, e.status]);
+    expect(effects).toEqual([
+      ['k1', 'applied'],
+      ['k2', 'rejected'],
+      ['k3', 'ambiguous'],
+    ]);
+  });
+
+  it('heartbeat reports a cancel request, and the runner ends its run cancelled', () => {
+    const session = start();
+    const events: string[] = [];
+    session.on((event) => events.push(event.kind));
+    store.requestCancel(session.runId, {
+      expectedRevision: store.getRun(session.runId).revision,
+      reason: 'stop',
+      actor: person,
+    });
+    expect(session.heartbeat.beat()).toBe(true);
+    expect(session.cancelRequested).toBe(true);
+    expect(events).toEqual(['cancelRequested']);
+    const outcome = session.cancelled('asked to stop');
+    expect(outcome.run.status).toBe('cancelled');
+  });
+
+  it('is fenced once its lease expired and a new owner claimed: its writes are refused and it never revives', () => {
+    const session = start(1000);
+    now += 1500;
+    const other = claimRun(store, session.runId, { leaseMs: 1000, owner: runnerOwner('other') });
+    expect(other.claim.generation).toBeGreaterThan(session.claim.generation);
+    const events: string[] = [];
+    session.on((event) => events.push(event.kind));
+    expect(session.heartbeat.beat()).toBe(false);
+    expect(session.fenced).toBe(true);
+    expect(events).toEqual(['fenced']);
+    let code = '';
+    try {
+      session.setProgress('zombie');
+    } catch (error) {
+      code = isRunwardenError(error) ? error.code : 'raw';
+    }
+    expect(code).toBe('FENCED');
+    expect(store.getRun(session.runId).statusDetail).not.toBe('zombie');
+    expect(other.heartbeat.beat()).toBe(true);
+  });
+
+  it('an expired owner is fenced even when nobody else claimed', () => {
+    const session = start(1000);
+    now += 1001;
+    expect(session.heartbeat.beat()).toBe(false);
+  });
+
+  it('waits for an answer to a question and resumes the run', async () => {
+    const session = start();
+    session.markRunning();
+    const interaction = store.requestInteraction(session.claim, {
+      kind: 'decision',
+      title: 'Ship?',
+      choices: ['yes', 'no'],
+    });
+    expect(store.getRun(session.runId).status).toBe('waiting');
+    const waiting = waitForInteraction(store, session.claim, interaction.id, {
+      pollMs: 10,
+      actor: session.actor,
+    });
+    store.answerInteraction(interaction.id, {
+      interactionRevision: interaction.revision,
+      idempotencyKey: 'k',
+      payload: 'yes',
+      actor: person,
+    });
+    await expect(waiting).resolves.toMatchObject({ status: 'answered', response: 'yes' });
+    expect(store.getRun(session.runId).status).toBe('running');
+  });
+
+  it('applies the question’s deadline itself: default → answered, none → expired', async () => {
+    const session = start(60_000);
+    const withDefault = store.requestInteraction(session.claim, {
+      kind: 'decision',
+      title: 'A or B?',
+      choices: ['a', 'b'],
+      defaultResponse: 'b',
+      hasDefault: true,
+      deadlineAt: now - 1,
+    });
+    await expect(
+      waitForInteraction(store, session.claim, withDefault.id, { pollMs: 10, actor: session.actor }),
+    ).resolves.toMatchObject({ status: 'answered', response: 'b' });
+    const noDefault = store.requestInteraction(session.claim, {
+      kind: 'decision',
+      title: 'C?',
+      choices: ['c'],
+      deadlineAt: now - 1,
+    });
+    await expect(
+      waitForInteraction(store, session.claim, noDefault.id, { pollMs: 10, actor: session.actor }),
+    ).resolves.toMatchObject({ status: 'expired' });
+  });
+});
