@@ -13,6 +13,8 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 60_000,
           pool: 'forks',
+          // Builds the CLI bundle and the reliability fixtures once: the CLI tests spawn the real thing.
+          globalSetup: ['test/helpers/global-setup.ts'],
         },
       },
       {
