@@ -1,0 +1,246 @@
+/**
+ * `npm run bench`: builds a 100k-run store and measures every operation the issue names against its raw
+ * SQLite baseline, then prints a table (met / missed per target) and writes artifacts/bench/latest.json.
+ * A script, not a test: absolute times are this machine's; compare runs by their JSON.
+ *
+ *   node --expose-gc out/cli/bench.js [--runs N] [--reps N] [--no-browser] [--vacuum] [--keep] [--dir D]
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { openStore } from '../store';
+import { measureBrowser } from './browser-ops';
+import { generateStore } from './generate-store';
+import { measureChangeFeed, measureHeartbeats, measureMemory } from './process-ops';
+import { PAGE, measureReads } from './read-ops';
+import { formatExtras, formatTable, machineInfo, summaryOf, writeJson, type BenchReport } from './report';
+import type { Measurement } from './report-model';
+import { measurePruning, measureSize } from './size-ops';
+import { profileSql, type OpProfile } from './sql-profile';
+import { round } from './stats';
+import {
+  createSweepBench,
+  measureDeadlineBurst,
+  measureIdleTick,
+  measureStaleBurst,
+  releaseSweepBench,
+} from './sweeper-ops';
+import { runWorker } from './workers';
+import { measureAnswer, measureStaleCancel } from './write-ops';
+
+const HELP = `Usage: npm run bench -- [options]
+  --runs N        runs in the generated store (default 100000)
+  --projects N    projects (default 200)
+  --reps N        repetitions per timed operation (default 300)
+  --dir DIR       where to build the store (default: a temp folder, removed afterwards)
+  --keep          keep the store afterwards
+  --no-browser    skip the Chromium part
+  --chromium P    Chromium binary (default $RUNWARDEN_CHROMIUM or /usr/bin/chromium)
+  --vacuum        VACUUM after pruning, to show the file shrink (slow on a big store)
+  --out DIR       where the JSON goes (default artifacts/bench)`;
+
+function log(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      runs: { type: 'string', default: '100000' },
+      projects: { type: 'string', default: '200' },
+      reps: { type: 'string', default: '300' },
+      dir: { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      'no-browser': { type: 'boolean', default: false },
+      chromium: { type: 'string', default: process.env.RUNWARDEN_CHROMIUM ?? '/usr/bin/chromium' },
+      vacuum: { type: 'boolean', default: false },
+      out: { type: 'string', default: path.join('artifacts', 'bench') },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    log(HELP);
+    return 0;
+  }
+  const runs = Number(values.runs);
+  const projects = Number(values.projects);
+  const reps = Number(values.reps);
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  const dir = values.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'runwarden-bench-'));
+  const storePath = path.join(dir, 'state.sqlite');
+  const measurements: Measurement[] = [];
+  const plans: Record<string, OpProfile> = {};
+
+  log(`Runwarden bench — ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}`);
+  log(`Generating ${runs.toLocaleString('en-US')} runs over ${projects} projects in ${storePath}`);
+  const gen = generateStore({
+    storePath,
+    runs,
+    projects,
+    eventsPerRun: 20,
+    now: Date.now(),
+    onProgress: (done, total) =>
+      process.stdout.write(`\r  ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} runs`),
+  });
+  log(
+    `\n  ${gen.events.toLocaleString('en-US')} events, ${gen.attempts.toLocaleString('en-US')} attempts, ${gen.interactions} questions, ${gen.effects} effects in ${round(gen.ms / 1_000, 1)} s`,
+  );
+
+  const store = openStore(storePath);
+  try {
+    const doctorStart = performance.now();
+    const doctor = store.doctor();
+    log(
+      `  doctor: ${doctor.contradictions.length} contradictions, integrity ${doctor.integrity}, ${doctor.staleLeases} stale leases (${round((performance.now() - doctorStart) / 1_000, 1)} s)`,
+    );
+    if (doctor.contradictions.length > 0 || doctor.integrity !== 'ok') {
+      for (const c of doctor.contradictions.slice(0, 10)) log(`    ${c.runId}: ${c.problem}`);
+      throw new Error('the generated store is not valid; fix the generator before trusting any figure');
+    }
+    const sqlite = (store.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+
+    // Pools: each scenario gets its own runs, so none sees another's leftovers.
+    const stale = new Set(gen.staleRunIds);
+    const waiting = gen.pendingInteractions.filter((p) => !stale.has(p.runId));
+    const waitingRuns = new Set(waiting.map((p) => p.runId));
+    const running = gen.liveClaims.filter((c) => !waitingRuns.has(c.runId));
+    const burstSize = Math.min(1_000, Math.floor(running.length / 2), Math.floor(waiting.length / 2));
+    const heartbeatClaims = running.slice(0, 64);
+    const feedClaim = running[64];
+    const staleBurst = running.slice(100, 100 + burstSize).map((c) => c.runId);
+    const deadlineBurst = waiting.slice(0, burstSize).map((p) => p.id);
+    const answerPool = waiting.slice(burstSize);
+
+    const projectPath = gen.projectPaths[Math.min(20, gen.projectPaths.length - 1)] as string;
+    const projectId = (
+      store.db.prepare('SELECT id FROM projects WHERE canonical_path = ?').get(projectPath) as { id: number }
+    ).id;
+
+    log('\nReads (app vs raw SQL, interleaved):');
+    measurements.push(
+      ...measureReads(
+        {
+          store,
+          db: store.db,
+          projectPath,
+          projectId,
+          searchCommon: gen.searchCommon,
+          searchRare: gen.searchRare,
+          reps,
+        },
+        log,
+      ),
+    );
+
+    // Statements per call and full scans, on a second, instrumented connection.
+    const probe = openStore(storePath);
+    try {
+      const profiler = profileSql(probe.db);
+      const ops: Record<string, () => unknown> = {
+        'list.first': () => probe.listRuns({ view: 'all', limit: PAGE }),
+        'list.needs-you': () => probe.listRuns({ view: 'needs-you', limit: PAGE }),
+        'list.search': () => probe.listRuns({ view: 'all', limit: PAGE, search: gen.searchCommon }),
+        'projects.counts': () => probe.listProjects(),
+        'attention.summary': () => probe.attentionSummary(20),
+        'detail.first-events': () => probe.getRunDetail(running[0]?.runId as string, { eventsLimit: 200 }),
+      };
+      for (const [id, op] of Object.entries(ops)) {
+        plans[id] = profiler.measure(op);
+        const m = measurements.find((x) => x.id === id);
+        if (m !== undefined)
+          m.extra = {
+            ...m.extra,
+            statementsPerCall: plans[id].statements,
+            fullScans: plans[id].scans.length,
+          };
+      }
+    } finally {
+      probe.close();
+    }
+
+    log('\nWrites:');
+    measurements.push(measureStaleCancel(store, gen.staleRunIds, log));
+    measurements.push(measureAnswer(store, answerPool, log));
+
+    log('\nSweeper:');
+    const sweepBench = createSweepBench(store);
+    measurements.push(measureIdleTick(sweepBench, log));
+    measurements.push(measureStaleBurst(sweepBench, staleBurst, log));
+    measurements.push(measureDeadlineBurst(sweepBench, deadlineBurst, log));
+    releaseSweepBench(sweepBench);
+
+    log('\nProcesses:');
+    measurements.push(await measureHeartbeats(storePath, heartbeatClaims, 8, 4_000, log));
+    if (feedClaim !== undefined) measurements.push(await measureChangeFeed(storePath, feedClaim, 30, log));
+    measurements.push(await measureMemory(storePath, log));
+
+    if (!values['no-browser']) {
+      log('\nChromium (runwarden serve):');
+      try {
+        measurements.push(
+          ...(await measureBrowser(
+            { storePath, navigations: 7, scrollMs: 4_000, executablePath: values.chromium },
+            log,
+          )),
+        );
+      } catch (error) {
+        log(`  skipped: ${(error as Error).message.split('\n')[0]}`);
+      }
+    }
+
+    log('\nSize:');
+    measurements.push(measureSize(store, runs, log));
+    measurements.push(
+      measurePruning(store, { retentionDays: 30, batch: 200, maxRuns: 20_000, vacuum: values.vacuum }, log),
+    );
+
+    const report: BenchReport = {
+      startedAt,
+      machine: machineInfo(sqlite),
+      config: { runs, projects, reps, pageSize: PAGE, eventsPerRun: 20 },
+      store: {
+        runs: gen.runs,
+        projects: gen.projects,
+        events: gen.events,
+        attempts: gen.attempts,
+        interactions: gen.interactions,
+        effects: gen.effects,
+        kinds: gen.kinds,
+        generateSeconds: round(gen.ms / 1_000, 1),
+      },
+      measurements,
+      plans,
+      summary: summaryOf(measurements),
+      seconds: round((performance.now() - started) / 1_000, 1),
+    };
+    log(`\n${formatTable(measurements)}\n`);
+    log(`Details:\n${formatExtras(measurements)}\n`);
+    for (const [id, p] of Object.entries(plans)) {
+      for (const scan of p.scans)
+        log(`  full scan in ${id}: ${scan.plan.join(' | ')}\n    ${scan.sql.slice(0, 160)}`);
+    }
+    const file = writeJson(values.out, report);
+    log(
+      `\n${report.summary.met} met, ${report.summary.missed} missed, ${report.summary.untargeted} without a target — ${report.seconds} s. JSON: ${file}`,
+    );
+    return 0;
+  } finally {
+    store.close();
+    if (!values.keep && values.dir === undefined) fs.rmSync(dir, { recursive: true, force: true });
+    else log(`Store kept at ${storePath}`);
+  }
+}
+
+if (process.argv.includes('--worker')) {
+  runWorker();
+} else {
+  main().then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,198 @@
+/**
+ * The UI in a real Chromium against `runwarden serve` on the bench store: time from navigation to the first
+ * rendered page of runs, and frame times while scrolling the 100k-run list, both measured inside the page
+ * with the browser's own clocks (performance.now is relative to navigation start).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { figure, type Measurement } from './report-model';
+import { round, summarize } from './stats';
+
+/** STACK.md: Debian's Chromium, no download. */
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+interface Served {
+  url: string;
+  child: ChildProcess;
+}
+
+async function startServe(storePath: string): Promise<Served> {
+  const cli = path.join(path.dirname(process.argv[1] as string), 'runwarden.js');
+  const child = spawn(process.execPath, [cli, 'serve', '--json', '--store', storePath], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  const line = await new Promise<string>((resolve, reject) => {
+    let buffer = '';
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 30_000);
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      buffer += chunk;
+      const nl = buffer.indexOf('\n');
+      if (nl >= 0) {
+        clearTimeout(timer);
+        resolve(buffer.slice(0, nl));
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+  });
+  return { url: (JSON.parse(line) as { url: string }).url, child };
+}
+
+/** Installed before any page script: notes when the first run row is in the DOM, and when it was painted. */
+const FIRST_ROW_PROBE = `(() => {
+  const w = window;
+  w.__rwBench = { domMs: null, paintMs: null };
+  const done = () => {
+    w.__rwBench.domMs = performance.now();
+    requestAnimationFrame(() => {
+      const ch = new MessageChannel();
+      ch.port1.onmessage = () => { w.__rwBench.paintMs = performance.now(); };
+      ch.port2.postMessage(0);
+    });
+  };
+  const obs = new MutationObserver(() => {
+    if (document.querySelector('[id^="run-row-"]') !== null) { obs.disconnect(); done(); }
+  });
+  obs.observe(document, { subtree: true, childList: true });
+})();`;
+
+interface ScrollSample {
+  /** requestAnimationFrame deltas (ms): the frame interval, a dropped frame shows as ≥ 2 intervals. */
+  deltas: number[];
+  /** From the frame's start to the end of its rendering work (a message posted in rAF runs after paint). */
+  work: number[];
+  rowsLoaded: number;
+  scrolledPx: number;
+}
+
+/** Scrolls the run list in the page for `ms`, `px` per frame; runs inside Chromium. */
+const SCROLL_SCRIPT = `async ([ms, px]) => {
+  const list = document.querySelector('[role="grid"] [role="rowgroup"]')
+    ?? document.querySelector('[role="grid"] .body');
+  if (!list) throw new Error('run list scroller not found');
+  let scroller = list;
+  while (scroller && scroller.scrollHeight <= scroller.clientHeight) scroller = scroller.parentElement;
+  if (!scroller) throw new Error('no scrollable ancestor');
+  const deltas = [];
+  const work = [];
+  const start = performance.now();
+  let last = null;
+  const ch = new MessageChannel();
+  let frameStart = 0;
+  ch.port1.onmessage = () => work.push(performance.now() - frameStart);
+  await new Promise((resolve) => {
+    const frame = (t) => {
+      if (last !== null) deltas.push(t - last);
+      last = t;
+      frameStart = t;
+      ch.port2.postMessage(0);
+      scroller.scrollTop += px;
+      if (performance.now() - start < ms) requestAnimationFrame(frame);
+      else resolve();
+    };
+    requestAnimationFrame(frame);
+  });
+  return {
+    deltas,
+    work,
+    rowsLoaded: document.querySelectorAll('[id^="run-row-"]').length,
+    scrolledPx: scroller.scrollTop,
+  };
+}`;
+
+export interface BrowserOptions {
+  storePath: string;
+  navigations: number;
+  scrollMs: number;
+  executablePath: string;
+}
+
+export async function measureBrowser(
+  opts: BrowserOptions,
+  log: (line: string) => void,
+): Promise<Measurement[]> {
+  const { chromium } = await import('@playwright/test');
+  const served = await startServe(opts.storePath);
+  const browser = await chromium.launch({
+    executablePath: opts.executablePath,
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
+  try {
+    // bypassCSP: the probes are injected scripts; the app's own script-src 'self' would refuse them.
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, bypassCSP: true });
+    await context.addInitScript({ content: FIRST_ROW_PROBE });
+    const page = await context.newPage();
+    const firstPage: number[] = [];
+    const firstDom: number[] = [];
+    for (let i = 0; i < opts.navigations; i += 1) {
+      await page.goto(`${served.url}#/all`);
+      await page.waitForFunction('window.__rwBench.paintMs !== null', null, { timeout: 30_000 });
+      const t = (await page.evaluate('window.__rwBench')) as { domMs: number; paintMs: number };
+      firstPage.push(t.paintMs);
+      firstDom.push(t.domMs);
+    }
+    const nav = summarize(firstPage);
+    const first = figure(
+      'ui.first-page',
+      'UI: navigation → first page of runs painted',
+      'browser',
+      'ms',
+      nav.median,
+      { text: 'p95 < 300 ms', met: nav.p95 < 300 },
+      {
+        navigations: nav.n,
+        domMedianMs: round(summarize(firstDom).median),
+        firstNavigationMs: round(firstPage[0] ?? 0),
+      },
+      'includes the token redirect on every navigation; the first one is a cold start of the page',
+    );
+    first.p95 = round(nav.p95);
+    first.n = nav.n;
+    log(`  ${first.label}: median ${first.median} ms, p95 ${first.p95} ms`);
+
+    await page.waitForTimeout(500);
+    const scroll = (await page.evaluate(`(${SCROLL_SCRIPT})([${opts.scrollMs}, 120])`)) as ScrollSample;
+    const work = summarize(scroll.work);
+    const deltas = summarize(scroll.deltas);
+    const frames = figure(
+      'ui.scroll-frames',
+      'UI: frame time while scrolling the run list (p95)',
+      'browser',
+      'ms',
+      work.median,
+      { text: 'p95 frame < 16 ms', met: work.p95 < 16 },
+      {
+        frames: work.n,
+        rafIntervalMedianMs: round(deltas.median),
+        rafIntervalP95Ms: round(deltas.p95),
+        longFrames: scroll.deltas.filter((d) => d > 34).length,
+        rowsInDom: scroll.rowsLoaded,
+        scrolledPx: scroll.scrolledPx,
+      },
+      "frame = rAF start → end of that frame's rendering (a message posted in rAF); 120 px per frame",
+    );
+    frames.p95 = round(work.p95);
+    frames.n = work.n;
+    log(
+      `  ${frames.label}: median ${frames.median} ms, p95 ${frames.p95} ms; rAF interval p95 ${round(deltas.p95)} ms, ${scroll.scrolledPx} px`,
+    );
+    return [first, frames];
+  } finally {
+    await browser.close();
+    await new Promise<void>((resolve) => {
+      if (served.child.exitCode !== null) return resolve();
+      served.child.once('exit', () => resolve());
+      served.child.kill('SIGTERM');
+    });
+  }
+}

@@ -1,0 +1,221 @@
+/**
+ * The read operations of the window, each against its baseline: the raw indexed SQLite query that returns
+ * the same rows (run + project path + queue entry + lease) with better-sqlite3 and no application code.
+ */
+import type Database from 'better-sqlite3';
+import type { RunStore } from '../store';
+import type { ListRunsQuery } from '../store';
+import { readMeasurement, type Measurement } from './report-model';
+import { measurePaired } from './stats';
+
+/** The UI's page size (renderer RunListState). */
+export const PAGE = 200;
+const UNATTENDED_MS = 5 * 60_000;
+
+const BASE_SELECT = `SELECT r.*, p.canonical_path AS project_path,
+  q.status AS q_status, q.available_at, q.error_code, q.error_detail, q.consecutive_errors, q.updated_at AS q_updated_at,
+  l.generation, l.owner_type, l.owner_id, l.owner_pid, l.owner_hostname, l.owner_start_id, l.acquired_at,
+  l.heartbeat_at, l.expires_at
+  FROM runs r JOIN projects p ON p.id = r.project_id JOIN queue_entries q ON q.run_id = r.id
+  JOIN leases l ON l.run_id = r.id`;
+
+/** The raw baseline for a list view: same rows, one statement. */
+export function baselineListSql(where: string): string {
+  return `${BASE_SELECT} WHERE ${where} ORDER BY r.id DESC LIMIT @limit`;
+}
+
+const NOT_EXPIRED = `(r.owner_expires_at IS NULL OR r.owner_expires_at > @now)`;
+const NEEDS_YOU = `((r.needs_you_static = 1 AND ${NOT_EXPIRED}) OR r.owner_expires_at <= @now OR r.unattended_since <= @unattendedBefore)`;
+
+interface ReadCase {
+  id: string;
+  label: string;
+  query: ListRunsQuery;
+  where: string;
+  params: Record<string, unknown>;
+  note?: string;
+}
+
+export interface ReadContext {
+  store: RunStore;
+  db: Database.Database;
+  projectPath: string;
+  projectId: number;
+  searchCommon: string;
+  searchRare: string;
+  reps: number;
+}
+
+function listCases(ctx: ReadContext, deepCursor: string): ReadCase[] {
+  return [
+    {
+      id: 'list.first',
+      label: 'list runs: first page (All)',
+      query: { view: 'all', limit: PAGE },
+      where: '1',
+      params: {},
+    },
+    {
+      id: 'list.deep',
+      label: 'list runs: deep keyset page (50k in)',
+      query: { view: 'all', limit: PAGE, cursor: deepCursor },
+      where: 'r.id < @cursor',
+      params: { cursor: deepCursor },
+    },
+    {
+      id: 'list.project',
+      label: 'list runs: one project',
+      query: { view: 'all', limit: PAGE, projectPath: ctx.projectPath },
+      where: 'r.project_id = @projectId',
+      params: { projectId: ctx.projectId },
+    },
+    {
+      id: 'list.needs-you',
+      label: 'list runs: Needs you (default view)',
+      query: { view: 'needs-you', limit: PAGE },
+      where: NEEDS_YOU,
+      params: {},
+    },
+    {
+      id: 'list.running',
+      label: 'list runs: status Running',
+      query: { view: 'running', limit: PAGE },
+      where: `r.display_base = 'running' AND ${NOT_EXPIRED}`,
+      params: {},
+    },
+    {
+      id: 'list.failed',
+      label: 'list runs: status Failed',
+      query: { view: 'failed', limit: PAGE },
+      where: `r.display_base = 'failed'`,
+      params: {},
+    },
+    {
+      id: 'list.search',
+      label: `list runs: search "${ctx.searchCommon}"`,
+      query: { view: 'all', limit: PAGE, search: ctx.searchCommon },
+      where: `(instr(lower(r.title), @search) > 0 OR instr(lower(r.workflow), @search) > 0)`,
+      params: { search: ctx.searchCommon },
+    },
+    {
+      id: 'list.search-rare',
+      label: `list runs: search "${ctx.searchRare}" (~10 hits)`,
+      query: { view: 'all', limit: PAGE, search: ctx.searchRare },
+      where: `(instr(lower(r.title), @search) > 0 OR instr(lower(r.workflow), @search) > 0)`,
+      params: { search: ctx.searchRare },
+      note: 'substring search scans every run when there are few hits',
+    },
+  ];
+}
+
+function sameIds(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((id, i) => id === b[i]);
+}
+
+/** Runs every read case; throws if the app and its baseline disagree on the rows (the baseline must be fair). */
+export function measureReads(ctx: ReadContext, log: (line: string) => void): Measurement[] {
+  const { store, db } = ctx;
+  const deepCursor =
+    (
+      db.prepare(`SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET 50000`).get() as
+        { id: string } | undefined
+    )?.id ?? (db.prepare(`SELECT id FROM runs ORDER BY id LIMIT 1`).get() as { id: string }).id;
+  const out: Measurement[] = [];
+  for (const c of listCases(ctx, deepCursor)) {
+    const stmt = db.prepare(baselineListSql(c.where));
+    const params = () => {
+      const now = Date.now();
+      return { ...c.params, now, unattendedBefore: now - UNATTENDED_MS, limit: PAGE + 1 };
+    };
+    const appIds = store.listRuns(c.query).items.map((i) => i.run.id);
+    const baseIds = (stmt.all(params()) as Array<{ id: string }>).slice(0, PAGE).map((r) => r.id);
+    if (!sameIds(appIds, baseIds))
+      throw new Error(`${c.id}: the baseline returns different rows than the app`);
+    const samples = measurePaired(
+      () => store.listRuns(c.query),
+      () => stmt.all(params()),
+      { reps: ctx.reps, warmup: 20 },
+    );
+    const m = readMeasurement(c.id, c.label, samples, c.note);
+    m.extra = { rows: appIds.length };
+    out.push(m);
+    log(`  ${c.label}: median ${m.median} ms, p95 ${m.p95} ms (×${m.ratio})`);
+  }
+
+  out.push(measureProjects(ctx, log));
+  out.push(measureAttention(ctx, log));
+  out.push(measureDetail(ctx, log));
+  return out;
+}
+
+function measureProjects(ctx: ReadContext, log: (line: string) => void): Measurement {
+  const stmt = ctx.db.prepare(
+    `SELECT p.id, p.canonical_path, p.name, p.created_at, c.ds, c.n FROM projects p LEFT JOIN
+       (SELECT project_id, CASE WHEN owner_expires_at <= @now THEN 'stale' ELSE display_base END AS ds, count(*) AS n
+        FROM runs GROUP BY project_id, ds) c ON c.project_id = p.id ORDER BY p.canonical_path`,
+  );
+  const samples = measurePaired(
+    () => ctx.store.listProjects(),
+    () => stmt.all({ now: Date.now() }),
+    { reps: Math.max(30, Math.floor(ctx.reps / 4)), warmup: 5 },
+  );
+  const m = readMeasurement('projects.counts', 'project list with per-status counts', samples);
+  log(`  ${m.label}: median ${m.median} ms, p95 ${m.p95} ms (×${m.ratio})`);
+  return m;
+}
+
+function measureAttention(ctx: ReadContext, log: (line: string) => void): Measurement {
+  const counts = ctx.db.prepare(
+    `SELECT CASE WHEN owner_expires_at <= @now THEN 'stale' ELSE display_base END AS ds, count(*) AS n FROM runs GROUP BY ds`,
+  );
+  const needs = ctx.db.prepare(`SELECT count(*) AS n FROM runs r WHERE ${NEEDS_YOU}`);
+  const items = ctx.db.prepare(baselineListSql(NEEDS_YOU));
+  const samples = measurePaired(
+    () => ctx.store.attentionSummary(20),
+    () => {
+      const now = Date.now();
+      const p = { now, unattendedBefore: now - UNATTENDED_MS };
+      counts.all(p);
+      needs.get(p);
+      items.all({ ...p, limit: 21 });
+    },
+    { reps: Math.max(30, Math.floor(ctx.reps / 4)), warmup: 5 },
+  );
+  const m = readMeasurement('attention.summary', 'attention ("needs you") summary, 20 items', samples);
+  log(`  ${m.label}: median ${m.median} ms, p95 ${m.p95} ms (×${m.ratio})`);
+  return m;
+}
+
+function measureDetail(ctx: ReadContext, log: (line: string) => void): Measurement {
+  const { db, store } = ctx;
+  // A spread of runs (finished, live, waiting), not one hot row.
+  const ids = (
+    db.prepare(`SELECT id FROM runs ORDER BY random() LIMIT 200`).all() as Array<{ id: string }>
+  ).map((r) => r.id);
+  const q = {
+    run: db.prepare(`${BASE_SELECT} WHERE r.id = ?`),
+    interactions: db.prepare(`SELECT * FROM interactions WHERE run_id = ? ORDER BY created_at, id`),
+    effects: db.prepare(`SELECT * FROM effects WHERE run_id = ? ORDER BY id`),
+    attempts: db.prepare(`SELECT * FROM attempts WHERE run_id = ? ORDER BY id`),
+    submissions: db.prepare(
+      `SELECT s.* FROM submissions s JOIN interactions i ON i.id = s.interaction_id WHERE i.run_id = ? ORDER BY s.id`,
+    ),
+    events: db.prepare(`SELECT * FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT ?`),
+  };
+  const samples = measurePaired(
+    (i) => store.getRunDetail(ids[i % ids.length] as string, { eventsLimit: 200 }),
+    (i) => {
+      const id = ids[i % ids.length] as string;
+      q.run.get(id);
+      q.interactions.all(id);
+      q.effects.all(id);
+      q.attempts.all(id);
+      q.submissions.all(id);
+      q.events.all(id, 201);
+    },
+    { reps: ctx.reps, warmup: 20 },
+  );
+  const m = readMeasurement('detail.first-events', 'run detail with its first events page', samples);
+  log(`  ${m.label}: median ${m.median} ms, p95 ${m.p95} ms (×${m.ratio})`);
+  return m;
+}
