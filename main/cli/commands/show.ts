@@ -58,7 +58,7 @@ function renderDetail(detail: RunDetail, now: number, paint: Paint): string {
   line('why', oneLine(display.reason));
   line('actions', display.actions.join(', ') || '-');
   line(
-    'run',
+    'state',
     `${run.status}${run.paused ? ' (paused)' : ''}, queue ${queue.status}${queue.errorCode ? ` (${queue.errorCode})` : ''}`,
   );
   if (run.statusDetail) line('detail', oneLine(run.statusDetail));

@@ -56,4 +56,22 @@ describe('runwarden demo', () => {
     for (const status of DISPLAY_STATUSES.filter((s) => s !== 'waiting'))
       expect(table.stdout).toContain(status);
   });
+
+  it('--no-live starts no process and still shows every status, running ones simulated by a long lease', async () => {
+    const other = tempDir();
+    try {
+      const demo = await runJson<{ runnerPids: number[] }>(['demo', '--dir', other.path, '--no-live'], {
+        store: other.store,
+      });
+      expect(demo).toMatchObject({ code: 0, body: { ok: true, value: { runnerPids: [] } } });
+      const { body } = await runJson<RunListPage>(['ls', '--limit', '200'], { store: other.store });
+      if (!body.ok) throw new Error(JSON.stringify(body));
+      const shown = new Set(body.value.items.map((item) => item.display.status));
+      expect(DISPLAY_STATUSES.filter((status) => status !== 'waiting' && !shown.has(status))).toEqual([]);
+      const doctor = await runJson<{ contradictions: unknown[] }>(['doctor'], { store: other.store });
+      expect(doctor.body).toMatchObject({ ok: true, value: { contradictions: [], integrity: 'ok' } });
+    } finally {
+      other.remove();
+    }
+  });
 });
