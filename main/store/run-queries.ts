@@ -11,7 +11,7 @@ import { listAttempts } from './attempts';
 import { runEvents } from './events';
 import { allProjects, filterPath, findProjectByPath } from './projects';
 import { RUN_COLUMNS, RUN_FROM, toSubmission, type RunRow, type SubmissionRow } from './rows';
-import { loadDisplaySnapshot, loadRunRow, loadSnapshot } from './run-state';
+import { loadDisplaySnapshot, loadDisplaySnapshots, loadRunRow, loadSnapshot } from './run-state';
 import type {
   AttentionSummary,
   ListRunsQuery,
@@ -151,7 +151,17 @@ export function listRuns(ctx: StoreContext, q: ListRunsQuery, now: number): RunL
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
   return {
-    items: page.map((row) => toListItem(ctx, row, now)),
+    items: loadDisplaySnapshots(ctx, page).map((snapshot, i) => {
+      const row = page[i] as RunRow;
+      return {
+        run: snapshot.run,
+        queue: snapshot.queue,
+        lease: snapshot.lease,
+        display: displayStatus(snapshot, now, ctx.displayOptions),
+        openInteractions: row.open_interactions,
+        ambiguousEffects: row.ambiguous_effects,
+      };
+    }),
     nextCursor: rows.length > q.limit && last !== undefined ? last.id : null,
   };
 }
@@ -159,38 +169,70 @@ export function listRuns(ctx: StoreContext, q: ListRunsQuery, now: number): RunL
 function countsFrom(rows: Array<{ ds: DisplayStatus; n: number }>): Partial<Record<DisplayStatus, number>> {
   const counts: Partial<Record<DisplayStatus, number>> = {};
   for (const row of rows) counts[row.ds] = (counts[row.ds] ?? 0) + row.n;
+  for (const key of Object.keys(counts) as DisplayStatus[]) if (counts[key] === 0) delete counts[key];
   return counts;
 }
 
+/** Runs per (project, display status) at `now`: the trigger-kept counters, with expired owners moved to stale. */
+function statusCounts(ctx: StoreContext, now: number): Array<{ pid: number; ds: DisplayStatus; n: number }> {
+  const base = ctx
+    .prep(`SELECT project_id AS pid, display_base AS ds, n FROM run_counts WHERE n > 0`)
+    .all() as Array<{ pid: number; ds: DisplayStatus; n: number }>;
+  // Few rows: the covering index over expired owners (SPEC §3 "Stale" is time-dependent, so not counted ahead).
+  const expired = ctx
+    .prep(
+      `SELECT project_id AS pid, display_base AS ds, count(*) AS n FROM runs
+       WHERE owner_expires_at IS NOT NULL AND owner_expires_at <= ? GROUP BY project_id, display_base`,
+    )
+    .all(now) as Array<{ pid: number; ds: DisplayStatus; n: number }>;
+  const out = [...base];
+  for (const row of expired) {
+    if (row.ds === 'stale') continue;
+    out.push({ pid: row.pid, ds: row.ds, n: -row.n }, { pid: row.pid, ds: 'stale', n: row.n });
+  }
+  return out;
+}
+
+/**
+ * "Needs you" per project: three disjoint, indexed parts (a static flag on an unexpired run; an expired
+ * owner; a queued run unattended since before the cutoff) — the same set as NEEDS_YOU_SQL.
+ */
+function needsYouCounts(ctx: StoreContext, now: number): Map<number, number> {
+  const rows = ctx
+    .prep(
+      `SELECT pid, sum(n) AS n FROM (
+         SELECT project_id AS pid, count(*) AS n FROM runs WHERE needs_you_static = 1
+           AND (owner_expires_at IS NULL OR owner_expires_at > @now) GROUP BY project_id
+         UNION ALL
+         SELECT project_id, count(*) FROM runs WHERE owner_expires_at IS NOT NULL AND owner_expires_at <= @now
+           GROUP BY project_id
+         UNION ALL
+         SELECT project_id, count(*) FROM runs WHERE unattended_since IS NOT NULL
+           AND unattended_since <= @unattendedBefore GROUP BY project_id
+       ) GROUP BY pid`,
+    )
+    .all(timeParams(ctx, now)) as Array<{ pid: number; n: number }>;
+  return new Map(rows.map((row) => [row.pid, row.n]));
+}
+
 export function attentionSummary(ctx: StoreContext, limit: number, now: number): AttentionSummary {
-  const params = timeParams(ctx, now);
-  const counts = countsFrom(
-    ctx
-      .prep(`SELECT ${DISPLAY_AT_NOW_SQL} AS ds, count(*) AS n FROM runs r GROUP BY ds`)
-      .all(params) as Array<{ ds: DisplayStatus; n: number }>,
-  );
-  const needsYou = (
-    ctx.prep(`SELECT count(*) AS n FROM runs r WHERE ${NEEDS_YOU_SQL}`).get(params) as { n: number }
-  ).n;
+  const counts = countsFrom(statusCounts(ctx, now));
+  let needsYou = 0;
+  for (const n of needsYouCounts(ctx, now).values()) needsYou += n;
   const items = listRuns(ctx, { view: 'needs-you', limit }, now).items;
   return { counts, needsYou, items };
 }
 
 export function listProjects(ctx: StoreContext, now: number): ProjectSummary[] {
-  const params = timeParams(ctx, now);
-  const countRows = ctx
-    .prep(
-      `SELECT r.project_id AS pid, ${DISPLAY_AT_NOW_SQL} AS ds, count(*) AS n FROM runs r GROUP BY pid, ds`,
-    )
-    .all(params) as Array<{ pid: number; ds: DisplayStatus; n: number }>;
-  const needRows = ctx
-    .prep(
-      `SELECT r.project_id AS pid, count(*) AS n FROM runs r WHERE r.id IN (${unionIdsSql('needs-you')}) GROUP BY pid`,
-    )
-    .all(params) as Array<{ pid: number; n: number }>;
-  const needs = new Map(needRows.map((row) => [row.pid, row.n]));
+  const byProject = new Map<number, Array<{ ds: DisplayStatus; n: number }>>();
+  for (const row of statusCounts(ctx, now)) {
+    const list = byProject.get(row.pid) ?? [];
+    list.push(row);
+    byProject.set(row.pid, list);
+  }
+  const needs = needsYouCounts(ctx, now);
   return allProjects(ctx).map((project) => {
-    const mine = countRows.filter((row) => row.pid === project.id);
+    const mine = byProject.get(project.id) ?? [];
     return {
       ...project,
       counts: countsFrom(mine),

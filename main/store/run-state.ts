@@ -118,6 +118,72 @@ export function loadDisplaySnapshot(ctx: StoreContext, row: RunRow): RunSnapshot
   };
 }
 
+/**
+ * `loadDisplaySnapshot` for a page of rows in four statements instead of four per row (the list's N+1):
+ * queue entries and leases by id, and interactions / effects only for the rows whose counters say they
+ * have open ones.
+ */
+export function loadDisplaySnapshots(ctx: StoreContext, rows: readonly RunRow[]): RunSnapshot[] {
+  if (rows.length === 0) return [];
+  const ids = JSON.stringify(rows.map((r) => r.id));
+  const queues = new Map(
+    (
+      ctx
+        .prep(`SELECT * FROM queue_entries WHERE run_id IN (SELECT value FROM json_each(?))`)
+        .all(ids) as QueueRow[]
+    ).map((q) => [q.run_id, q]),
+  );
+  const leases = new Map(
+    (
+      ctx.prep(`SELECT * FROM leases WHERE run_id IN (SELECT value FROM json_each(?))`).all(ids) as LeaseRow[]
+    ).map((l) => [l.run_id, l]),
+  );
+  const withOpen = rows.filter((r) => r.open_interactions > 0).map((r) => r.id);
+  const withAmbiguous = rows.filter((r) => r.ambiguous_effects > 0).map((r) => r.id);
+  const open = groupBy(
+    withOpen.length === 0
+      ? []
+      : (ctx
+          .prep(
+            `SELECT * FROM interactions WHERE run_id IN (SELECT value FROM json_each(?))
+               AND status IN ('pending', 'presenting') ORDER BY created_at, id`,
+          )
+          .all(JSON.stringify(withOpen)) as InteractionRow[]),
+  );
+  const ambiguous = groupBy(
+    withAmbiguous.length === 0
+      ? []
+      : (ctx
+          .prep(
+            `SELECT * FROM effects WHERE run_id IN (SELECT value FROM json_each(?)) AND status = 'ambiguous' ORDER BY id`,
+          )
+          .all(JSON.stringify(withAmbiguous)) as EffectRow[]),
+  );
+  return rows.map((row) => {
+    const queue = queues.get(row.id);
+    const lease = leases.get(row.id);
+    if (queue === undefined) throw new RunwardenError('INTERNAL', `Run ${row.id} has no queue entry.`);
+    if (lease === undefined) throw new RunwardenError('INTERNAL', `Run ${row.id} has no lease row.`);
+    return {
+      run: toRun(row),
+      queue: toQueue(queue),
+      lease: toLease(lease),
+      interactions: (open.get(row.id) ?? []).map(toInteraction),
+      effects: (ambiguous.get(row.id) ?? []).map(toEffect),
+    };
+  });
+}
+
+function groupBy<T extends { run_id: string }>(rows: readonly T[]): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const row of rows) {
+    const list = out.get(row.run_id) ?? [];
+    list.push(row);
+    out.set(row.run_id, list);
+  }
+  return out;
+}
+
 export function appendEvent(
   ctx: StoreContext,
   now: number,

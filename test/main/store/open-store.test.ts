@@ -116,8 +116,8 @@ describe('creating a store', () => {
       expect(store.info()).toMatchObject({
         mode: 'read-write',
         modeReason: null,
-        schemaVersion: 1,
-        supportedVersion: 1,
+        schemaVersion: SUPPORTED_SCHEMA_VERSION,
+        supportedVersion: SUPPORTED_SCHEMA_VERSION,
       });
       expectHealthy(store);
     } finally {
@@ -142,7 +142,7 @@ describe('creating a store', () => {
     raw.pragma('user_version = 0');
     raw.close();
     const store = openStore(file);
-    expect(store.schemaVersion).toBe(1);
+    expect(store.schemaVersion).toBe(SUPPORTED_SCHEMA_VERSION);
     store.close();
   });
 
@@ -236,7 +236,9 @@ describe('read-only modes', () => {
     try {
       expect(store.mode).toBe('read-only');
       expect(store.modeReasonCode).toBe('STORE_NEWER');
-      expect(store.modeReason).toMatch(/newer Runwarden \(schema v7; this version understands up to v1\)/);
+      expect(store.modeReason).toContain(
+        `newer Runwarden (schema v7; this version understands up to v${SUPPORTED_SCHEMA_VERSION})`,
+      );
       expect(store.listRuns({ limit: 5 }).items).toHaveLength(5);
       const error = (() => {
         try {
