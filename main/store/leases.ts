@@ -220,3 +220,46 @@ export function markRunnerLost(
   });
   return true;
 }
+
+/**
+ * `markRunnerLost` for a batch, in the caller's one transaction (the sweeper's step 1 at scale: 1,000 runs
+ * going stale at once must not cost 1,000 commits). Only the lease expiry, the revision and the event change:
+ * the display base is computed with every owned lease counted live, so it cannot move here.
+ */
+export function markRunnersLost(
+  ctx: StoreContext,
+  leases: ReadonlyArray<{ runId: string; generation: number }>,
+  reason: string,
+  actor: Actor,
+  now: number,
+): number {
+  const take = ctx.prep(
+    `UPDATE leases SET expires_at = MIN(expires_at, @now), lost_generation = generation
+     WHERE run_id = @runId AND generation = @generation AND owner_type IS NOT NULL
+       AND (lost_generation IS NULL OR lost_generation != generation)
+       AND EXISTS (SELECT 1 FROM runs r WHERE r.id = @runId AND r.status NOT IN ('completed', 'failed', 'timed_out', 'cancelled'))
+     RETURNING owner_id, owner_pid, expires_at`,
+  );
+  const bump = ctx.prep(
+    `UPDATE runs SET revision = revision + 1, updated_at = @now, owner_expires_at = @expiresAt WHERE id = @runId
+     RETURNING revision`,
+  );
+  const eventActor = actorOf(actor);
+  let marked = 0;
+  for (const lease of leases) {
+    const row = take.get({ now, runId: lease.runId, generation: lease.generation }) as
+      { owner_id: string; owner_pid: number; expires_at: number } | undefined;
+    if (row === undefined) continue;
+    const { revision } = bump.get({ now, expiresAt: row.expires_at, runId: lease.runId }) as {
+      revision: number;
+    };
+    appendEvent(ctx, now, lease.runId, revision, {
+      type: 'run.runner_lost',
+      actor: eventActor,
+      leaseGeneration: lease.generation,
+      payload: { reason, ownerId: row.owner_id, pid: row.owner_pid, expiredEarly: false },
+    });
+    marked += 1;
+  }
+  return marked;
+}

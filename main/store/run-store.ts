@@ -288,6 +288,15 @@ export class RunStore {
     return this.#write((ctx, now) => leases.markRunnerLost(ctx, runId, generation, reason, actor, now));
   }
 
+  /** `markRunnerLost` for leases already expired (listExpiredLeases), many in one transaction. */
+  markRunnersLost(
+    expired: ReadonlyArray<{ runId: string; generation: number }>,
+    reason: string,
+    actor: Actor,
+  ): number {
+    return this.#write((ctx, now) => leases.markRunnersLost(ctx, expired, reason, actor, now));
+  }
+
   expireInteractionDeadlines(limit: number, actor: Actor): number {
     return this.#read((ctx) => interactions.expireInteractionDeadlines(ctx, limit, actor));
   }
