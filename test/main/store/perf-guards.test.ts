@@ -1,0 +1,92 @@
+/**
+ * Generous performance guards for `npm test` (TESTING.md "Performance": ratios and plans, never absolute
+ * times). A 20k-run store from the bench's generator; the full figures come from `npm run bench`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { generateStore, type GeneratedStore } from '../../../main/bench/generate-store';
+import { baselineListSql, PAGE } from '../../../main/bench/read-ops';
+import { profileSql } from '../../../main/bench/sql-profile';
+import { measurePaired, summarize } from '../../../main/bench/stats';
+import { openStore, type RunStore } from '../../../main/store';
+import { listRunsSql } from '../../../main/store/run-queries';
+import { makeTempDir } from '../../helpers/temp-store';
+
+let dir: string;
+let gen: GeneratedStore;
+let store: RunStore;
+
+beforeAll(() => {
+  dir = makeTempDir('runwarden-perf-');
+  gen = generateStore({
+    storePath: path.join(dir, 'state.sqlite'),
+    runs: 20_000,
+    projects: 50,
+    eventsPerRun: 8,
+    now: Date.now(),
+  });
+  store = openStore(gen.storePath);
+}, 120_000);
+
+afterAll(() => {
+  store?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+it('the generated store is valid (the guards below measure real, consistent data)', () => {
+  expect(store.doctor().contradictions).toEqual([]);
+});
+
+it('the first-page list query walks an index in id order (no scan, no sort)', () => {
+  const plan = (
+    store.db
+      .prepare(`EXPLAIN QUERY PLAN ${listRunsSql('all', { project: false, search: false, cursor: true })}`)
+      .all({ now: 0, unattendedBefore: 0, cursor: 'run_z', limit: PAGE + 1 }) as Array<{ detail: string }>
+  ).map((r) => r.detail);
+  expect(plan.join(' | ')).not.toMatch(/^SCAN r$|TEMP B-TREE FOR ORDER BY/m);
+  expect(plan.some((d) => /^(SCAN|SEARCH) r USING/.test(d))).toBe(true);
+});
+
+it('a list page costs a handful of statements, not a few per row (no N+1)', () => {
+  const probe = openStore(gen.storePath);
+  try {
+    const profiler = profileSql(probe.db);
+    for (const view of ['all', 'needs-you', 'running'] as const) {
+      const profile = profiler.measure(() => probe.listRuns({ view, limit: PAGE }));
+      expect(profile.statements, view).toBeLessThanOrEqual(12);
+    }
+    const projects = profiler.measure(() => probe.listProjects());
+    const attention = profiler.measure(() => probe.attentionSummary(20));
+    // Counts come from counters and indexes: no full scan of runs per call.
+    const runScans = (scans: typeof projects.scans) =>
+      scans.filter((s) => s.plan.some((line) => /^SCAN (r|x|runs)$/.test(line))).map((s) => s.sql);
+    expect(runScans(projects.scans)).toEqual([]);
+    expect(runScans(attention.scans)).toEqual([]);
+  } finally {
+    probe.close();
+  }
+});
+
+it('project and attention counts agree with a full count of the runs', () => {
+  const now = store.now();
+  const truth = store.db
+    .prepare(
+      `SELECT CASE WHEN owner_expires_at <= ? THEN 'stale' ELSE display_base END AS ds, count(*) AS n FROM runs GROUP BY ds`,
+    )
+    .all(now) as Array<{ ds: string; n: number }>;
+  expect(store.attentionSummary(5).counts).toEqual(Object.fromEntries(truth.map((r) => [r.ds, r.n])));
+  const total = store.listProjects().reduce((sum, p) => sum + p.total, 0);
+  expect(total).toBe(gen.runs);
+});
+
+it('a page query at 20k runs is within 10× of the raw indexed query for the same rows', () => {
+  const raw = store.db.prepare(baselineListSql('1'));
+  const samples = measurePaired(
+    () => store.listRuns({ view: 'all', limit: PAGE }),
+    () => raw.all({ limit: PAGE + 1 }),
+    { reps: 40, warmup: 5 },
+  );
+  const ratio = summarize(samples.app).median / summarize(samples.baseline).median;
+  expect(ratio).toBeLessThan(10);
+});
