@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { PRUNE_PER_TX } from '../services/sweeper';
 import { openStore } from '../store';
 import { measureBrowser } from './browser-ops';
 import { generateStore } from './generate-store';
@@ -193,7 +194,11 @@ async function main(): Promise<number> {
     log('\nSize:');
     measurements.push(measureSize(store, runs, log));
     measurements.push(
-      measurePruning(store, { retentionDays: 30, batch: 200, maxRuns: 20_000, vacuum: values.vacuum }, log),
+      measurePruning(
+        store,
+        { retentionDays: 30, batch: PRUNE_PER_TX, maxRuns: 20_000, vacuum: values.vacuum },
+        log,
+      ),
     );
 
     const report: BenchReport = {

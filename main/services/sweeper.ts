@@ -14,6 +14,8 @@ export const SWEEP_BATCH = 200;
 const FEED_BATCH = 1_000;
 /** Runs marked lost per write transaction: keeps each one well under 20 ms of write lock. */
 const LOST_PER_TX = 50;
+/** Finished runs deleted per write transaction by retention (with their events). */
+export const PRUNE_PER_TX = 40;
 const CHECKPOINT_EVERY_TICKS = 30;
 
 export interface HostIdentity {
@@ -89,7 +91,12 @@ export function sweep(deps: SweeperDeps, state: SweeperState): SweepReport {
       report.presenterClaimsExpired = store.expirePresenterClaims(SWEEP_BATCH);
       report.autoCancelled = autoCancel(deps, settings);
       if (settings.retentionDays !== null) {
-        report.pruned = store.pruneTerminalRuns(settings.retentionDays * 86_400_000, SWEEP_BATCH);
+        // Each run takes its ~20 events with it: small transactions keep the write lock short.
+        for (let done = 0; done < SWEEP_BATCH; done += PRUNE_PER_TX) {
+          const n = store.pruneTerminalRuns(settings.retentionDays * 86_400_000, PRUNE_PER_TX);
+          report.pruned += n;
+          if (n < PRUNE_PER_TX) break;
+        }
       }
       if (state.ticks % CHECKPOINT_EVERY_TICKS === 0) report.walPages = store.checkpoint().walPages;
       const wrote =
