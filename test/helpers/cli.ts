@@ -7,9 +7,7 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CLI_BIN } from './paths';
-
-export { CLI_BIN };
+import { testCliBin } from './paths';
 
 export interface CliResult {
   code: number | null;
@@ -45,7 +43,7 @@ function cliEnv(options: CliOptions): NodeJS.ProcessEnv {
 }
 
 export function spawnCli(args: string[], options: CliOptions): CliProcess {
-  const child = spawn(process.execPath, [CLI_BIN, ...args], {
+  const child = spawn(process.execPath, [testCliBin(), ...args], {
     cwd: options.cwd ?? process.cwd(),
     env: cliEnv(options),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,24 +1,33 @@
 /**
- * Vitest globalSetup for the node project: builds the real CLI bundle (out/cli, as `npm run build:cli`
- * does) and the reliability fixtures (test/reliability/fixtures/*.ts → out/test-fixtures/*.js) once,
- * before any test file runs. CLI tests then spawn `node bin/runwarden.js` for real.
- * Set RUNWARDEN_SKIP_BUILD=1 to reuse an existing build.
+ * Vitest globalSetup for the node project: builds the real CLI bundle and the reliability fixtures
+ * (test/reliability/fixtures/*.ts) once per test run, into a private folder under out/ laid out like the
+ * package (bin/ shims beside out/cli/), so CLI tests spawn the real `runwarden` and a concurrent
+ * `npm run build:cli` (which empties out/cli) cannot pull the bundle from under them.
+ * node_modules is found by walking up from out/, as for the real bundle.
  */
-import { readdirSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { build } from 'vite';
+import type { TestProject } from 'vitest/node';
 import { CLI_ENTRIES, nodeBuildConfig } from '../../vite.cli.config';
-import { FIXTURES_OUT_DIR, REPO_ROOT } from './paths';
+import { REPO_ROOT } from './paths';
 
-export default async function setup(): Promise<void> {
-  if (process.env.RUNWARDEN_SKIP_BUILD === '1') return;
-  await build({ ...nodeBuildConfig(CLI_ENTRIES, join(REPO_ROOT, 'out/cli')), configFile: false });
+export default async function setup(project: TestProject): Promise<() => void> {
+  mkdirSync(join(REPO_ROOT, 'out'), { recursive: true });
+  const root = mkdtempSync(join(REPO_ROOT, 'out', 'test-build-'));
+  const entries = { runwarden: CLI_ENTRIES.runwarden ?? 'main/cli/runwarden.ts' };
+  await build({ ...nodeBuildConfig(entries, join(root, 'out/cli')), configFile: false });
+  mkdirSync(join(root, 'bin'));
+  for (const shim of ['runwarden.js', 'runwarden']) {
+    copyFileSync(join(REPO_ROOT, 'bin', shim), join(root, 'bin', shim));
+    chmodSync(join(root, 'bin', shim), 0o755);
+  }
   const fixturesDir = join(REPO_ROOT, 'test/reliability/fixtures');
-  const entries: Record<string, string> = {};
+  const fixtures: Record<string, string> = {};
   for (const file of readdirSync(fixturesDir)) {
-    if (file.endsWith('.ts')) entries[basename(file, '.ts')] = join(fixturesDir, file);
+    if (file.endsWith('.ts')) fixtures[basename(file, '.ts')] = join(fixturesDir, file);
   }
-  if (Object.keys(entries).length > 0) {
-    await build({ ...nodeBuildConfig(entries, FIXTURES_OUT_DIR), configFile: false });
-  }
+  await build({ ...nodeBuildConfig(fixtures, join(root, 'fixtures')), configFile: false });
+  project.provide('runwardenBuild', root);
+  return () => rmSync(root, { recursive: true, force: true });
 }
