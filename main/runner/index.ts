@@ -4,6 +4,7 @@ export { HeartbeatLoop, type HeartbeatEvent } from './heartbeat-loop';
 export { runnerActor, runnerOwner } from './owner-info';
 export { enclosingClaim, runnerEnv, RUNNER_ENV, type EnclosingClaim } from './runner-env';
 export {
+  attachEnclosingRun,
   claimNextRun,
   claimRun,
   DEFAULT_LEASE_MS,

@@ -17,6 +17,7 @@ import type { CancelOutcome, Claim, ClaimKey, OwnerInfo, RunStore } from '../sto
 import { ask, type AskInput, type AskOutcome } from './ask';
 import { HeartbeatLoop, type HeartbeatEvent } from './heartbeat-loop';
 import { runnerActor, runnerOwner } from './owner-info';
+import { enclosingClaim } from './runner-env';
 
 export const DEFAULT_LEASE_MS = 30_000;
 
@@ -75,6 +76,12 @@ export class RunSession {
 
   /** Starts heartbeating every leaseMs/3; `on` reports fencing and cancel/pause requests. */
   startHeartbeat(): void {
+    if (this.leaseMs <= 0) {
+      throw new RunwardenError(
+        'CONFLICT',
+        'This session is attached to an enclosing run; its exec process heartbeats it.',
+      );
+    }
     this.heartbeat.start();
   }
   stopHeartbeat(): void {
@@ -209,6 +216,21 @@ export class RunSession {
 /** The lease holder ends its own run as cancelled (after a cancel request, or an interrupt): the full cascade, fenced. */
 export function finishCancelled(store: RunStore, claim: ClaimKey, reason: string): CancelOutcome {
   return store.cancelOwnRun(claim, reason);
+}
+
+/**
+ * Inside a command started by `runwarden exec` (or `worker`): a session on the enclosing run, using the
+ * claim from the environment. The exec process keeps heartbeating it; this session never does.
+ * Null when not inside a run.
+ */
+export function attachEnclosingRun(
+  store: RunStore,
+  env: Record<string, string | undefined> = process.env,
+  surface: Surface = 'sdk',
+): RunSession | null {
+  const claim = enclosingClaim(env);
+  if (claim === null) return null;
+  return new RunSession(store, { ...claim, expiresAt: 0, ownerId: `child:${process.pid}` }, 0, surface);
 }
 
 /** Reserves a new run and claims it for this process. */

@@ -2,7 +2,15 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isRunwardenError } from '../../../shared/errors';
-import { claimRun, EffectRejected, runnerOwner, startRun, waitForInteraction } from '../../../main/runner';
+import {
+  attachEnclosingRun,
+  claimRun,
+  EffectRejected,
+  runnerEnv,
+  runnerOwner,
+  startRun,
+  waitForInteraction,
+} from '../../../main/runner';
 import { openStore, type RunStore } from '../../../main/store';
 import { tempDir, type TempDir } from '../../helpers/cli';
 
@@ -162,5 +170,23 @@ describe('runner kit', () => {
     await expect(
       waitForInteraction(store, session.claim, noDefault.id, { pollMs: 10, actor: session.actor }),
     ).resolves.toMatchObject({ status: 'expired' });
+  });
+
+  it('a command inside exec attaches to the enclosing run with the claim from its environment', async () => {
+    expect(attachEnclosingRun(store, {})).toBeNull();
+    const owner = start();
+    owner.markRunning();
+    const child = attachEnclosingRun(store, runnerEnv(dir.store, owner.claim));
+    if (child === null) throw new Error('not attached');
+    expect(child.runId).toBe(owner.runId);
+    expect(() => child.startHeartbeat()).toThrow(/heartbeats it/);
+    await child.step('from-child', () => undefined);
+    child.notify('info', 'hello from the child');
+    expect(store.getRunDetail(owner.runId, { eventsLimit: 50 }).attempts.map((a) => a.step)).toEqual([
+      'from-child',
+    ]);
+    // Once the exec's claim is gone, the child is fenced too.
+    now += 4000;
+    expect(() => child.setProgress('late')).toThrow(/lease|fenced/i);
   });
 });
