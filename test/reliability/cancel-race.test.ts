@@ -217,6 +217,7 @@ describe('cancel race', () => {
       stoppedInsideOpenWriteTx: stopsInTx,
       runs: totalRuns,
       claims: claims.length,
+      takeovers: claims.filter((c) => (c.gen as number) > 1).length,
       heartbeatsOk: runnerEntries.filter((e) => e.op === 'heartbeat' && e.ok === true).length,
       heartbeatsFenced: runnerEntries.filter((e) => e.op === 'heartbeat' && e.ok === false).length,
       writesOk: okWrites.length,
