@@ -73,8 +73,10 @@ export function createAppHost(options: AppHostOptions): AppHost {
       const notices = noticesFor(report.events, settings, (runId) => store.runLabel(runId));
       if (report.acting && store.mode === 'read-write') {
         // The acting host keeps the history the notifications panel shows.
-        for (const n of notices)
-          store.notify(n.runId, { level: n.level, title: n.title, body: n.body }, NOTICE_ACTOR);
+        for (const n of notices) {
+          if (!n.recorded)
+            store.notify(n.runId, { level: n.level, title: n.title, body: n.body }, NOTICE_ACTOR);
+        }
       }
       for (const notice of coalesce(notices)) options.notifier.show(notice);
     }

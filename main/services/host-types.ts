@@ -17,6 +17,8 @@ export interface DesktopNotice {
   level: NotificationLevel;
   /** The run a click opens, if any. */
   runId: string | null;
+  /** Already in the notification history (a runner's own `notify`): shown, not recorded again. */
+  recorded?: boolean;
 }
 
 export interface Notifier {

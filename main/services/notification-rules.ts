@@ -89,6 +89,7 @@ function noticeFor(event: RunEvent, settings: Settings, run: RunLabel | null): D
       body: typeof payload.body === 'string' ? payload.body : run.title,
       level: level ? (payload.level as DesktopNotice['level']) : 'info',
       runId: event.runId,
+      recorded: true,
     };
   }
   const kind = notifyEventOf(event);

@@ -76,6 +76,8 @@ export async function startServe(ws: Workspace): Promise<Served> {
 
 export interface Cli {
   child: ChildProcess;
+  /** Kills the CLI and everything it started (its process group). */
+  killTree(signal?: NodeJS.Signals): void;
   output(): { stdout: string; stderr: string };
   exited: Promise<number | null>;
 }
@@ -86,13 +88,21 @@ export function runCli(ws: Workspace, args: string[], options: { cwd?: string } 
     cwd: options.cwd ?? ws.project,
     env: ws.env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   let stdout = '';
   let stderr = '';
   child.stdout?.setEncoding('utf8').on('data', (c: string) => (stdout += c));
   child.stderr?.setEncoding('utf8').on('data', (c: string) => (stderr += c));
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-  return { child, output: () => ({ stdout, stderr }), exited };
+  const killTree = (signal: NodeJS.Signals = 'SIGKILL') => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, signal);
+    } catch {
+      // Already gone.
+    }
+  };
+  return { child, killTree, output: () => ({ stdout, stderr }), exited };
 }
 
 /** Runs a CLI command to completion and parses its --json envelope. */

@@ -92,6 +92,8 @@ describe('notification rules', () => {
       settings(),
       label,
     );
-    expect(notices).toEqual([{ title: '<b>Shipped</b>', body: 'v1.2.3', level: 'success', runId: 'a' }]);
+    expect(notices).toEqual([
+      { title: '<b>Shipped</b>', body: 'v1.2.3', level: 'success', runId: 'a', recorded: true },
+    ]);
   });
 });
