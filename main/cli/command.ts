@@ -3,7 +3,6 @@
  * (node:util parseArgs, strict) with the flags every command takes: --store, --json, --help.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { RunwardenError } from '../../shared/errors';
 import { openStore, resolveStorePath, type RunStore } from '../store';
 import type { OutputStream, Paint } from './output';
 
@@ -121,9 +120,4 @@ export function parseIntegerFlag(value: string | undefined, name: string, min = 
     throw new UsageError(`--${name} must be an integer >= ${min}, got "${value}"`);
   }
   return Number(value);
-}
-
-/** Refusal as data for a command that found nothing to act on. */
-export function notFound(message: string): RunwardenError {
-  return new RunwardenError('NOT_FOUND', message);
 }

@@ -64,7 +64,10 @@ export function visibleLength(text: string): number {
 
 export interface Column<T> {
   header: string;
+  /** Plain text: control characters are neutralised, so values never carry terminal codes. */
   value: (row: T) => string;
+  /** Colour for this cell, applied after sanitising and padding. */
+  style?: (row: T) => Style | null;
   /** Maximum visible width; longer values are cut with an ellipsis. */
   max?: number;
   align?: 'left' | 'right';
@@ -74,21 +77,26 @@ export interface Column<T> {
 export function formatTable<T>(columns: Column<T>[], rows: readonly T[], paint: Paint): string {
   const cells = rows.map((row) => columns.map((column) => truncate(oneLine(column.value(row)), column.max)));
   const widths = columns.map((column, index) =>
-    Math.max(visibleLength(column.header), ...cells.map((row) => visibleLength(row[index] ?? ''))),
+    Math.max(visibleLength(column.header), ...cells.map((cell) => visibleLength(cell[index] ?? ''))),
   );
-  const render = (values: string[]): string =>
+  const render = (values: string[], row: T | null): string =>
     values
       .map((value, index) => {
+        const column = columns[index];
         const width = widths[index] ?? 0;
         const pad = ' '.repeat(Math.max(0, width - visibleLength(value)));
-        const isLast = index === values.length - 1;
-        if (columns[index]?.align === 'right') return pad + value;
-        return isLast ? value : value + pad;
+        const style = row === null ? 'bold' : (column?.style?.(row) ?? null);
+        const text = style === null ? value : paint(style, value);
+        if (column?.align === 'right') return pad + text;
+        return index === values.length - 1 ? text : text + pad;
       })
       .join('  ')
       .trimEnd();
-  const header = paint('bold', render(columns.map((column) => column.header)));
-  return [header, ...cells.map(render)].join('\n') + '\n';
+  const header = render(
+    columns.map((column) => column.header),
+    null,
+  );
+  return [header, ...cells.map((cell, index) => render(cell, rows[index] as T))].join('\n') + '\n';
 }
 
 export function truncate(text: string, max: number | undefined): string {

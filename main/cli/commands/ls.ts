@@ -91,7 +91,11 @@ function renderRuns(items: RunListItem[], nextCursor: string | null, now: number
   if (items.length === 0) return 'No runs.\n';
   const columns: Column<RunListItem>[] = [
     { header: 'RUN', value: (item) => item.run.id },
-    { header: 'STATUS', value: (item) => paint(statusStyle(item.display.status), statusLabel(item)) },
+    {
+      header: 'STATUS',
+      value: (item) => statusLabel(item),
+      style: (item) => statusStyle(item.display.status),
+    },
     { header: 'PROJECT', value: (item) => basename(item.run.projectPath), max: 20 },
     { header: 'WORKFLOW', value: (item) => item.run.workflow, max: 20 },
     { header: 'TITLE', value: (item) => item.run.title, max: 40 },

@@ -153,7 +153,8 @@ function renderDetail(detail: RunDetail, now: number, paint: Paint): string {
           { header: 'TYPE', value: (e) => e.type, max: 20 },
           {
             header: 'STATUS',
-            value: (e) => (e.status === 'ambiguous' ? paint('yellow', e.status) : e.status),
+            value: (e) => e.status,
+            style: (e) => (e.status === 'ambiguous' ? 'yellow' : null),
           },
           { header: 'SUMMARY', value: (e) => e.summary, max: 48 },
           { header: 'TRIES', value: (e) => String(e.attemptCount), align: 'right' },
