@@ -84,7 +84,10 @@ function probeFile(file: string): Probe {
   if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) {
     return refuse('STORE_CORRUPT', file, `has a damaged header (page size ${rawPageSize})`);
   }
-  if (stat.size % pageSize !== 0) {
+  // With a non-empty WAL the main file may be mid-checkpoint after a crash: its header can already claim
+  // pages that only the WAL holds yet. SQLite recovers that on open, so the size checks only apply without one.
+  const walPending = fileSize(`${file}-wal`) > 0;
+  if (!walPending && stat.size % pageSize !== 0) {
     return refuse(
       'STORE_CORRUPT',
       file,
@@ -93,7 +96,7 @@ function probeFile(file: string): Probe {
   }
   const pages = header.readUInt32BE(28);
   const sizeValid = header.readUInt32BE(24) === header.readUInt32BE(92);
-  if (sizeValid && pages > 0 && stat.size < pages * pageSize) {
+  if (!walPending && sizeValid && pages > 0 && stat.size < pages * pageSize) {
     return refuse('STORE_CORRUPT', file, `is truncated (${stat.size} of ${pages * pageSize} bytes)`);
   }
   const appId = header.readInt32BE(68);

@@ -364,3 +364,41 @@ describe('a locked store', () => {
     store.close();
   });
 });
+
+describe('a store left mid-checkpoint by a crash', () => {
+  it('opens when the main file claims pages only its WAL holds yet, and keeps every committed run', () => {
+    const dir = makeTempDir();
+    const live = path.join(dir, 'live.sqlite');
+    const project = path.join(dir, 'project');
+    fs.mkdirSync(project);
+    const writer = openStore(live, { clock: createFakeClock() });
+    const first = writer.reserveRun({ projectPath: project, workflow: 'w', title: 'before' }, RUNNER_ACTOR);
+    writer.checkpoint();
+    writer.db.pragma('wal_autocheckpoint = 0');
+    for (let i = 0; i < 200; i++) {
+      writer.reserveRun(
+        { projectPath: project, workflow: 'w', title: `after ${i} ${'x'.repeat(400)}` },
+        RUNNER_ACTOR,
+      );
+    }
+    // Copy the files as a crash would leave them: the WAL holds the new pages, the main file does not.
+    const crashed = path.join(dir, 'crashed.sqlite');
+    fs.copyFileSync(live, crashed);
+    fs.copyFileSync(`${live}-wal`, `${crashed}-wal`);
+    writer.close();
+    // A checkpoint that wrote page 1 (with the new page count) before the pages themselves.
+    const bytes = fs.readFileSync(crashed);
+    const pageSize = bytes.readUInt16BE(16);
+    const pages = bytes.length / pageSize;
+    bytes.writeUInt32BE(pages + 50, 28);
+    bytes.writeUInt32BE(bytes.readUInt32BE(24), 92);
+    fs.writeFileSync(crashed, bytes);
+
+    const reopened = openStore(crashed, { clock: createFakeClock() });
+    expect(reopened.getRun(first.id).title).toBe('before');
+    expect(reopened.listRuns({ view: 'all', limit: 500 }).items).toHaveLength(201);
+    expect(reopened.doctor().integrity).toBe('ok');
+    reopened.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
