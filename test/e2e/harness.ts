@@ -7,8 +7,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
-import { CLI_BIN, REPO_ROOT } from '../helpers/paths';
+
+/** The repository and its CLI shim (bin/runwarden.js → out/cli/, built by `npm run build` before e2e runs). */
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const CLI_BIN = join(REPO_ROOT, 'bin/runwarden.js');
 
 export const SCREENSHOT_DIR = join(REPO_ROOT, 'artifacts', 'screenshots');
 

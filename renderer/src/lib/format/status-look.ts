@@ -32,7 +32,7 @@ export function statusLook(status: DisplayStatus): StatusLook {
     case 'failed':
       return { label: 'Failed', icon: '✕', tone: 'danger' };
     case 'timed_out':
-      return { label: 'Timed out', icon: '⧗', tone: 'danger' };
+      return { label: 'Timed out', icon: '◔', tone: 'danger' };
     case 'cancelled':
       return { label: 'Cancelled', icon: '⊘', tone: 'neutral' };
     case 'completed':

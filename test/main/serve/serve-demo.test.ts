@@ -1,0 +1,141 @@
+/**
+ * `runwarden serve` against a `runwarden demo` store answers every contract channel over real HTTP: both
+ * real processes, the same handlers the desktop app uses.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHANNELS, type Channel } from '../../../shared/channel-names';
+import type { Result } from '../../../shared/errors';
+import type { RunPage } from '../../../shared/views';
+import { killQuietly, runJson, spawnCli, tempDir, type CliProcess, type TempDir } from '../../helpers/cli';
+
+let dir: TempDir;
+let serve: CliProcess;
+let base = '';
+let token = '';
+
+beforeAll(async () => {
+  dir = tempDir();
+  const demo = await runJson(['demo', '--no-live', '--dir', dir.path], {
+    store: dir.store,
+    timeoutMs: 60_000,
+  });
+  expect(demo.code).toBe(0);
+  serve = spawnCli(['serve', '--json'], { store: dir.store, timeoutMs: 120_000 });
+  const line = await new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const nl = serve.stdout.indexOf('\n');
+      if (nl >= 0) {
+        clearInterval(timer);
+        resolve(serve.stdout.slice(0, nl));
+      }
+    }, 50);
+    serve.done.then(
+      (r) => reject(new Error(`serve exited ${r.code}: ${r.stderr}`)),
+      (e: unknown) => reject(e instanceof Error ? e : new Error(String(e))),
+    );
+  });
+  const info = JSON.parse(line) as { port: number; token: string };
+  base = `http://127.0.0.1:${info.port}`;
+  token = info.token;
+});
+
+afterAll(async () => {
+  killQuietly(serve?.child.pid, 'SIGTERM');
+  await serve?.done.catch(() => undefined);
+  dir?.remove();
+});
+
+async function invoke<T>(channel: Channel, input: unknown): Promise<Result<T>> {
+  const res = await fetch(`${base}/api/invoke/${channel}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+    body: JSON.stringify(input),
+  });
+  expect(res.status).toBe(200);
+  return (await res.json()) as Result<T>;
+}
+
+async function firstOf(view: string): Promise<RunPage['items'][number]> {
+  const page = await invoke<RunPage>('runs:list', { view, limit: 50 });
+  if (!page.ok || page.value.items.length === 0) throw new Error(`the demo has no ${view} run`);
+  return page.value.items[0] as RunPage['items'][number];
+}
+
+describe('runwarden serve on a demo store', () => {
+  it('answers every contract channel with a value', async () => {
+    const stale = await firstOf('stale');
+    const asking = await firstOf('needs-answer');
+    const ambiguous = await firstOf('ambiguous');
+    const failed = await firstOf('failed');
+    const running = await firstOf('running');
+    const parked = await firstOf('parked');
+    const detail = await invoke<{
+      snapshot: { interactions: Array<{ id: string; revision: number; choices: string[] | null }> };
+    }>('runs:detail', { runId: asking.run.id });
+    const question = detail.ok ? detail.value.snapshot.interactions[0] : undefined;
+    const effect = ambiguous.run.id;
+    const effectDetail = await invoke<{ snapshot: { effects: Array<{ id: number; status: string }> } }>(
+      'runs:detail',
+      { runId: effect },
+    );
+    const ambiguousEffect = effectDetail.ok
+      ? effectDetail.value.snapshot.effects.find((e) => e.status === 'ambiguous')
+      : undefined;
+    expect(question).toBeDefined();
+    expect(ambiguousEffect).toBeDefined();
+
+    const inputs: Record<Channel, unknown> = {
+      'projects:list': {},
+      'runs:list': { view: 'all', limit: 20 },
+      'runs:detail': { runId: stale.run.id },
+      'runs:previewCancel': { runId: stale.run.id },
+      'runs:bulk': {
+        action: 'retry',
+        items: [{ runId: failed.run.id, expectedRevision: failed.run.revision }],
+        dryRun: true,
+        reason: 'preview only',
+      },
+      'runs:cancel': { runId: stale.run.id, expectedRevision: stale.run.revision, reason: 'runner is gone' },
+      'runs:requestCancel': {
+        runId: running.run.id,
+        expectedRevision: running.run.revision,
+        reason: 'not needed',
+      },
+      'runs:requestPause': {
+        runId: running.run.id,
+        expectedRevision: running.run.revision + 1,
+        reason: 'later',
+      },
+      'runs:pause': { runId: parked.run.id, expectedRevision: parked.run.revision, reason: 'hold it' },
+      'runs:resume': { runId: parked.run.id, expectedRevision: parked.run.revision + 1, anyway: true },
+      'runs:retry': { runId: failed.run.id, expectedRevision: failed.run.revision },
+      'effects:resolve': {
+        effectId: ambiguousEffect?.id,
+        expectedRevision: ambiguous.run.revision,
+        resolution: 'not_applied',
+        note: 'The provider has no record of it.',
+      },
+      'interactions:answer': {
+        interactionId: question?.id,
+        interactionRevision: question?.revision,
+        idempotencyKey: 'serve-demo-answer-1',
+        payload: question?.choices?.[0] ?? 'yes',
+      },
+      'attention:summary': { limit: 10 },
+      'notifications:list': { limit: 10 },
+      'notifications:markRead': { ids: 'all' },
+      'settings:get': {},
+      'settings:set': { patch: { notificationsPaused: true } },
+      'store:info': {},
+      'store:doctor': {},
+    };
+    const failures: string[] = [];
+    for (const channel of CHANNELS) {
+      const result = await invoke(channel, inputs[channel]);
+      if (!result.ok) failures.push(`${channel}: ${result.error.code} ${result.error.message}`);
+    }
+    expect(failures).toEqual([]);
+    const doctor = await invoke<{ contradictions: unknown[]; integrity: string }>('store:doctor', {});
+    expect(doctor).toMatchObject({ ok: true, value: { contradictions: [], integrity: 'ok' } });
+  });
+});
