@@ -185,6 +185,10 @@ export class AppState {
 
   /** One keyboard command (see keyboard-commands.ts). */
   handleCommand(command: KeyCommand): void {
+    // While a new view's first page loads, the rows on screen belong to the old view: moving over or
+    // opening them would act on a run the person did not pick.
+    if (this.list.loading && (command.kind === 'next' || command.kind === 'prev' || command.kind === 'open'))
+      return;
     switch (command.kind) {
       case 'next':
         this.list.moveActive(1);

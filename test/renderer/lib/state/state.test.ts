@@ -104,6 +104,24 @@ describe('AppState', () => {
     expect([...fake.listeners.values()].every((s) => s.size === 0)).toBe(true);
   });
 
+  it('ignores j/k/Enter while a new view loads, so a key never opens a row of the old view', async () => {
+    const stale = scenario.stale({ title: 'stale one' });
+    const done = scenario.completed({ title: 'done one' });
+    const fake = new FakeApi([done, stale]);
+    const app = new AppState(fake.api, new MemoryHistory(), () => NOW);
+    app.start();
+    await app.setView('all');
+    const switching = app.setView('stale');
+    expect(app.list.loading).toBe(true);
+    app.handleCommand({ kind: 'next' });
+    app.handleCommand({ kind: 'open' });
+    await switching;
+    expect(app.route.runId).toBeNull();
+    app.handleCommand({ kind: 'open' });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(app.route.runId).toBe(stale.run.id);
+  });
+
   it('announces when more runs need you', () => {
     const fake = new FakeApi();
     const app = new AppState(fake.api, new MemoryHistory(), () => NOW);
