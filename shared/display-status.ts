@@ -164,6 +164,17 @@ export function displayStatus(
     };
   }
 
+  // A runner still holds a run that waits (for an answer it has not read yet, or for a resource): not running.
+  if (run.status === 'waiting') {
+    return {
+      ...base,
+      status: 'waiting',
+      reason: run.statusDetail ?? 'Waiting.',
+      needsYou: false,
+      actions: liveOwner ? ['requestCancel'] : [cancel],
+    };
+  }
+
   if (run.status === 'running' || queue.status === 'starting' || queue.status === 'running') {
     if (liveOwner) {
       return {
@@ -174,16 +185,6 @@ export function displayStatus(
         actions: ['requestCancel', 'requestPause'],
       };
     }
-  }
-
-  if (run.status === 'waiting') {
-    return {
-      ...base,
-      status: 'waiting',
-      reason: run.statusDetail ?? 'Waiting.',
-      needsYou: false,
-      actions: [cancel],
-    };
   }
 
   if (run.status === 'running') {

@@ -183,6 +183,12 @@ describe('displayStatus', () => {
       false,
     ],
     [
+      'waiting while its runner holds it (the answer is in, not read yet)',
+      { run: { status: 'waiting' as const }, queue: { status: 'running' as const }, lease: live },
+      'waiting',
+      false,
+    ],
+    [
       'waiting, nobody holding it',
       { run: { status: 'waiting' as const }, queue: { status: 'running' as const } },
       'waiting',
