@@ -27,6 +27,10 @@ export function baselineListSql(where: string): string {
 const NOT_EXPIRED = `(r.owner_expires_at IS NULL OR r.owner_expires_at > @now)`;
 const NEEDS_YOU = `((r.needs_you_static = 1 AND ${NOT_EXPIRED}) OR r.owner_expires_at <= @now OR r.unattended_since <= @unattendedBefore)`;
 
+/** The raw trigram-index query (migration 0003) for a search: the baseline of the search cases. */
+const FTS_WHERE = `r.id IN (SELECT k.run_id FROM run_search s JOIN run_search_keys k ON k.key = s.rowid
+  WHERE run_search MATCH @match)`;
+
 interface ReadCase {
   id: string;
   label: string;
@@ -94,16 +98,16 @@ function listCases(ctx: ReadContext, deepCursor: string): ReadCase[] {
       id: 'list.search',
       label: `list runs: search "${ctx.searchCommon}"`,
       query: { view: 'all', limit: PAGE, search: ctx.searchCommon },
-      where: `(instr(lower(r.title), @search) > 0 OR instr(lower(r.workflow), @search) > 0)`,
-      params: { search: ctx.searchCommon },
+      where: FTS_WHERE,
+      params: { match: `"${ctx.searchCommon}"` },
     },
     {
       id: 'list.search-rare',
       label: `list runs: search "${ctx.searchRare}" (~10 hits)`,
       query: { view: 'all', limit: PAGE, search: ctx.searchRare },
-      where: `(instr(lower(r.title), @search) > 0 OR instr(lower(r.workflow), @search) > 0)`,
-      params: { search: ctx.searchRare },
-      note: 'substring search scans every run when there are few hits',
+      where: FTS_WHERE,
+      params: { match: `"${ctx.searchRare}"` },
+      note: 'baseline: the raw trigram-index query (before migration 0003 both scanned every run)',
     },
   ];
 }

@@ -82,9 +82,32 @@ export function unionIdsSql(view: 'needs-you' | 'stale'): string {
     .join(' UNION ');
 }
 
+/** The exact search test (SPEC: a case-insensitive substring of title or workflow, or the run id itself). */
+export const SEARCH_SQL = `(instr(lower(r.title), @search) > 0 OR instr(lower(r.workflow), @search) > 0 OR r.id = @searchRaw)`;
+
+/**
+ * Candidates from the trigram index (migration 0003): a superset of SEARCH_SQL's rows, since the index folds
+ * case per character the way `lower()` does for ASCII (and more), and a trigram phrase is a substring.
+ */
+export const SEARCH_CANDIDATES_SQL = `r.id IN (SELECT k.run_id FROM run_search_keys k
+  WHERE k.key IN (SELECT rowid FROM run_search WHERE run_search MATCH @match) UNION ALL SELECT @searchRaw)`;
+
+/** The trigram tokenizer matches only 3+ characters: shorter needles use the scan (SEARCH_SQL alone). */
+export const MIN_INDEXED_SEARCH = 3;
+
+/** How a search is answered: the index when the (lower-cased) needle has 3+ characters, else a scan. */
+export function searchMode(needle: string): 'index' | 'scan' {
+  return [...needle].length >= MIN_INDEXED_SEARCH ? 'index' : 'scan';
+}
+
+/** An FTS5 query for the needle as one literal phrase (quotes doubled; nothing else is special inside). */
+export function ftsPhrase(needle: string): string {
+  return `"${needle.replaceAll('"', '""')}"`;
+}
+
 export function listRunsSql(
   view: RunView,
-  opts: { project: boolean; search: boolean; cursor: boolean },
+  opts: { project: boolean; search: boolean; cursor: boolean; indexedSearch?: boolean },
 ): string {
   const where = [viewCondition(view)];
   const branches = opts.search ? undefined : VIEW_BRANCHES[view];
@@ -96,9 +119,8 @@ export function listRunsSql(
   }
   if (opts.project) where.push('r.project_id = @projectId');
   if (opts.search) {
-    where.push(
-      `(instr(lower(r.title), @search) > 0 OR instr(lower(r.workflow), @search) > 0 OR r.id = @searchRaw)`,
-    );
+    if (opts.indexedSearch === true) where.push(SEARCH_CANDIDATES_SQL);
+    where.push(SEARCH_SQL);
   }
   if (opts.cursor) where.push('r.id < @cursor');
   return `SELECT ${RUN_COLUMNS} FROM ${RUN_FROM} WHERE ${where.join(' AND ')} ORDER BY r.id DESC LIMIT @limit`;
@@ -134,17 +156,21 @@ export function listRuns(ctx: StoreContext, q: ListRunsQuery, now: number): RunL
   }
   const search = q.search !== undefined && q.search.trim() !== '' ? q.search.trim() : null;
   const cursor = q.cursor ?? null;
+  const needle = search?.toLowerCase() ?? null;
+  const indexedSearch = needle !== null && searchMode(needle) === 'index';
   const sql = listRunsSql(view, {
     project: projectId !== null,
     search: search !== null,
     cursor: cursor !== null,
+    indexedSearch,
   });
   const params: Record<string, unknown> = { ...timeParams(ctx, now), limit: q.limit + 1 };
   if (sql.includes('@view')) params.view = view;
   if (projectId !== null) params.projectId = projectId;
-  if (search !== null) {
-    params.search = search.toLowerCase();
+  if (search !== null && needle !== null) {
+    params.search = needle;
     params.searchRaw = search;
+    if (indexedSearch) params.match = ftsPhrase(needle);
   }
   if (cursor !== null) params.cursor = cursor;
   const rows = ctx.prep(sql).all(params) as RunRow[];

@@ -4,6 +4,7 @@
  * all-set, events append-only with each run's revisions +1 each, denormalised counters true.
  */
 import assert from 'node:assert/strict';
+import type Database from 'better-sqlite3';
 import { expect } from 'vitest';
 import type { RunStore } from '../../../main/store/run-store';
 import { VALID_STATUS_PAIRS } from '../../../main/store/doctor';
@@ -67,7 +68,44 @@ export function expectInvariants(store: RunStore): void {
       Array.from({ length: run.revision }, (_, i) => i + 1),
     );
   }
+  expectSearchIndexTrue(db);
   expect(store.doctor().contradictions).toEqual([]);
+}
+
+/**
+ * The search index (migration 0003) holds exactly one entry per run, under that run's key, with its title
+ * and workflow: each run is found by its own title and workflow (3+ characters; the index folds case).
+ */
+export function expectSearchIndexTrue(db: Database.Database): void {
+  const keyed = db
+    .prepare(
+      `SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM run_search_keys) AS keys,
+         (SELECT count(*) FROM run_search_keys k JOIN runs r ON r.id = k.run_id) AS joined,
+         (SELECT count(*) FROM run_search) AS indexed`,
+    )
+    .get() as { runs: number; keys: number; joined: number; indexed: number };
+  expect(keyed, 'one search key and one index entry per run').toEqual({
+    runs: keyed.runs,
+    keys: keyed.runs,
+    joined: keyed.runs,
+    indexed: keyed.runs,
+  });
+  db.prepare(`INSERT INTO run_search (run_search) VALUES ('integrity-check')`).run();
+  // No `rowid = ?` next to MATCH: FTS5 (3.53) ignores a bound rowid constraint there and returns every match.
+  const found = db.prepare(`SELECT rowid AS key FROM run_search WHERE run_search MATCH ?`).pluck();
+  const rows = db
+    .prepare(`SELECT r.id, r.title, r.workflow, k.key FROM runs r JOIN run_search_keys k ON k.run_id = r.id`)
+    .all() as Array<{ id: string; title: string; workflow: string; key: number }>;
+  for (const row of rows) {
+    for (const [column, text] of [
+      ['title', row.title],
+      ['workflow', row.workflow],
+    ] as const) {
+      if ([...text].length < 3) continue;
+      const phrase = `${column} : "${text.replaceAll('"', '""')}"`;
+      expect(found.all(phrase), `${row.id} found by its ${column}`).toContain(row.key);
+    }
+  }
 }
 
 /** Watches the event log: earlier events never change, new ones only append with larger seq. */

@@ -1,0 +1,229 @@
+/**
+ * Search through the trigram index (migration 0003) returns exactly what the substring scan returned:
+ * a case-insensitive (ASCII, as SQLite's lower()) substring of the title or the workflow, or the run id
+ * itself. Checked against an independent oracle in JS over a varied store: mixed case, non-ASCII letters,
+ * quotes and FTS5 query syntax in titles and needles, 1–2 character needles (the scan path), every view,
+ * with and without a project filter, paged by cursor.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunView } from '../../../main/store/store-types';
+import { listRunsSql, searchMode } from '../../../main/store/run-queries';
+import { seededRandom } from '../../../main/bench/random';
+import { createTempStore, HUMAN, reserve, runnerOwner, type TempStore } from '../../helpers/temp-store';
+import { expectHealthy, expectInvariants } from './invariants';
+
+let t: TempStore;
+let otherProject: string;
+
+const WORDS = [
+  'Deploy',
+  'nightly-ETL',
+  'Warehouse',
+  'ÉTÉ',
+  'été',
+  'Straße',
+  'İstanbul',
+  'ΣΊΣΥΦΟΣ',
+  'naïve',
+  '日本語',
+  'emoji 🚀 launch',
+  'say "hi"',
+  'a*b',
+  'x-y',
+  'col:umn',
+  '(paren)',
+  'NEAR',
+  'AND',
+  'OR',
+  'NOT',
+  '^caret',
+  'back\\slash',
+  'tab\there',
+  'MiXeD',
+  'zebracanary',
+  '  two  spaces ',
+  'ab',
+  'q',
+];
+const WORKFLOWS = ['build', 'nightly-etl', 'Deploy-Prod', 'ÉTL', 'db:migrate', 'x'];
+
+/** SQLite's lower(): ASCII only (no ICU). */
+const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+
+beforeAll(() => {
+  t = createTempStore();
+  otherProject = path.join(t.dir, 'other');
+  fs.mkdirSync(otherProject);
+  const rng = seededRandom(7);
+  for (let i = 0; i < 160; i += 1) {
+    const title = `${rng.pick(WORDS)} ${rng.pick(WORDS)}${rng.chance(0.3) ? ` ${rng.pick(WORDS)}` : ''}`;
+    const run = reserve(t, {
+      title,
+      workflow: rng.pick(WORKFLOWS),
+      projectPath: rng.chance(0.3) ? otherProject : t.projectDir,
+    });
+    const fate = rng.int(0, 4);
+    if (fate === 1) t.store.claimRun(run.id, { ...runnerOwner(), leaseMs: 30_000 });
+    if (fate === 2) t.store.cancelRun(run.id, { reason: 'test', actor: HUMAN });
+    if (fate === 3) {
+      const { claim } = t.store.claimRun(run.id, { ...runnerOwner(), leaseMs: 30_000 });
+      t.store.completeRun(claim);
+    }
+    t.clock.advance(1_000);
+  }
+});
+afterAll(() => {
+  expectInvariants(t.store);
+  expectHealthy(t.store);
+  t.cleanup();
+});
+
+function allPages(query: { view: RunView; search?: string; projectPath?: string }): string[] {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = t.store.listRuns({ ...query, limit: 7, ...(cursor !== null && { cursor }) });
+    ids.push(...page.items.map((i) => i.run.id));
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return ids;
+}
+
+function expected(view: RunView, needle: string, projectPath: string | undefined): string[] {
+  const trimmed = needle.trim();
+  const lowered = trimmed.toLowerCase();
+  return allPages({ view, ...(projectPath !== undefined && { projectPath }) }).filter((id) => {
+    const run = t.store.getRun(id);
+    return (
+      asciiLower(run.title).includes(lowered) ||
+      asciiLower(run.workflow).includes(lowered) ||
+      run.id === trimmed
+    );
+  });
+}
+
+function needles(): string[] {
+  const rng = seededRandom(11);
+  const runs = allPages({ view: 'all' }).map((id) => t.store.getRun(id));
+  const out = [
+    'deploy',
+    'DEPLOY',
+    'nightly-etl',
+    'été',
+    'ÉTÉ',
+    'straße',
+    'STRASSE',
+    'i̇st',
+    'İst',
+    'ist',
+    'σίσυφος',
+    'ΣΊΣ',
+    'naïve',
+    '日本',
+    '本語',
+    '🚀',
+    'say "hi"',
+    '"hi"',
+    '"',
+    '""',
+    'a*b',
+    '*',
+    'x-y',
+    'col:umn',
+    ':umn',
+    '(paren',
+    'near',
+    'and',
+    'or ',
+    ' not',
+    '^car',
+    'back\\',
+    '\\',
+    '\there',
+    'mixed',
+    ' two  ',
+    'o  s',
+    'zebracanary',
+    'nomatchatall',
+    'ab',
+    'q',
+    'é',
+    'ß',
+    ' ',
+    'db:',
+    'etl',
+    'ÉTL',
+    'étl',
+    runs[3]!.id,
+    runs[3]!.id.toUpperCase(),
+    `  ${runs[10]!.id} `,
+    runs[20]!.id.slice(4, 12),
+  ];
+  for (let i = 0; i < 40; i += 1) {
+    const run = rng.pick(runs);
+    const text = rng.chance(0.7) ? run.title : run.workflow;
+    const from = rng.int(0, Math.max(0, text.length - 3));
+    const piece = text.slice(from, from + rng.int(1, 8));
+    out.push(rng.chance(0.5) ? piece.toUpperCase() : piece);
+  }
+  return out.filter((n) => n.trim() !== '');
+}
+
+describe('search by index agrees with the substring scan', () => {
+  const views: RunView[] = ['all', 'queued', 'running', 'cancelled', 'completed', 'needs-you', 'parked-any'];
+
+  it('the needles exercise both paths (index for 3+ characters, scan for 1–2)', () => {
+    const modes = needles().map((n) => searchMode(n.trim().toLowerCase()));
+    expect(modes.filter((m) => m === 'index').length).toBeGreaterThan(40);
+    expect(modes.filter((m) => m === 'scan').length).toBeGreaterThan(5);
+  });
+
+  it.each(views)('view %s: every needle, all projects and one project, paged', (view) => {
+    let nonEmpty = 0;
+    for (const needle of needles()) {
+      for (const projectPath of [undefined, otherProject]) {
+        const want = expected(view, needle, projectPath);
+        const got = allPages({ view, search: needle, ...(projectPath !== undefined && { projectPath }) });
+        expect(
+          got,
+          `view ${view}, search ${JSON.stringify(needle)}, project ${projectPath ?? 'any'}`,
+        ).toEqual(want);
+        if (want.length > 0) nonEmpty += 1;
+      }
+    }
+    // The comparison means something: most needles find runs in the broad views.
+    if (view === 'all') expect(nonEmpty).toBeGreaterThan(60);
+  });
+
+  it('the indexed query reads the trigram index and never scans runs', () => {
+    for (const view of views) {
+      for (const project of [false, true]) {
+        const details = (
+          t.store.db
+            .prepare(
+              `EXPLAIN QUERY PLAN ${listRunsSql(view, { project, search: true, cursor: true, indexedSearch: true })}`,
+            )
+            .all({
+              now: 1,
+              unattendedBefore: 0,
+              view,
+              projectId: 1,
+              cursor: 'run_z',
+              limit: 51,
+              search: 'abc',
+              searchRaw: 'abc',
+              match: '"abc"',
+            }) as Array<{ detail: string }>
+        ).map((r) => r.detail);
+        const plan = details.join(' | ');
+        expect(plan, `${view} ${project}`).toMatch(/run_search VIRTUAL TABLE INDEX \d+:M/);
+        expect(
+          details.filter((d) => /^SCAN (r|runs)\b/.test(d)),
+          `${view} ${project}: ${plan}`,
+        ).toEqual([]);
+      }
+    }
+  });
+});
