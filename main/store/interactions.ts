@@ -332,56 +332,67 @@ export const DEADLINE_SQL = `SELECT id FROM interactions
   ORDER BY deadline_at LIMIT ?`;
 
 /**
+ * Questions settled per write transaction by `expireInteractionDeadlines`: 1,000 deadlines passing at once
+ * must not cost 1,000 commits (docs/PERFORMANCE.md), and one transaction must not hold the write lock
+ * much past ~10 ms (SPEC §5: the sweeper never blocks for long).
+ */
+export const DEADLINES_PER_TX = 40;
+
+/**
  * Sweeper step 2 (SPEC §5): a default answers with provenance timeout_policy, no default expires
  * (expired_no_default). A live runner reads the outcome itself; otherwise a run without an answer parks.
+ * Due questions are settled DEADLINES_PER_TX per transaction; each is re-checked inside its transaction.
  */
 export function expireInteractionDeadlines(ctx: StoreContext, limit: number, actor: Actor): number {
   const due = ctx.prep(DEADLINE_SQL).all(ctx.clock(), limit) as Array<{ id: string }>;
   let count = 0;
-  for (const { id } of due) {
-    const changed = writeTx(ctx, (now) => {
-      const row = findInteractionRow(ctx, id);
-      if (row === undefined || (row.status !== 'pending' && row.status !== 'presenting')) return false;
-      if (row.deadline_at === null || row.deadline_at > now) return false;
-      const withDefault = row.has_default === 1;
-      ctx
-        .prep(
-          `UPDATE interactions SET status = ?, response_json = ?, provenance = ?, revision = revision + 1, settled_at = ?,
-             presenter_id = NULL, presenter_expires_at = NULL WHERE id = ?`,
-        )
-        .run(
-          withDefault ? 'settled' : 'expired',
-          withDefault ? row.default_json : 'null',
-          withDefault ? 'timeout_policy' : 'expired_no_default',
-          now,
-          id,
-        );
-      const lease = loadLeaseRow(ctx, row.run_id);
-      const queue = loadQueueRow(ctx, row.run_id);
-      const parks = !withDefault && !runnerHoldsLive(lease, now) && queue.status !== 'parked';
-      if (parks) {
-        ctx
-          .prep(
-            `UPDATE queue_entries SET status = 'parked', error_code = 'interactionExpired', error_detail = ?, updated_at = ?
-             WHERE run_id = ?`,
-          )
-          .run(`No answer to "${row.title}" before its deadline.`, now, row.run_id);
-        ctx.prep(`UPDATE runs SET status = 'waiting' WHERE id = ? AND status = 'queued'`).run(row.run_id);
-      }
-      commitRun(ctx, row.run_id, now, {
-        type: 'interaction.expired',
-        actor: actorOf(actor),
-        payload: {
-          interactionId: id,
-          provenance: withDefault ? 'timeout_policy' : 'expired_no_default',
-          parked: parks,
-        },
-      });
-      return true;
-    });
-    if (changed) count += 1;
+  for (let i = 0; i < due.length; i += DEADLINES_PER_TX) {
+    const batch = due.slice(i, i + DEADLINES_PER_TX);
+    count += writeTx(ctx, (now) => batch.filter(({ id }) => expireInteraction(ctx, id, actor, now)).length);
   }
   return count;
+}
+
+/** One question past its deadline, in the caller's transaction. False when it was answered or moved meanwhile. */
+function expireInteraction(ctx: StoreContext, id: string, actor: Actor, now: number): boolean {
+  const row = findInteractionRow(ctx, id);
+  if (row === undefined || (row.status !== 'pending' && row.status !== 'presenting')) return false;
+  if (row.deadline_at === null || row.deadline_at > now) return false;
+  const withDefault = row.has_default === 1;
+  ctx
+    .prep(
+      `UPDATE interactions SET status = ?, response_json = ?, provenance = ?, revision = revision + 1, settled_at = ?,
+         presenter_id = NULL, presenter_expires_at = NULL WHERE id = ?`,
+    )
+    .run(
+      withDefault ? 'settled' : 'expired',
+      withDefault ? row.default_json : 'null',
+      withDefault ? 'timeout_policy' : 'expired_no_default',
+      now,
+      id,
+    );
+  const lease = loadLeaseRow(ctx, row.run_id);
+  const queue = loadQueueRow(ctx, row.run_id);
+  const parks = !withDefault && !runnerHoldsLive(lease, now) && queue.status !== 'parked';
+  if (parks) {
+    ctx
+      .prep(
+        `UPDATE queue_entries SET status = 'parked', error_code = 'interactionExpired', error_detail = ?, updated_at = ?
+         WHERE run_id = ?`,
+      )
+      .run(`No answer to "${row.title}" before its deadline.`, now, row.run_id);
+    ctx.prep(`UPDATE runs SET status = 'waiting' WHERE id = ? AND status = 'queued'`).run(row.run_id);
+  }
+  commitRun(ctx, row.run_id, now, {
+    type: 'interaction.expired',
+    actor: actorOf(actor),
+    payload: {
+      interactionId: id,
+      provenance: withDefault ? 'timeout_policy' : 'expired_no_default',
+      parked: parks,
+    },
+  });
+  return true;
 }
 
 /** Claims a question for one presenter (a dialog showing it) for `ttlMs`; no run revision change. */

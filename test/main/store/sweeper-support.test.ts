@@ -9,6 +9,8 @@ import {
   type TempStore,
 } from '../../helpers/temp-store';
 import { EventLogWatch, expectHealthy, expectInvariants } from './invariants';
+import { probeWriteLock } from '../../../main/bench/lock-probe';
+import { DEADLINES_PER_TX } from '../../../main/store/interactions';
 
 let t: TempStore;
 let log: EventLogWatch;
@@ -161,6 +163,54 @@ describe('interaction deadlines', () => {
       errorCode: 'interactionExpired',
     });
     expect(t.store.getRun(other.runId).status).toBe('waiting');
+  });
+
+  it('many deadlines at once settle DEADLINES_PER_TX per write transaction, each exactly as alone', () => {
+    const n = DEADLINES_PER_TX * 2 + 5;
+    const asked = Array.from({ length: n }, (_, i) => {
+      const claim = reserveAndClaim(t, i % 3 === 0 ? 600_000 : 1_000);
+      const q = t.store.requestInteraction(claim, {
+        kind: 'decision',
+        title: `q${i}`,
+        choices: ['a', 'b'],
+        ...(i % 2 === 0 && { defaultResponse: 'b' }),
+        deadlineAt: t.clock.now() + 2_000,
+      });
+      // Two questions on some runs: both settle, each with its own revision bump and event.
+      const second =
+        i % 7 === 0
+          ? t.store.requestInteraction(claim, {
+              kind: 'decision',
+              title: `q${i}b`,
+              choices: ['a'],
+              deadlineAt: t.clock.now() + 2_000,
+            })
+          : null;
+      return { claim, q, second, withDefault: i % 2 === 0, live: i % 3 === 0 };
+    });
+    const total = n + asked.filter((a) => a.second !== null).length;
+    t.clock.advance(2_000);
+    const probe = probeWriteLock(t.store.db);
+    try {
+      expect(t.store.expireInteractionDeadlines(1_000, SWEEPER)).toBe(total);
+      expect(probe.take()).toHaveLength(Math.ceil(total / DEADLINES_PER_TX));
+    } finally {
+      probe.restore();
+    }
+    for (const a of asked) {
+      expect(t.store.getInteraction(a.q.id)).toMatchObject(
+        a.withDefault
+          ? { status: 'settled', response: 'b', provenance: 'timeout_policy' }
+          : { status: 'expired', provenance: 'expired_no_default' },
+      );
+      if (a.second !== null) expect(t.store.getInteraction(a.second.id).status).toBe('expired');
+      const queue = t.store.getSnapshot(a.claim.runId).queue;
+      // Parks only without a default and without a live runner (the 1 s leases expired with the deadline).
+      const parked = (!a.withDefault || a.second !== null) && !a.live;
+      expect(queue.status, `${a.q.title}`).toBe(parked ? 'parked' : 'running');
+    }
+    expect(log.check().filter((type) => type === 'interaction.expired')).toHaveLength(total);
+    expect(t.store.expireInteractionDeadlines(1_000, SWEEPER)).toBe(0);
   });
 
   it('expired presenter claims go back to pending', () => {
