@@ -33,6 +33,8 @@ export class RunListState {
 
   readonly #api: RunwardenApi;
   readonly #pageSize: number;
+  /** Ids of `items`, kept beside it so appending a page dedupes in O(page), not by rehashing every row. */
+  #ids = new Set<string>();
   #generation = 0;
   #refreshing: Promise<void> | null = null;
   #refreshAgain = false;
@@ -65,11 +67,11 @@ export class RunListState {
     this.loaded = true;
     if (!result.ok) {
       this.error = result.error;
-      this.items = [];
+      this.#setItems([]);
       this.nextCursor = null;
       return;
     }
-    this.items = result.value.items;
+    this.#setItems(result.value.items);
     this.nextCursor = result.value.nextCursor;
     if (this.activeId === null || this.activeIndex === -1) this.activeId = this.items[0]?.run.id ?? null;
   }
@@ -86,9 +88,17 @@ export class RunListState {
       this.error = result.error;
       return;
     }
-    const seen = new Set(this.items.map((i) => i.run.id));
-    this.items = [...this.items, ...result.value.items.filter((i) => !seen.has(i.run.id))];
+    const fresh = result.value.items.filter((i) => !this.#ids.has(i.run.id));
+    for (const item of fresh) this.#ids.add(item.run.id);
+    // `$state.raw` signals by reference, so the list gets a new array: one pointer copy, no per-row work.
+    this.items = this.items.concat(fresh);
     this.nextCursor = result.value.nextCursor;
+  }
+
+  /** Replaces the rows (first page, refresh) and their id set. */
+  #setItems(items: RunListItem[]): void {
+    this.items = items;
+    this.#ids = new Set(items.map((i) => i.run.id));
   }
 
   /** Re-reads what is loaded (up to a cap) after a `changed` push; concurrent calls coalesce into one more. */
@@ -132,10 +142,10 @@ export class RunListState {
     if (cursor !== null && lastHeadId !== undefined && before.length > head.length) {
       // Ids sort by creation time, newest first: rows older than the refreshed head keep their place.
       const tail = before.filter((i) => i.run.id < lastHeadId);
-      this.items = [...head, ...tail];
+      this.#setItems([...head, ...tail]);
       // the old cursor still points past the tail
     } else {
-      this.items = head;
+      this.#setItems(head);
       this.nextCursor = cursor;
     }
     this.error = null;
