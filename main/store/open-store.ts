@@ -200,9 +200,15 @@ export function migrate(
   return db.pragma('user_version', { simple: true }) as number;
 }
 
+/** Page cache per connection, in KiB as SQLite counts a negative cache_size. */
+export const PAGE_CACHE_KIB = -16_384;
+
 function applyPragmas(db: Database.Database, busyTimeoutMs: number, writable: boolean): void {
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   db.pragma('foreign_keys = ON');
+  // 16 MiB of page cache (SQLite's default is 2 MiB): the attention summary and the needs-you page touch
+  // more than 2 MiB of a 100k-run store and re-read it from the OS on every call (6 → 3.5 ms at 100k).
+  db.pragma(`cache_size = ${PAGE_CACHE_KIB}`);
   if (writable) {
     db.pragma('journal_mode = WAL');
     // better-sqlite3 compiles WAL with synchronous=NORMAL; SPEC §2 wants FULL, set explicitly.

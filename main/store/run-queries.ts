@@ -67,6 +67,9 @@ const VIEW_BRANCHES: Partial<Record<RunView, string[]>> = {
   'parked-any': [`x.display_base = 'parked'`, `x.display_base = 'paused'`],
 };
 
+/** Views whose branches select only rows of the view (each branch condition implies the view's condition). */
+const BRANCHES_WITHIN_VIEW = new Set<RunView>(['needs-you', 'stale']);
+
 function branchSql(condition: string, opts: { project: boolean; cursor: boolean; limited: boolean }): string {
   const where = [condition];
   if (opts.project) where.push('x.project_id = @projectId');
@@ -115,7 +118,14 @@ export function listRunsSql(
     const union = branches.map((c) =>
       branchSql(c, { project: opts.project, cursor: opts.cursor, limited: true }),
     );
-    where.push(`r.id IN (${union.join(' UNION ALL ')})`);
+    // When every branch row is in the view, the page is the newest @limit of their union: only those rows
+    // are read from runs, not up to @limit per branch. (A parked run with an expired owner is stale, not
+    // parked-any: that view keeps the filter on every branch row.)
+    where.push(
+      BRANCHES_WITHIN_VIEW.has(view)
+        ? `r.id IN (SELECT id FROM (${union.join(' UNION ')}) ORDER BY id DESC LIMIT @limit)`
+        : `r.id IN (${union.join(' UNION ALL ')})`,
+    );
   }
   if (opts.project) where.push('r.project_id = @projectId');
   if (opts.search) {

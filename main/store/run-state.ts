@@ -222,26 +222,39 @@ export function commitRun(ctx: StoreContext, runId: string, now: number, event: 
   const owned = lease !== null && lease.ownerType !== null;
   const terminal = isTerminal(row);
   const revision = row.revision + 1;
+  const view: Record<ViewColumn, string | number | null> = {
+    display_base: base.status,
+    needs_you_static: base.needsYou ? 1 : 0,
+    owner_expires_at: !terminal && owned ? (lease.expiresAt ?? null) : null,
+    unattended_since: base.status === 'queued' && !owned ? snapshot.queue.availableAt : null,
+    open_interactions: snapshot.interactions.length,
+    ambiguous_effects: snapshot.effects.length,
+  };
+  // Only the view columns that moved: SQLite rewrites every index over a column named in SET (even to the
+  // same value), and `runs` has ~11 over these — a full SET dirtied a dozen index pages per transition.
+  const changed = VIEW_COLUMNS.filter((column) => row[column] !== view[column]);
+  const params: Record<string, string | number | null> = { revision, now, id: runId };
+  for (const column of changed) params[column] = view[column];
   ctx
     .prep(
-      `UPDATE runs SET revision = ?, updated_at = ?, display_base = ?, needs_you_static = ?, owner_expires_at = ?,
-         unattended_since = ?, open_interactions = ?, ambiguous_effects = ?
-       WHERE id = ?`,
+      `UPDATE runs SET revision = @revision, updated_at = @now${changed.map((c) => `, ${c} = @${c}`).join('')}
+       WHERE id = @id`,
     )
-    .run(
-      revision,
-      now,
-      base.status,
-      base.needsYou ? 1 : 0,
-      !terminal && owned ? (lease.expiresAt ?? null) : null,
-      base.status === 'queued' && !owned ? snapshot.queue.availableAt : null,
-      snapshot.interactions.length,
-      snapshot.effects.length,
-      runId,
-    );
+    .run(params);
   appendEvent(ctx, now, runId, revision, event);
   return revision;
 }
+
+/** The denormalised view columns `commitRun` keeps (see migration 0001), in a fixed order. */
+const VIEW_COLUMNS = [
+  'display_base',
+  'needs_you_static',
+  'owner_expires_at',
+  'unattended_since',
+  'open_interactions',
+  'ambiguous_effects',
+] as const;
+type ViewColumn = (typeof VIEW_COLUMNS)[number];
 
 /**
  * The fencing check of SPEC §3: token hash, generation, owner type and `expires_at > now` inside one UPDATE.

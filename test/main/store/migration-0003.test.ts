@@ -47,7 +47,7 @@ it('0003 from version 2: index filled from existing runs, kept by triggers, used
   expect(matches(db, 'warehouse')).toEqual(['run_a', 'run_b']);
   expect(matches(db, 'ploy')).toEqual(['run_b', 'run_c']);
   expectSearchIndexTrue(db);
-  expect(migrate(db)).toBe(3);
+  expect(migrate(db, MIGRATIONS.slice(0, 3))).toBe(3);
 
   // Triggers: a new run is indexed, a title change moves its entry, a delete removes it.
   insert.run('run_d', 'etl', 'Warehouse backfill');

@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunwardenError } from '../../../shared/errors';
-import { APPLICATION_ID, openStore } from '../../../main/store/open-store';
+import { APPLICATION_ID, openStore, PAGE_CACHE_KIB } from '../../../main/store/open-store';
 import { SUPPORTED_SCHEMA_VERSION } from '../../../main/store/migrations';
 import { createFakeClock, HUMAN, makeTempDir, RUNNER_ACTOR } from '../../helpers/temp-store';
 import { expectHealthy } from './invariants';
@@ -111,6 +111,8 @@ describe('creating a store', () => {
       expect(store.db.pragma('synchronous', { simple: true })).toBe(2); // FULL
       expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
       expect(store.db.pragma('busy_timeout', { simple: true })).toBe(5000);
+      // 16 MiB page cache: the attention summary's working set at 100k runs (docs/PERFORMANCE.md).
+      expect(store.db.pragma('cache_size', { simple: true })).toBe(PAGE_CACHE_KIB);
       expect(store.db.pragma('application_id', { simple: true })).toBe(APPLICATION_ID);
       expect(store.db.pragma('user_version', { simple: true })).toBe(SUPPORTED_SCHEMA_VERSION);
       expect(store.info()).toMatchObject({

@@ -120,3 +120,28 @@ it('a rare-word search reads the trigram index (no scan of runs), finds what the
     probe.close();
   }
 });
+
+it('a transition that moves no view column names none in its UPDATE of runs (no index rewritten for nothing)', () => {
+  const probe = openStore(gen.storePath);
+  try {
+    // A fresh connection prepares each statement on first use: record what this call prepares.
+    const prepared: string[] = [];
+    const prepare = probe.db.prepare.bind(probe.db);
+    Object.defineProperty(probe.db, 'prepare', {
+      configurable: true,
+      value: (source: string) => {
+        prepared.push(source.replace(/\s+/g, ' '));
+        return prepare(source);
+      },
+    });
+    probe.setProgress(gen.liveClaims[0]!, 'step 2 of 3');
+    const updates = prepared.filter((sql) => sql.startsWith('UPDATE runs SET revision'));
+    expect(updates).toHaveLength(1);
+    expect(updates[0]).not.toMatch(
+      /display_base|needs_you_static|owner_expires_at|unattended_since|open_interactions|ambiguous_effects/,
+    );
+    expect(probe.doctor().contradictions).toEqual([]);
+  } finally {
+    probe.close();
+  }
+});
