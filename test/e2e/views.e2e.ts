@@ -41,6 +41,7 @@ const VIEWS = [
 const DEMO_STATES = [
   'Needs answer',
   'Running',
+  'Waiting',
   'Stale',
   'Ambiguous',
   'Parked',

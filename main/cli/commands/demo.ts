@@ -59,9 +59,10 @@ export const demoCommand: Command = {
 
 Creates project folders (under --dir, default a new temp folder) and fills the store with runs in
 every state: running (live "runwarden exec" processes that heartbeat), a live run waiting for an
-answer, stale runs (their runner stopped heartbeating), questions, parked runs (workflow source
-changed, runner exited, question expired), an ambiguous side effect, paused, queued (one
-unattended), failed, timed out, completed and cancelled runs, and notifications.
+answer, a run whose answer its runner has not read yet (waiting), stale runs (their runner stopped
+heartbeating), questions, parked runs (workflow source changed, runner exited), an ambiguous side
+effect, paused, queued (one unattended), failed, timed out, completed and cancelled runs, and
+notifications.
 
 The live runners run in the background for --live-minutes (default 30). Stop them sooner with
 the "kill" command the demo prints (their runs then end cancelled). Answer the waiting question
@@ -344,6 +345,23 @@ class DemoSeeder {
       });
       // A runner that asks and then exits parks the run (SPEC §4); the question stays open.
       store.park(claim, 'runnerExited', 'The runner exited after asking; resume the run once answered.');
+    });
+
+    // Waiting: a person answered, and the runner (busy elsewhere) has not read the answer yet.
+    at(2 * MINUTE, () => {
+      const run = this.reserve('acme-api', 'docs', 'Publish the docs site', 'waiting');
+      const claim = this.claim(run.id, 6 * HOUR);
+      const question = store.requestInteraction(claim, {
+        kind: 'decision',
+        title: 'Publish the docs now?',
+        choices: ['publish', 'hold'],
+      });
+      store.answerInteraction(question.id, {
+        interactionRevision: question.revision,
+        idempotencyKey: `demo-answer-${run.id}`,
+        payload: 'publish',
+        actor: person,
+      });
     });
 
     if (noLive) {

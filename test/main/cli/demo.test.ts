@@ -41,9 +41,7 @@ describe('runwarden demo', () => {
     const { body } = await runJson<RunListPage>(['ls', '--limit', '200'], { store: dir.store });
     if (!body.ok) throw new Error(JSON.stringify(body));
     const shown = new Set(body.value.items.map((item) => item.display.status));
-    // 'waiting' (run waiting, no open question, no runner attached, queue not parked) has no consistent
-    // store state that produces it: releasing a waiting run is refused and parking shows "parked".
-    expect([...DISPLAY_STATUSES].filter((status) => status !== 'waiting' && !shown.has(status))).toEqual([]);
+    expect([...DISPLAY_STATUSES].filter((status) => !shown.has(status))).toEqual([]);
     const actual = demo.body.value.runs.map((run) => ({
       id: run.id,
       status: body.value.items.find((item) => item.run.id === run.id)?.display.status,
@@ -53,8 +51,7 @@ describe('runwarden demo', () => {
     expect(projects.size).toBeGreaterThanOrEqual(4);
 
     const table = await runCli(['ls', '--limit', '200'], { store: dir.store });
-    for (const status of DISPLAY_STATUSES.filter((s) => s !== 'waiting'))
-      expect(table.stdout).toContain(status);
+    for (const status of DISPLAY_STATUSES) expect(table.stdout).toContain(status);
   });
 
   it('--no-live starts no process and still shows every status, running ones simulated by a long lease', async () => {
@@ -67,7 +64,7 @@ describe('runwarden demo', () => {
       const { body } = await runJson<RunListPage>(['ls', '--limit', '200'], { store: other.store });
       if (!body.ok) throw new Error(JSON.stringify(body));
       const shown = new Set(body.value.items.map((item) => item.display.status));
-      expect(DISPLAY_STATUSES.filter((status) => status !== 'waiting' && !shown.has(status))).toEqual([]);
+      expect(DISPLAY_STATUSES.filter((status) => !shown.has(status))).toEqual([]);
       const doctor = await runJson<{ contradictions: unknown[] }>(['doctor'], { store: other.store });
       expect(doctor.body).toMatchObject({ ok: true, value: { contradictions: [], integrity: 'ok' } });
     } finally {
