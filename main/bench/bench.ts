@@ -173,7 +173,8 @@ async function main(): Promise<number> {
     releaseSweepBench(sweepBench);
 
     log('\nProcesses:');
-    measurements.push(await measureHeartbeats(storePath, heartbeatClaims, 8, 4_000, log));
+    measurements.push(await measureHeartbeats(storePath, heartbeatClaims, 8, 4_000, 'FULL', log));
+    measurements.push(await measureHeartbeats(storePath, heartbeatClaims, 8, 4_000, 'NORMAL', log));
     if (feedClaim !== undefined) measurements.push(await measureChangeFeed(storePath, feedClaim, 30, log));
     measurements.push(await measureMemory(storePath, log));
 

@@ -14,6 +14,7 @@ export async function measureHeartbeats(
   claims: readonly LiveClaim[],
   processes: number,
   durationMs: number,
+  synchronous: 'FULL' | 'NORMAL',
   log: (line: string) => void,
 ): Promise<Measurement> {
   const perProcess = Math.floor(claims.length / processes);
@@ -25,6 +26,7 @@ export async function measureHeartbeats(
       claims: claims.slice(p * perProcess, (p + 1) * perProcess),
       durationMs,
       startAt,
+      synchronous,
     }),
   );
   const results = await Promise.all(workers.map((w) => w.result));
@@ -39,13 +41,21 @@ export async function measureHeartbeats(
   );
   const elapsed = Math.max(...results.map((r) => r.elapsedMs));
   const perSecond = (total.ok / elapsed) * 1_000;
+  const shipped = synchronous === 'FULL';
   const m = figure(
-    'heartbeat.throughput',
-    `heartbeats/s, ${processes} runner processes at once`,
+    shipped ? 'heartbeat.throughput' : 'heartbeat.throughput-normal',
+    shipped
+      ? `heartbeats/s, ${processes} runner processes at once`
+      : `heartbeats/s, ${processes} processes, sync=NORMAL (evidence only)`,
     'concurrency',
     '/s',
     perSecond,
-    { text: '> 5,000/s and 0 SQLITE_BUSY', met: perSecond > 5_000 && total.busy === 0 && total.other === 0 },
+    shipped
+      ? {
+          text: '> 5,000/s and 0 SQLITE_BUSY',
+          met: perSecond > 5_000 && total.busy === 0 && total.other === 0,
+        }
+      : null,
     {
       heartbeats: total.ok,
       busySurfaced: total.busy,
@@ -54,6 +64,9 @@ export async function measureHeartbeats(
       worstProcessP95Ms: round(Math.max(...results.map((r) => r.p95Ms))),
       seconds: round(elapsed / 1_000, 2),
     },
+    shipped
+      ? undefined
+      : 'the same run with the per-commit fsync off: what synchronous=FULL (SPEC §2, kept) costs here',
   );
   log(`  ${m.label}: ${Math.round(perSecond)}/s, BUSY surfaced ${total.busy}, fenced ${total.fenced}`);
   return m;
