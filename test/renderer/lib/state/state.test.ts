@@ -22,6 +22,22 @@ describe('RunListState', () => {
     expect(fake.count('listRuns')).toBe(3);
   });
 
+  it('appends after a refresh without duplicates: the loaded-id set follows every replacement', async () => {
+    const fake = new FakeApi(Array.from({ length: 30 }, () => scenario.running()));
+    const list = new RunListState(fake.api, 10);
+    await list.load(ALL);
+    await list.loadMore();
+    // Newer runs push the loaded rows down: the refreshed head overlaps what the next page returns.
+    fake.add(...Array.from({ length: 5 }, () => scenario.running()));
+    await list.refresh();
+    expect(list.items).toHaveLength(20);
+    while (list.hasMore) await list.loadMore();
+    const ids = list.items.map((i) => i.run.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toHaveLength(35);
+    expect(ids).toEqual(ids.toSorted().toReversed());
+  });
+
   it('drops answers to an older query', async () => {
     const fake = new FakeApi([scenario.running({ title: 'r' }), scenario.stale({ title: 's' })]);
     const list = new RunListState(fake.api);
