@@ -29,6 +29,25 @@ export interface ProjectSummary extends Project {
 export const RUN_VIEWS = ['needs-you', 'running', 'queued', 'parked', 'stale', 'failed', 'all'] as const;
 export type RunView = (typeof RUN_VIEWS)[number];
 
+/**
+ * The display statuses each window view lists; `needs-you` and `all` are not status sets. One table, so the
+ * store's view filters, the tab counts and the CLI agree.
+ */
+export const VIEW_STATUSES: Readonly<
+  Record<Exclude<RunView, 'needs-you' | 'all'>, readonly DisplayStatus[]>
+> = {
+  running: ['running', 'waiting'],
+  queued: ['queued'],
+  parked: ['parked', 'paused', 'ambiguous'],
+  stale: ['stale'],
+  failed: ['failed', 'timed_out'],
+};
+
+/** Whether a run with this display status is listed in a window view (needs-you is decided elsewhere). */
+export function viewIncludes(view: Exclude<RunView, 'needs-you'>, status: DisplayStatus): boolean {
+  return view === 'all' || VIEW_STATUSES[view].includes(status);
+}
+
 export interface RunListItem {
   run: Run;
   queue: QueueEntry;

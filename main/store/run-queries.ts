@@ -7,6 +7,7 @@
  */
 import { DISPLAY_STATUSES, displayStatus, type DisplayStatus } from '../../shared/display-status';
 import { RunwardenError } from '../../shared/errors';
+import { VIEW_STATUSES } from '../../shared/views';
 import { listAttempts } from './attempts';
 import { runEvents } from './events';
 import { allProjects, filterPath, findProjectByPath } from './projects';
@@ -42,14 +43,26 @@ function isView(view: string): view is RunView {
   );
 }
 
+/**
+ * The display statuses a view lists. The window's views (shared VIEW_STATUSES: Running = running + waiting,
+ * Parked = parked + paused + ambiguous, Failed = failed + timed_out) take their names' place; every other
+ * display status is a view of its own. `parked-any` is the older name of Parked.
+ */
+export function viewStatuses(view: Exclude<RunView, 'all' | 'needs-you'>): readonly string[] {
+  if (view === 'parked-any') return VIEW_STATUSES.parked;
+  if (Object.hasOwn(VIEW_STATUSES, view)) return VIEW_STATUSES[view as keyof typeof VIEW_STATUSES];
+  return [view];
+}
+
 /** The WHERE fragment for a view. */
 export function viewCondition(view: RunView): string {
   if (view === 'all') return '1';
   if (view === 'needs-you') return NEEDS_YOU_SQL;
   if (view === 'stale') return `(r.display_base = 'stale' OR r.owner_expires_at <= @now)`;
-  if (view === 'parked-any') return `(r.display_base IN ('parked', 'paused') AND ${NOT_EXPIRED})`;
-  if (TERMINAL_VIEWS.has(view)) return `r.display_base = @view`;
-  return `(r.display_base = @view AND ${NOT_EXPIRED})`;
+  const statuses = viewStatuses(view);
+  const list = statuses.map((status) => `'${status}'`).join(', ');
+  if (statuses.every((status) => TERMINAL_VIEWS.has(status))) return `r.display_base IN (${list})`;
+  return `(r.display_base IN (${list}) AND ${NOT_EXPIRED})`;
 }
 
 /**
@@ -64,7 +77,13 @@ const VIEW_BRANCHES: Partial<Record<RunView, string[]>> = {
     `x.unattended_since IS NOT NULL AND x.unattended_since <= @unattendedBefore`,
   ],
   stale: [`x.display_base = 'stale'`, `x.owner_expires_at IS NOT NULL AND x.owner_expires_at <= @now`],
-  'parked-any': [`x.display_base = 'parked'`, `x.display_base = 'paused'`],
+  // Several statuses: one index walk per status, newest first, merged.
+  ...Object.fromEntries(
+    (['running', 'parked', 'failed', 'parked-any'] as const).map((view) => [
+      view,
+      viewStatuses(view).map((status) => `x.display_base = '${status}'`),
+    ]),
+  ),
 };
 
 /** Views whose branches select only rows of the view (each branch condition implies the view's condition). */

@@ -44,6 +44,8 @@ and current step. A run whose runner stopped heartbeating shows "stale" as soon 
 Options:
   --project DIR   only runs of this project folder
   --status S      only runs showing S: ${VIEWS.join(', ')}
+                  (as in the app's views, running includes waiting, parked includes paused and
+                  ambiguous, failed includes timed_out; name those to see them alone)
   --needs-you     only runs that need a person (questions, stale, parked, ambiguous, unattended)
   --search TEXT   title / workflow search
   --limit N       at most N runs (default 50); --cursor C continues from the "next" cursor

@@ -2,6 +2,7 @@
  * The SQL view filters (listRuns / attentionSummary / listProjects) must agree exactly with the
  * `displayStatus()` reducer (SPEC §6): for every view, at several times, SQL membership == reducer result.
  */
+import { VIEW_STATUSES, viewIncludes } from '../../../shared/views';
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -41,7 +42,8 @@ function reducerMembers(store: RunStore, now: number, view: RunView, projectPath
     const d = displayStatus(snap, now);
     if (view === 'all') return true;
     if (view === 'needs-you') return d.needsYou;
-    if (view === 'parked-any') return d.status === 'parked' || d.status === 'paused';
+    if (view === 'parked-any') return viewIncludes('parked', d.status);
+    if (Object.hasOwn(VIEW_STATUSES, view)) return viewIncludes(view as keyof typeof VIEW_STATUSES, d.status);
     return d.status === view;
   });
 }

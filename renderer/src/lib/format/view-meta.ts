@@ -1,6 +1,6 @@
 /** The window's views (SPEC §7): labels, shortcut keys, and their counts from display-status counts. */
 import { assertNever } from '../../../../shared/errors';
-import type { RunView, StatusCounts } from '../../../../shared/views';
+import { VIEW_STATUSES, type RunView, type StatusCounts } from '../../../../shared/views';
 
 export const VIEW_ORDER: readonly RunView[] = [
   'needs-you',
@@ -46,25 +46,11 @@ export const VIEW_KEYS: Readonly<Record<string, RunView>> = {
 
 /** How many runs a view holds, from per-status counts and the needs-you total. */
 export function viewCount(view: RunView, counts: StatusCounts, needsYou: number): number {
-  const c = (status: keyof StatusCounts) => counts[status] ?? 0;
-  switch (view) {
-    case 'needs-you':
-      return needsYou;
-    case 'running':
-      return c('running');
-    case 'queued':
-      return c('queued');
-    case 'parked':
-      return c('parked') + c('paused');
-    case 'stale':
-      return c('stale');
-    case 'failed':
-      return c('failed') + c('timed_out');
-    case 'all':
-      return Object.values(counts).reduce((sum, n) => sum + (n ?? 0), 0);
-    default:
-      return assertNever(view, 'view');
-  }
+  if (view === 'needs-you') return needsYou;
+  const sum = (statuses: readonly (keyof StatusCounts)[]) =>
+    statuses.reduce((n, s) => n + (counts[s] ?? 0), 0);
+  if (view === 'all') return sum(Object.keys(counts) as (keyof StatusCounts)[]);
+  return sum(VIEW_STATUSES[view]);
 }
 
 /** What to show when a view is empty: a sentence and the next thing to try. */

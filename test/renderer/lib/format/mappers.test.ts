@@ -66,22 +66,25 @@ describe('views', () => {
   it('counts each view from display-status counts', () => {
     const counts = {
       running: 2,
+      waiting: 1,
       queued: 1,
       parked: 1,
       paused: 2,
+      ambiguous: 1,
       stale: 3,
       failed: 1,
       timed_out: 1,
       completed: 5,
     };
+    // The same sets the store lists for each view (shared VIEW_STATUSES).
     expect(VIEW_ORDER.map((v) => [viewLabel(v), viewCount(v, counts, 4)])).toEqual([
       ['Needs you', 4],
-      ['Running', 2],
+      ['Running', 3],
       ['Queued', 1],
-      ['Parked', 3],
+      ['Parked', 4],
       ['Stale', 3],
       ['Failed', 2],
-      ['All', 16],
+      ['All', 18],
     ]);
   });
   it('empty states say what to do next', () => {
