@@ -1,4 +1,4 @@
-/** The store's public API (/tmp/briefs/store-api.md). */
+/** The store's public API: the app, the CLI, runners and tests import from here. */
 export { openStore, migrate, APPLICATION_ID, type OpenStoreOptions } from './open-store';
 export { RunStore, type StoreMode, type StoreModeReasonCode } from './run-store';
 export { resolveStorePath, type StorePathOptions } from './store-path';

@@ -1,23 +1,15 @@
-/** Public shapes of the store API (/tmp/briefs/store-api.md), shared by the app, the CLI and runners. */
+/** Public shapes of the store API, shared by the app, the CLI and runners. */
 import type {
   Actor,
-  Attempt,
   CommandSpec,
   ExecutionMode,
   FieldType,
-  Interaction,
   InteractionField,
-  Lease,
   Lineage,
   OwnerType,
-  Project,
-  QueueEntry,
   Run,
-  RunEvent,
-  RunSnapshot,
-  Submission,
 } from '../../shared/domain';
-import type { DisplayInfo, DisplayStatus } from '../../shared/display-status';
+import type { DisplayStatus } from '../../shared/display-status';
 
 export type { Clock } from './store-context';
 export type { FieldType };
@@ -95,19 +87,6 @@ export interface ReserveEffectInput {
   attemptId?: number | null;
 }
 
-export interface CancelCascade {
-  attemptsCancelled: number;
-  attemptsInterrupted: number;
-  effectsCancelled: number;
-  effectsAmbiguous: number;
-  interactionsCancelled: number;
-}
-
-export interface CancelOutcome {
-  run: Run;
-  cascade: CancelCascade;
-}
-
 export interface PersonCommand {
   expectedRevision: number;
   reason: string;
@@ -134,60 +113,16 @@ export interface ListRunsQuery {
   cursor?: string | null;
 }
 
-export interface RunListItem {
-  run: Run;
-  queue: QueueEntry;
-  lease: Lease | null;
-  display: DisplayInfo;
-  openInteractions: number;
-  ambiguousEffects: number;
-}
-
-export interface RunListPage {
-  items: RunListItem[];
-  nextCursor: string | null;
-}
-
-export type ProjectSummary = Project & {
-  counts: Partial<Record<DisplayStatus, number>>;
-  needsYou: number;
-  total: number;
-};
-
-export interface RunDetail {
-  snapshot: RunSnapshot;
-  display: DisplayInfo;
-  attempts: Attempt[];
-  submissions: Submission[];
-  events: RunEvent[];
-  nextEventsCursor: number | null;
-  projectPath: string;
-}
-
-export interface AttentionSummary {
-  counts: Partial<Record<DisplayStatus, number>>;
-  needsYou: number;
-  items: RunListItem[];
-}
-
-export interface StoreInfo {
-  path: string;
-  mode: 'read-write' | 'read-only';
-  modeReason: string | null;
-  schemaVersion: number;
-  supportedVersion: number;
-  sizeBytes: number;
-  walBytes: number;
-}
-
-export interface DoctorReport {
-  info: StoreInfo;
-  contradictions: Array<{ runId: string; problem: string }>;
-  staleLeases: number;
-  integrity: string;
-}
-
-export interface AnswerResult {
-  outcome: 'accepted' | 'adopted';
-  interaction: Interaction;
-}
+/** The read models are the contract's (shared/views.ts): what the store returns is what crosses IPC. */
+export type {
+  AnswerOutcome as AnswerResult,
+  AttentionSummary,
+  CancelCascade,
+  CancelOutcome,
+  DoctorReport,
+  ProjectSummary,
+  RunDetail,
+  RunListItem,
+  RunPage as RunListPage,
+  StoreInfo,
+} from '../../shared/views';

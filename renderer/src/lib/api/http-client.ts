@@ -1,5 +1,5 @@
 /**
- * Browser-mode transport (`runwarden serve`, /tmp/briefs/http-protocol.md): each channel is a POST to
+ * Browser-mode transport (`runwarden serve`, main/serve/http-server.ts): each channel is a POST to
  * `/api/invoke/<channel>` answered with the Result envelope; pushes arrive over one EventSource.
  */
 import { CHANNEL_METHODS, type Channel, type PushEvent } from '../../../../shared/channel-names';
