@@ -74,6 +74,8 @@ export default defineConfig({
     build: {
       outDir: fromRoot('out/renderer'),
       emptyOutDir: true,
+      // electron-vite leaves output unminified; the UI is parsed on every window open and browser load.
+      minify: true,
       rolldownOptions: {
         input: { index: fromRoot('renderer/index.html') },
       },

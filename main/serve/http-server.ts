@@ -186,7 +186,10 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
       clearInterval(ping);
       for (const client of clients) client.end();
       clients.clear();
-      return new Promise((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Keep-alive sockets (and a browser reconnecting its event stream) must not hold the exit open.
+      server.closeAllConnections();
+      return closed;
     },
   };
 }

@@ -104,15 +104,21 @@ export function unionIdsSql(view: 'needs-you' | 'stale'): string {
     .join(' UNION ');
 }
 
-/** The exact search test (SPEC: a case-insensitive substring of title or workflow, or the run id itself). */
-export const SEARCH_SQL = `(instr(lower(r.title), @search) > 0 OR instr(lower(r.workflow), @search) > 0 OR r.id = @searchRaw)`;
+/**
+ * The exact search test (SPEC §7: title, workflow, run id and project): a case-insensitive substring of the
+ * title, the workflow or the project's canonical path, or the run id itself.
+ */
+export const SEARCH_SQL = `(instr(lower(r.title), @search) > 0 OR instr(lower(r.workflow), @search) > 0
+  OR instr(lower(p.canonical_path), @search) > 0 OR r.id = @searchRaw)`;
 
 /**
- * Candidates from the trigram index (migration 0003): a superset of SEARCH_SQL's rows, since the index folds
- * case per character the way `lower()` does for ASCII (and more), and a trigram phrase is a substring.
+ * Candidates from the trigram index (migration 0003), plus the runs of projects whose path matches (a few
+ * hundred project rows, read directly): a superset of SEARCH_SQL's rows, since the index folds case per
+ * character the way `lower()` does for ASCII (and more), and a trigram phrase is a substring.
  */
-export const SEARCH_CANDIDATES_SQL = `r.id IN (SELECT k.run_id FROM run_search_keys k
-  WHERE k.key IN (SELECT rowid FROM run_search WHERE run_search MATCH @match) UNION ALL SELECT @searchRaw)`;
+export const SEARCH_CANDIDATES_SQL = `(r.id IN (SELECT k.run_id FROM run_search_keys k
+  WHERE k.key IN (SELECT rowid FROM run_search WHERE run_search MATCH @match) UNION ALL SELECT @searchRaw)
+  OR r.project_id IN (SELECT id FROM projects WHERE instr(lower(canonical_path), @search) > 0))`;
 
 /** The trigram tokenizer matches only 3+ characters: shorter needles use the scan (SEARCH_SQL alone). */
 export const MIN_INDEXED_SEARCH = 3;

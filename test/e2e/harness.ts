@@ -72,7 +72,15 @@ export async function startServe(ws: Workspace): Promise<Served> {
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
+        // serve exits on SIGTERM; if it has not within 5 s, that is a bug worth seeing, not a hung suite.
+        const timer = setTimeout(() => {
+          console.error(`runwarden serve did not exit on SIGTERM within 5 s; killing it. stderr: ${stderr}`);
+          child.kill('SIGKILL');
+        }, 5_000);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
         child.kill('SIGTERM');
       }),
   };

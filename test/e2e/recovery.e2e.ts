@@ -276,6 +276,7 @@ test('keyboard only: reach and answer a pending question without the mouse', asy
   await runIdOf(exec);
   await openUi(page, served);
   await expect(rowFor(page, 'Publish docs')).toBeVisible({ timeout: 4_500 });
+  await expect(page.getByRole('grid', { name: 'Runs' })).toHaveAttribute('aria-busy', 'false');
   await page.keyboard.press('j');
   await page.keyboard.press('Enter');
   const form = page.getByRole('form', { name: 'Answer: Publish?' });

@@ -76,9 +76,9 @@ for (const scheme of ['light', 'dark'] as const) {
     }
     // A run that needs an answer, opened from the keyboard.
     await page.goto(`${served.url.replace(/\/\?token=.*/, '/')}#/needs-you`);
-    await expect(page.getByRole('grid', { name: 'Runs' }).getByRole('row').nth(1)).toContainText(
-      'Needs answer',
-    );
+    const grid = page.getByRole('grid', { name: 'Runs' });
+    await expect(grid).toHaveAttribute('aria-busy', 'false');
+    await expect(grid.getByRole('row').nth(1)).toContainText('Needs answer');
     await page.keyboard.press('j');
     await page.keyboard.press('Enter');
     await expect(page.getByTestId('run-reason')).toContainText(/answer/i);

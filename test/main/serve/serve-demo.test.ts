@@ -55,10 +55,12 @@ async function invoke<T>(channel: Channel, input: unknown): Promise<Result<T>> {
   return (await res.json()) as Result<T>;
 }
 
-async function firstOf(view: string): Promise<RunPage['items'][number]> {
+/** The newest run of a view whose display status is exactly `status` (views can hold several). */
+async function firstOf(view: string, status = view): Promise<RunPage['items'][number]> {
   const page = await invoke<RunPage>('runs:list', { view, limit: 50 });
-  if (!page.ok || page.value.items.length === 0) throw new Error(`the demo has no ${view} run`);
-  return page.value.items[0] as RunPage['items'][number];
+  const item = page.ok ? page.value.items.find((i) => i.display.status === status) : undefined;
+  if (item === undefined) throw new Error(`the demo has no ${status} run`);
+  return item;
 }
 
 describe('runwarden serve on a demo store', () => {

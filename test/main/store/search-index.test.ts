@@ -99,6 +99,7 @@ function expected(view: RunView, needle: string, projectPath: string | undefined
     return (
       asciiLower(run.title).includes(lowered) ||
       asciiLower(run.workflow).includes(lowered) ||
+      asciiLower(run.projectPath).includes(lowered) ||
       run.id === trimmed
     );
   });
@@ -108,6 +109,9 @@ function needles(): string[] {
   const rng = seededRandom(11);
   const runs = allPages({ view: 'all' }).map((id) => t.store.getRun(id));
   const out = [
+    // Project paths: the other project's folder name, and a fragment every temp path shares.
+    path.basename(otherProject),
+    path.basename(t.dir).slice(0, 6),
     'deploy',
     'DEPLOY',
     'nightly-etl',
