@@ -19,7 +19,7 @@ beforeAll(async () => {
     store: dir.store,
     timeoutMs: 60_000,
   });
-  expect(demo.code).toBe(0);
+  if (demo.code !== 0) throw new Error(`runwarden demo failed (${demo.code}): ${demo.stderr}`);
   serve = spawnCli(['serve', '--json'], { store: dir.store, timeoutMs: 120_000 });
   const line = await new Promise<string>((resolve, reject) => {
     const timer = setInterval(() => {
