@@ -15,8 +15,9 @@ export declare const SCANNER: string;
 export declare const SCAN_TARGET: string;
 export declare function parseReport(csv: string): Finding[];
 export declare function parseFailures(output: string): ParseFailure[];
+export declare function reportIsWhole(csv: string): boolean;
 export declare function verdict(
   findings: Finding[],
   failures: ParseFailure[],
-): { ok: boolean; counts: Record<'HIGH' | 'MEDIUM' | 'LOW' | 'INFORMATIONAL', number> };
+): { ok: boolean; counts: Record<'HIGH' | 'MEDIUM' | 'LOW' | 'INFORMATIONAL', number>; unreadable: number };
 export declare function main(): Promise<number>;

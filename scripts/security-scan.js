@@ -69,12 +69,30 @@ export function parseFailures(output) {
   return [...output.matchAll(/^Error parsing (.+?) - (.+)$/gm)].map((m) => ({ file: m[1], error: m[2] }));
 }
 
-/** The verdict: fails on any HIGH finding or any unparsed file. */
+const SEVERITIES = new Set(['HIGH', 'MEDIUM', 'LOW', 'INFORMATIONAL']);
+const ROW_START = /^[A-Z][A-Z0-9_]*_CHECK,"?(HIGH|MEDIUM|LOW|INFORMATIONAL)"?,/;
+
+/**
+ * Whether a CSV report is whole. Electronegativity 1.10.3 sometimes writes its header over the start of
+ * the first row (a race in its writer), which would hide that row's severity: the first data line must be
+ * the start of a row, like every row the parser returns.
+ */
+export function reportIsWhole(csv) {
+  const lines = csv.split(/\r?\n/).filter((line) => line.trim() !== '');
+  if (lines.length === 0 || !/^issue,\s*severity,/.test(lines[0] ?? '')) return false;
+  return lines.length === 1 || ROW_START.test(lines[1] ?? '');
+}
+
+/** The verdict: fails on any HIGH finding, any unparsed file, or any finding whose severity is unreadable. */
 export function verdict(findings, failures) {
   const counts = { HIGH: 0, MEDIUM: 0, LOW: 0, INFORMATIONAL: 0 };
-  for (const f of findings) counts[f.severity] = (counts[f.severity] ?? 0) + 1;
-  const ok = counts.HIGH === 0 && failures.length === 0;
-  return { ok, counts };
+  let unreadable = 0;
+  for (const f of findings) {
+    if (SEVERITIES.has(f.severity)) counts[f.severity] += 1;
+    else unreadable += 1;
+  }
+  const ok = counts.HIGH === 0 && failures.length === 0 && unreadable === 0;
+  return { ok, counts, unreadable };
 }
 
 function jsFiles(dir) {
@@ -112,12 +130,20 @@ export async function main() {
     console.log(
       `security scan: ${SCANNER} over out/ (main, preload, renderer; Electron ${electronVersion})…`,
     );
-    const result = spawnSync(
-      'npx',
-      ['-y', SCANNER, '-i', copy, '-o', report, '-r', '-v', 'false', '-e', electronVersion],
-      { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
-    );
-    const output = `${result.stdout ?? ''}${result.stderr ?? ''}`;
+    let result;
+    let output = '';
+    // A torn report (see reportIsWhole) is a scanner bug, not a finding: scan again, up to three times.
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      rmSync(report, { force: true });
+      result = spawnSync(
+        'npx',
+        ['-y', SCANNER, '-i', copy, '-o', report, '-r', '-v', 'false', '-e', electronVersion],
+        { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+      );
+      output = `${result.stdout ?? ''}${result.stderr ?? ''}`;
+      if (result.error || !existsSync(report) || reportIsWhole(readFileSync(report, 'utf8'))) break;
+      console.log(`security scan: the scanner wrote a torn report (attempt ${attempt}); scanning again.`);
+    }
     if (result.error || !existsSync(report)) {
       console.error(output);
       console.error(
@@ -127,7 +153,9 @@ export async function main() {
     }
     const findings = parseReport(readFileSync(report, 'utf8'));
     const failures = parseFailures(output);
-    const { ok, counts } = verdict(findings, failures);
+    const { ok, counts, unreadable } = verdict(findings, failures);
+    if (!reportIsWhole(readFileSync(report, 'utf8')))
+      console.log('  the report is torn: its first row is unreadable');
 
     for (const f of failures) console.log(`  UNPARSED ${f.file}: ${f.error}`);
     for (const f of findings) {
@@ -137,11 +165,13 @@ export async function main() {
     }
     console.log(
       `security scan: ${findings.length} finding(s): ${counts.HIGH} high, ${counts.MEDIUM} medium, ${counts.LOW} low, ` +
-        `${counts.INFORMATIONAL} informational; ${failures.length} unparsed file(s). ${ok ? 'PASS' : 'FAIL'}`,
+        `${counts.INFORMATIONAL} informational; ${failures.length} unparsed file(s), ${unreadable} unreadable. ${ok ? 'PASS' : 'FAIL'}`,
     );
     return ok ? 0 : 1;
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    // RUNWARDEN_SCAN_KEEP=1 keeps the scanned copy and the raw report, to look at a surprising verdict.
+    if (process.env.RUNWARDEN_SCAN_KEEP) console.log(`kept ${work}`);
+    else rmSync(work, { recursive: true, force: true });
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseFailures, parseReport, verdict } from '../../../scripts/security-scan.js';
+import { parseFailures, parseReport, reportIsWhole, verdict } from '../../../scripts/security-scan.js';
 
 const CSV = `issue, severity, confidence, filename, location, sample, description, url
 CSP_GLOBAL_CHECK,"LOW","FIRM","renderer/index.html","3:0","default-src 'none'; style-src 'self' 'unsafe-inline'","One or more CSP directives detected seems to be vulnerable",https://github.com/doyensec/electronegativity/wiki/CSP_GLOBAL_CHECK
@@ -34,6 +34,7 @@ describe('scripts/security-scan.js helpers', () => {
     expect(verdict(findings, [])).toEqual({
       ok: false,
       counts: { HIGH: 1, MEDIUM: 0, LOW: 1, INFORMATIONAL: 0 },
+      unreadable: 0,
     });
     expect(verdict(findings.slice(0, 1), []).ok).toBe(true);
   });
@@ -46,5 +47,16 @@ describe('scripts/security-scan.js helpers', () => {
       { file: '/tmp/x/out/main/index.js', error: 'Unknown node type ClassPrivateProperty.' },
     ]);
     expect(verdict([], failures).ok).toBe(false);
+  });
+
+  it('treats a torn report (header written over the first row) as unreadable, never as clean', () => {
+    expect(reportIsWhole(CSV)).toBe(true);
+    const torn = CSV.replace(
+      /\n[A-Z_]+_CHECK,"[A-Z]+","[A-Z]+","[^"]*","/,
+      '\n parse CSP, it may not be valid.",',
+    );
+    expect(reportIsWhole(torn)).toBe(false);
+    const findings = parseReport(torn);
+    expect(verdict(findings, []).ok).toBe(false);
   });
 });
