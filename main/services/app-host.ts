@@ -11,7 +11,7 @@ import type { Actor } from '../../shared/domain';
 import type { Result } from '../../shared/errors';
 import type { Settings } from '../../shared/views';
 import { isProcessAlive, openStore, processStartId, type RunStore } from '../store';
-import { createDispatcher } from './dispatcher';
+import { SLOW_REQUEST_MS, createDispatcher } from './dispatcher';
 import type { AppHost, AppHostOptions } from './host-types';
 import { WRITE_CHANNELS } from './handlers';
 import { coalesce, noticesFor } from './notification-rules';
@@ -53,6 +53,7 @@ export function createAppHost(options: AppHostOptions): AppHost {
         pushStoreStatus();
       },
       onInternalError: (channel, error) => console.error(`runwarden: ${channel} failed`, error),
+      onSlow: (channel, ms) => console.warn(`runwarden: slow request ${channel}: ${Math.round(ms)} ms`),
     },
   );
 
@@ -68,6 +69,9 @@ export function createAppHost(options: AppHostOptions): AppHost {
 
   const onReport = (report: SweepReport) => {
     ticksSinceAttention += 1;
+    if (report.durationMs > SLOW_REQUEST_MS) {
+      console.warn(`runwarden: slow sweeper tick: ${Math.round(report.durationMs)} ms`);
+    }
     if (report.changed !== null) {
       options.push('changed', report.changed);
       const notices = noticesFor(report.events, settings, (runId) => store.runLabel(runId));

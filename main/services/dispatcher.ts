@@ -10,11 +10,18 @@ import { WRITE_CHANNELS, handlers, type HandlerDeps } from './handlers';
 
 export type Dispatch = <C extends Channel>(channel: C, input: unknown) => Result<Response<C>>;
 
+/** A request slower than this is logged (STYLE.md point 10): it held the main process that long. */
+export const SLOW_REQUEST_MS = 40;
+
 export interface DispatcherHooks {
   /** Told when the store answered BUSY (shown as "busy", not as a failure) or recovered. */
   onBusy?: (busy: boolean) => void;
   /** Unexpected errors: logged by the shell; the caller gets a generic INTERNAL error. */
   onInternalError?: (channel: string, error: unknown) => void;
+  /** Told of every request slower than SLOW_REQUEST_MS. */
+  onSlow?: (channel: string, ms: number) => void;
+  /** A monotonic millisecond clock for timing; injectable so tests can make a request "slow". */
+  elapsed?: () => number;
 }
 
 export function createDispatcher(deps: HandlerDeps, hooks: DispatcherHooks = {}): Dispatch {
@@ -33,6 +40,8 @@ export function createDispatcher(deps: HandlerDeps, hooks: DispatcherHooks = {})
         },
       };
     }
+    const elapsed = hooks.elapsed ?? (() => performance.now());
+    const started = elapsed();
     try {
       const handler = handlers[channel] as (d: HandlerDeps, i: unknown) => Response<C>;
       const value = handler(deps, parsed.value);
@@ -40,6 +49,9 @@ export function createDispatcher(deps: HandlerDeps, hooks: DispatcherHooks = {})
       return { ok: true, value };
     } catch (error) {
       return { ok: false, error: toErrorInfo(channel, error, hooks) };
+    } finally {
+      const ms = elapsed() - started;
+      if (ms > SLOW_REQUEST_MS) hooks.onSlow?.(channel, ms);
     }
   };
 }

@@ -51,6 +51,8 @@ export interface SweepReport {
   events: RunEvent[];
   changed: ChangedPush | null;
   walPages: number | null;
+  /** How long the tick held the main process. */
+  durationMs: number;
 }
 
 const SWEEPER_ACTOR: Actor = { type: 'host', id: 'sweeper', surface: 'sweeper' };
@@ -69,6 +71,7 @@ export function initialSweeperState(store: RunStore): SweeperState {
 /** One tick. Mutates `state` (host claim, feed cursor) and reports what it did. */
 export function sweep(deps: SweeperDeps, state: SweeperState): SweepReport {
   const { store } = deps;
+  const started = performance.now();
   const settings = deps.settings();
   const report: SweepReport = {
     acting: false,
@@ -80,6 +83,7 @@ export function sweep(deps: SweeperDeps, state: SweeperState): SweepReport {
     events: [],
     changed: null,
     walPages: null,
+    durationMs: 0,
   };
   state.ticks += 1;
 
@@ -113,6 +117,7 @@ export function sweep(deps: SweeperDeps, state: SweeperState): SweepReport {
   const feed = readChangeFeed(store, state);
   report.events = feed.events;
   report.changed = feed.changed;
+  report.durationMs = performance.now() - started;
   return report;
 }
 

@@ -205,3 +205,19 @@ describe('dispatcher: the one path every request takes', () => {
     expect(d('runs:list', { view: 'all' }).ok).toBe(true);
   });
 });
+
+describe('dispatcher: slow requests', () => {
+  it('reports a request that held the process longer than 40 ms, and only those', () => {
+    const slow: Array<[string, number]> = [];
+    // Start and end readings of two requests: the first takes 10 ms, the second 50 ms.
+    const readings = [0, 10, 100, 150];
+    const timed = createDispatcher(
+      { store: t.store, clock: t.clock, actor: HUMAN, onSettingsChanged: () => {} },
+      { onSlow: (channel, ms) => slow.push([channel, ms]), elapsed: () => readings.shift() ?? 0 },
+    );
+    expect(timed('store:info', {}).ok).toBe(true);
+    expect(slow).toEqual([]);
+    expect(timed('runs:list', { view: 'all' }).ok).toBe(true);
+    expect(slow).toEqual([['runs:list', 50]]);
+  });
+});
