@@ -137,6 +137,11 @@ export class RunSession {
     this.#assertNotFenced();
     const reserved = this.store.reserveEffect(this.claim, input);
     if (reserved.status === 'applied') return { effect: reserved, result: null, alreadyApplied: true };
+    if (reserved.status === 'ambiguous' || reserved.status === 'applying') {
+      // A previous owner left it in flight, or it ended unknown: nobody may repeat it until a person says
+      // whether it happened (SPEC §4). Park the run for them and stop.
+      this.park('effectAmbiguous', `Effect ${input.idempotencyKey} has an unknown outcome: ${input.summary}`);
+    }
     if (reserved.status !== 'pending') {
       throw new RunwardenError(
         'CONFLICT',

@@ -13,6 +13,7 @@ import {
   loadLeaseRow,
   loadQueueRow,
   loadRunRow,
+  loadSnapshot,
   releaseLease,
   runnerActor,
   type ClaimRef,
@@ -205,12 +206,31 @@ export function claimInTx(
       );
     }
     if (row.paused === 1) throw conflict(ctx, runId, `Run ${runId} is paused; resume it first.`);
+    // SPEC §4: only a person's resume lets these run again (with "anyway", or after resolving every effect).
+    if (queue.status === 'parked' && queue.error_code === 'sourceChanged') {
+      throw new RunwardenError(
+        'CONFLICT',
+        `Run ${runId} is parked because its workflow source changed; a person must resume it anyway first.`,
+        { fresh: loadSnapshot(ctx, runId), recovery: { kind: 'resumeAnyway', runId } },
+      );
+    }
+    if (row.ambiguous_effects > 0 || (queue.status === 'parked' && queue.error_code === 'effectAmbiguous')) {
+      throw new RunwardenError(
+        'CONFLICT',
+        `Run ${runId} has a side effect with an unknown outcome; a person must resolve it and resume the run first.`,
+        { fresh: loadSnapshot(ctx, runId), recovery: { kind: 'resolveEffects', runId } },
+      );
+    }
   }
   // The previous owner's in-flight attempts are over: the new owner starts fresh.
   ctx
     .prep(
       `UPDATE attempts SET status = 'interrupted', finished_at = ? WHERE run_id = ? AND status IN ('pending','running','waiting')`,
     )
+    .run(now, runId);
+  // Effects it left applying may or may not have happened: a person decides (as in the cancel cascade).
+  ctx
+    .prep(`UPDATE effects SET status = 'ambiguous', updated_at = ? WHERE run_id = ? AND status = 'applying'`)
     .run(now, runId);
   const taken = takeLease(ctx, runId, options, leaseMs, now);
   if (options.keepQueueStatus !== true) {

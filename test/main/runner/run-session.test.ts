@@ -82,6 +82,26 @@ describe('runner kit', () => {
     ]);
   });
 
+  it('never repeats an effect whose outcome is unknown: it parks the run for a person instead', async () => {
+    const session = start();
+    await expect(
+      session.effect({ type: 'pay', idempotencyKey: 'charge-1', summary: 'charge $5' }, () => {
+        throw new Error('socket hang up');
+      }),
+    ).rejects.toThrow('socket hang up');
+    let calls = 0;
+    await expect(
+      session.effect({ type: 'pay', idempotencyKey: 'charge-1', summary: 'charge $5' }, () => {
+        calls += 1;
+      }),
+    ).rejects.toMatchObject({ code: 'CONFLICT' });
+    expect(calls).toBe(0);
+    expect(store.getSnapshot(session.runId).queue).toMatchObject({
+      status: 'parked',
+      errorCode: 'effectAmbiguous',
+    });
+  });
+
   it('heartbeat reports a cancel request, and the runner ends its run cancelled', () => {
     const session = start();
     const events: string[] = [];

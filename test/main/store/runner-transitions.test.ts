@@ -189,6 +189,69 @@ describe('claimRun', () => {
   });
 });
 
+describe('claimRun by id respects what only a person may undo (SPEC §4)', () => {
+  it('refuses a run parked for an ambiguous effect until the effect is resolved and the run resumed', () => {
+    const claim = reserveAndClaim(t);
+    const effect = t.store.reserveEffect(claim, { type: 'http', idempotencyKey: 'pay-1', summary: 'charge' });
+    t.store.beginEffect(claim, effect.id);
+    t.store.settleEffect(claim, effect.id, 'ambiguous');
+    t.store.park(claim, 'effectAmbiguous', 'timeout');
+    const again = () => t.store.claimRun(claim.runId, { ...runnerOwner('ci-retry'), leaseMs: 30_000 });
+    expect(codeOf(again)).toBe('CONFLICT');
+    expect(t.store.getSnapshot(claim.runId).queue).toMatchObject({
+      status: 'parked',
+      errorCode: 'effectAmbiguous',
+    });
+    let run = t.store.getRun(claim.runId);
+    t.store.resolveEffect(effect.id, {
+      resolution: 'not_applied',
+      note: 'no charge',
+      expectedRevision: run.revision,
+      actor: HUMAN,
+    });
+    expect(codeOf(again)).toBe('CONFLICT');
+    run = t.store.getRun(claim.runId);
+    t.store.resumeRun(claim.runId, { expectedRevision: run.revision, actor: HUMAN });
+    expect(again().run.status).toBe('running');
+  });
+
+  it('refuses a run parked because its source changed until a person resumes it anyway', () => {
+    const claim = reserveAndClaim(t);
+    t.store.park(claim, 'sourceChanged', 'workflow.ts changed');
+    const again = () => t.store.claimRun(claim.runId, { ...runnerOwner('ci-retry'), leaseMs: 30_000 });
+    expect(codeOf(again)).toBe('CONFLICT');
+    const run = t.store.getRun(claim.runId);
+    t.store.resumeRun(claim.runId, { expectedRevision: run.revision, anyway: true, actor: HUMAN });
+    expect(again().run.status).toBe('running');
+  });
+
+  it('a takeover of an expired lease turns the effects it left applying into ambiguous ones', () => {
+    const claim = reserveAndClaim(t, 5_000);
+    const attempt = t.store.startAttempt(claim, 'deploy');
+    const effect = t.store.reserveEffect(claim, {
+      type: 'deploy',
+      idempotencyKey: 'deploy-42',
+      summary: 'deploy v42',
+      attemptId: attempt.id,
+    });
+    t.store.beginEffect(claim, effect.id);
+    t.clock.advance(6_000);
+    const { claim: taken } = t.store.claimRun(claim.runId, { ...runnerOwner('runner-2'), leaseMs: 30_000 });
+    const snapshot = t.store.getSnapshot(claim.runId);
+    expect(snapshot.effects.find((e) => e.id === effect.id)?.status).toBe('ambiguous');
+    expect(
+      t.store.getRunDetail(claim.runId, { eventsLimit: 10 }).attempts.find((a) => a.id === attempt.id)
+        ?.status,
+    ).toBe('interrupted');
+    // The new owner finds it unknown and must not repeat it.
+    expect(
+      t.store.reserveEffect(taken, { type: 'deploy', idempotencyKey: 'deploy-42', summary: 'deploy v42' })
+        .status,
+    ).toBe('ambiguous');
+    t.store.park(taken, 'effectAmbiguous', 'deploy-42 unknown');
+  });
+});
+
 describe('claimNext', () => {
   it('takes the oldest available claimable run and skips what it must', () => {
     const local = createTempStore();
