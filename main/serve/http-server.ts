@@ -81,9 +81,9 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
       if (req.method === 'GET' && url.pathname === '/api/events') return openEventStream(res);
       const prefix = '/api/invoke/';
       if (req.method === 'POST' && url.pathname.startsWith(prefix)) {
-        const channel = decodeURIComponent(url.pathname.slice(prefix.length));
-        if (!isChannel(channel)) {
-          sendJson(res, 404, envelopeError('NOT_FOUND', `Unknown channel ${channel}.`));
+        const channel = safeDecode(url.pathname.slice(prefix.length));
+        if (channel === null || !isChannel(channel)) {
+          sendJson(res, 404, envelopeError('NOT_FOUND', `Unknown channel ${channel ?? url.pathname}.`));
           return;
         }
         if (!(req.headers['content-type'] ?? '').startsWith('application/json')) {
@@ -136,7 +136,12 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
   }
 
   async function serveStatic(res: http.ServerResponse, pathname: string): Promise<void> {
-    const relative = pathname === '/' ? 'index.html' : decodeURIComponent(pathname).replace(/^\/+/, '');
+    const decoded = safeDecode(pathname);
+    if (decoded === null) {
+      sendText(res, 404, 'Not found.');
+      return;
+    }
+    const relative = pathname === '/' ? 'index.html' : decoded.replace(/^\/+/, '');
     const root = path.resolve(options.uiDir);
     const file = path.resolve(root, relative);
     if (file !== root && !file.startsWith(root + path.sep)) {
@@ -192,6 +197,15 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
       return closed;
     },
   };
+}
+
+/** decodeURIComponent that answers null for a malformed escape instead of throwing. */
+function safeDecode(text: string): string | null {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return null;
+  }
 }
 
 export function hostAllowed(host: string | undefined, port: number): boolean {

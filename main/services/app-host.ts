@@ -18,6 +18,8 @@ import { coalesce, noticesFor } from './notification-rules';
 import { loadSettings } from './settings-service';
 import { createSweeper, type SweepReport } from './sweeper';
 
+/** How long the app's main thread may wait for the store's write lock. */
+export const HOST_BUSY_TIMEOUT_MS = 1_000;
 /** Attention is recomputed on every change, and at least this often (time alone moves some runs). */
 const ATTENTION_REFRESH_TICKS = 15;
 const NOTICE_ACTOR: Actor = { type: 'host', id: 'notifier', surface: 'sweeper' };
@@ -26,6 +28,10 @@ export function createAppHost(options: AppHostOptions): AppHost {
   const clock = options.clock ?? Date.now;
   const store: RunStore = openStore(options.storePath, {
     clock,
+    // The main thread waits at most this long for another process's write lock, then reports "busy"
+    // and tries again on the next tick or click (SPEC §9) instead of freezing the window.
+    busyTimeoutMs: HOST_BUSY_TIMEOUT_MS,
+    busyRetries: 0,
     ...(options.nativeBinding !== undefined && { nativeBinding: options.nativeBinding }),
   });
   let settings: Settings = loadSettings(store);
@@ -47,11 +53,7 @@ export function createAppHost(options: AppHostOptions): AppHost {
       },
     },
     {
-      onBusy: (nowBusy) => {
-        if (nowBusy === busy) return;
-        busy = nowBusy;
-        pushStoreStatus();
-      },
+      onBusy: (nowBusy) => setBusy(nowBusy),
       onInternalError: (channel, error) => console.error(`runwarden: ${channel} failed`, error),
       onSlow: (channel, ms) => console.warn(`runwarden: slow request ${channel}: ${Math.round(ms)} ms`),
     },
@@ -67,8 +69,16 @@ export function createAppHost(options: AppHostOptions): AppHost {
     ticksSinceAttention = 0;
   };
 
+  const setBusy = (nowBusy: boolean) => {
+    if (nowBusy === busy) return;
+    busy = nowBusy;
+    pushStoreStatus();
+  };
+
   const onReport = (report: SweepReport) => {
     ticksSinceAttention += 1;
+    if (report.busy) setBusy(true);
+    else if (report.acting) setBusy(false);
     if (report.durationMs > SLOW_REQUEST_MS) {
       console.warn(`runwarden: slow sweeper tick: ${Math.round(report.durationMs)} ms`);
     }

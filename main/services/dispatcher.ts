@@ -57,10 +57,11 @@ export function createDispatcher(deps: HandlerDeps, hooks: DispatcherHooks = {})
 }
 
 function toErrorInfo(channel: string, error: unknown, hooks: DispatcherHooks): ErrorInfo {
-  if (isRunwardenError(error)) {
+  if (isRunwardenError(error) && error.code !== 'INTERNAL') {
     if (error.code === 'BUSY') hooks.onBusy?.(true);
     return error.toInfo();
   }
+  // An unexpected failure (a disk error, a bug): its details go to the log, not to the person.
   hooks.onInternalError?.(channel, error);
   return { code: 'INTERNAL', message: 'Something went wrong inside Runwarden; the store was not changed.' };
 }

@@ -53,6 +53,10 @@ export interface SweepReport {
   walPages: number | null;
   /** How long the tick held the main process. */
   durationMs: number;
+  /** Another process held the write lock past the busy timeout: the acting steps wait for the next tick. */
+  busy: boolean;
+  /** Unexpected failures of the acting steps; the change feed still ran. */
+  errors: unknown[];
 }
 
 const SWEEPER_ACTOR: Actor = { type: 'host', id: 'sweeper', surface: 'sweeper' };
@@ -84,41 +88,55 @@ export function sweep(deps: SweeperDeps, state: SweeperState): SweepReport {
     changed: null,
     walPages: null,
     durationMs: 0,
+    busy: false,
+    errors: [],
   };
   state.ticks += 1;
 
   if (store.mode === 'read-write') {
-    report.acting = holdHostLease(deps, state, settings);
-    if (report.acting) {
-      report.runnersLost = noticeLostRunners(deps, settings);
-      report.interactionsExpired = store.expireInteractionDeadlines(SWEEP_BATCH, SWEEPER_ACTOR);
-      report.presenterClaimsExpired = store.expirePresenterClaims(SWEEP_BATCH);
-      report.autoCancelled = autoCancel(deps, settings);
-      if (settings.retentionDays !== null) {
-        // Each run takes its ~20 events with it: small transactions keep the write lock short.
-        for (let done = 0; done < SWEEP_BATCH; done += PRUNE_PER_TX) {
-          const n = store.pruneTerminalRuns(settings.retentionDays * 86_400_000, PRUNE_PER_TX);
-          report.pruned += n;
-          if (n < PRUNE_PER_TX) break;
-        }
-      }
-      if (state.ticks % CHECKPOINT_EVERY_TICKS === 0) report.walPages = store.checkpoint().walPages;
-      const wrote =
-        report.runnersLost +
-        report.interactionsExpired +
-        report.presenterClaimsExpired +
-        report.autoCancelled +
-        report.pruned;
-      // Our own commits do not move data_version for this connection.
-      if (wrote > 0) state.dirty = true;
+    try {
+      act(deps, state, settings, report);
+    } catch (error) {
+      if (isRunwardenError(error) && error.code === 'BUSY') report.busy = true;
+      else report.errors.push(error);
     }
+    const wrote =
+      report.runnersLost +
+      report.interactionsExpired +
+      report.presenterClaimsExpired +
+      report.autoCancelled +
+      report.pruned;
+    // Our own commits do not move data_version for this connection; a step that failed midway may
+    // have committed some batches before it.
+    if (wrote > 0 || report.busy || report.errors.length > 0) state.dirty = true;
   }
 
+  // Reads never wait on the write lock (WAL): the window stays current even while acting is blocked.
   const feed = readChangeFeed(store, state);
   report.events = feed.events;
   report.changed = feed.changed;
   report.durationMs = performance.now() - started;
   return report;
+}
+
+/** Steps 1–3 and 5, under the host lease. Each step is bounded; a throw stops the rest until the next tick. */
+function act(deps: SweeperDeps, state: SweeperState, settings: Settings, report: SweepReport): void {
+  const { store } = deps;
+  report.acting = holdHostLease(deps, state, settings);
+  if (!report.acting) return;
+  report.runnersLost = noticeLostRunners(deps, settings);
+  report.interactionsExpired = store.expireInteractionDeadlines(SWEEP_BATCH, SWEEPER_ACTOR);
+  report.presenterClaimsExpired = store.expirePresenterClaims(SWEEP_BATCH);
+  report.autoCancelled = autoCancel(deps, settings);
+  if (settings.retentionDays !== null) {
+    // Each run takes its ~20 events with it: small transactions keep the write lock short.
+    for (let done = 0; done < SWEEP_BATCH; done += PRUNE_PER_TX) {
+      const n = store.pruneTerminalRuns(settings.retentionDays * 86_400_000, PRUNE_PER_TX);
+      report.pruned += n;
+      if (n < PRUNE_PER_TX) break;
+    }
+  }
+  if (state.ticks % CHECKPOINT_EVERY_TICKS === 0) report.walPages = store.checkpoint().walPages;
 }
 
 function holdHostLease(deps: SweeperDeps, state: SweeperState, settings: Settings): boolean {
@@ -217,6 +235,7 @@ export function createSweeper(
   const tick = (): SweepReport | null => {
     try {
       const report = sweep(deps, state);
+      for (const error of report.errors) onError(error);
       onReport(report);
       return report;
     } catch (error) {

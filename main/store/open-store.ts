@@ -11,7 +11,7 @@ import { DEFAULT_DISPLAY_OPTIONS, type DisplayOptions } from '../../shared/displ
 import { RunwardenError } from '../../shared/errors';
 import { MIGRATIONS, SUPPORTED_SCHEMA_VERSION, type Migration } from './migrations';
 import { RunStore, type StoreMode, type StoreModeReasonCode } from './run-store';
-import { createContext, sqliteCode, type Clock } from './store-context';
+import { BUSY_RETRIES, createContext, sqliteCode, type Clock } from './store-context';
 
 /**
  * Runwarden's SQLite `application_id`: 0x52574431, the ASCII bytes "RWD1" (decimal 1381450801).
@@ -29,6 +29,11 @@ export interface OpenStoreOptions {
   nativeBinding?: string;
   /** busy_timeout in ms (default 5000, SPEC §2). Tests lower it to keep a "locked" case fast. */
   busyTimeoutMs?: number;
+  /**
+   * Extra tries of a write still busy after busy_timeout (default 4, with backoff). The app and `serve` use
+   * a short timeout and no retry: their main thread must not wait on another process's long transaction.
+   */
+  busyRetries?: number;
   displayOptions?: DisplayOptions;
   /** Writability check (default fs.accessSync); injectable because tests run as root, who may write anything. */
   access?: (target: string, mode: number) => void;
@@ -351,7 +356,13 @@ export function openStore(storePath: string, opts: OpenStoreOptions = {}): RunSt
     throw mapOpenError(error, file, busyTimeoutMs);
   }
   const schemaVersion = db.pragma('user_version', { simple: true }) as number;
-  const ctx = createContext(db, clock, displayOptions, mode === 'read-only' ? (reason ?? 'read-only') : null);
+  const ctx = createContext(
+    db,
+    clock,
+    displayOptions,
+    mode === 'read-only' ? (reason ?? 'read-only') : null,
+    opts.busyRetries ?? BUSY_RETRIES,
+  );
   return new RunStore(ctx, {
     path: file,
     mode,

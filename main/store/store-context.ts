@@ -16,14 +16,20 @@ export interface StoreContext {
   readonly clock: Clock;
   readonly displayOptions: DisplayOptions;
   readonly readOnlyReason: string | null;
+  /** Extra tries of a write still busy after busy_timeout. */
+  readonly busyRetries: number;
   prep(sql: string): Statement;
 }
+
+/** Extra tries of a write still busy after busy_timeout, by default (with backoff). */
+export const BUSY_RETRIES = 4;
 
 export function createContext(
   db: Database.Database,
   clock: Clock,
   displayOptions: DisplayOptions,
   readOnlyReason: string | null,
+  busyRetries: number = BUSY_RETRIES,
 ): StoreContext {
   const cache = new Map<string, Statement>();
   return {
@@ -31,6 +37,7 @@ export function createContext(
     clock,
     displayOptions,
     readOnlyReason,
+    busyRetries,
     prep(sql: string): Statement {
       let stmt = cache.get(sql);
       if (stmt === undefined) {
@@ -41,8 +48,6 @@ export function createContext(
     },
   };
 }
-
-const BUSY_RETRIES = 4;
 
 /**
  * Runs `fn(now)` in one `BEGIN IMMEDIATE` transaction with `now` read from the store clock inside it
@@ -57,7 +62,7 @@ export function writeTx<T>(ctx: StoreContext, fn: (now: number) => T): T {
     try {
       return tx.immediate();
     } catch (error) {
-      if (isBusy(error) && attempt < BUSY_RETRIES) {
+      if (isBusy(error) && attempt < ctx.busyRetries) {
         sleepSync(25 * 2 ** attempt);
         continue;
       }

@@ -129,6 +129,10 @@ describe('runwarden serve over real HTTP', () => {
     expect(page.headers.get('x-frame-options')).toBe('DENY');
     const escape = await fetch(`${base()}/..%2f..%2f..%2fetc%2fpasswd`);
     expect(escape.status).toBe(404);
+    const malformed = await fetch(`${base()}/%E0%A4%A`);
+    expect(malformed.status).toBe(404);
+    const malformedChannel = await invoke('%E0%A4%A');
+    expect(malformedChannel.status).toBe(404);
   });
 
   it('streams pushes as server-sent events', async () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CHANNELS, type Channel } from '../../../shared/channel-names';
-import { ERROR_CODES } from '../../../shared/errors';
+import { ERROR_CODES, RunwardenError } from '../../../shared/errors';
 import { createDispatcher, type Dispatch } from '../../../main/services/dispatcher';
 import { HUMAN, createTempStore, reserve, reserveAndClaim, type TempStore } from '../../helpers/temp-store';
 
@@ -219,5 +219,34 @@ describe('dispatcher: slow requests', () => {
     expect(slow).toEqual([]);
     expect(timed('runs:list', { view: 'all' }).ok).toBe(true);
     expect(slow).toEqual([['runs:list', 50]]);
+  });
+});
+
+describe('dispatcher: unexpected failures', () => {
+  it('logs the details of an INTERNAL error and tells the person only that nothing changed', () => {
+    const logged: unknown[] = [];
+    const broken = new Proxy(t.store, {
+      get(target, key, receiver) {
+        if (key === 'listProjects') {
+          return () => {
+            // What the store makes of a disk error: INTERNAL, with SQLite's words in the message.
+            throw new RunwardenError(
+              'INTERNAL',
+              'Store error SQLITE_IOERR: disk I/O error at /home/alice/secret',
+            );
+          };
+        }
+        const value = Reflect.get(target, key, receiver) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const d = createDispatcher(
+      { store: broken, clock: t.clock, actor: HUMAN, onSettingsChanged: () => {} },
+      { onInternalError: (_channel, error) => logged.push(error) },
+    );
+    const result = d('projects:list', {});
+    expect(result).toMatchObject({ ok: false, error: { code: 'INTERNAL' } });
+    expect(JSON.stringify(result)).not.toMatch(/SQLITE|secret/);
+    expect(logged).toHaveLength(1);
   });
 });

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS, type Settings } from '../../../shared/views';
 import {
@@ -239,10 +240,38 @@ describe('sweeper timer', () => {
       { setTimeout: (fn) => timers.push(fn), clearTimeout: () => {} },
     );
     sweeper.start();
+    // The failing step is reported, and the tick still delivered its report (the change feed ran).
     expect(errors).toHaveLength(1);
-    expect(reports).toHaveLength(0);
-    timers.at(-1)?.();
     expect(reports).toHaveLength(1);
+    timers.at(-1)?.();
+    expect(errors).toHaveLength(1);
+    expect(reports).toHaveLength(2);
     sweeper.stop();
+  });
+});
+
+describe('sweeper while another process holds the write lock', () => {
+  it('reports busy without waiting long, and still delivers the change feed', () => {
+    t = createTempStore();
+    const host = t.reopen({ busyTimeoutMs: 50, busyRetries: 0 });
+    const d: SweeperDeps = { ...deps(), store: host };
+    const state = initialSweeperState(host);
+    expect(sweep(d, state).acting).toBe(true);
+    // Another connection commits a run, then holds the write lock (a runner stopped inside a transaction).
+    reserve(t, { title: 'written before the lock' });
+    const blocker = new Database(t.path);
+    blocker.exec('BEGIN IMMEDIATE');
+    try {
+      const started = performance.now();
+      const report = sweep(d, state);
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(report.busy).toBe(true);
+      expect(report.errors).toEqual([]);
+      expect(report.events.map((e) => e.type)).toContain('run.reserved');
+    } finally {
+      blocker.exec('ROLLBACK');
+      blocker.close();
+    }
+    expect(sweep(d, state).busy).toBe(false);
   });
 });
