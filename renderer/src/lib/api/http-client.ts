@@ -86,10 +86,25 @@ function isEnvelope(body: unknown): body is Result<unknown> {
 function createPushHub(deps: HttpClientDeps): RunwardenApi['on'] {
   let source: EventSourceLike | null = null;
   let subscribers = 0;
+  const changedListeners = new Set<(payload: Pushes['changed']) => void>();
+  const open = (): EventSourceLike => {
+    const created = deps.openEvents(`${deps.baseUrl}/api/events`);
+    let opens = 0;
+    // EventSource reconnects by itself after a dropped connection, but pushes sent in the gap are lost:
+    // after every reconnect, tell the UI that anything may have changed, so it re-reads what it shows.
+    created.addEventListener('open', () => {
+      opens += 1;
+      if (opens === 1) return;
+      for (const listener of changedListeners) listener({ seq: 0, runIds: [], at: Date.now() });
+    });
+    return created;
+  };
   return <E extends PushEvent>(event: E, listener: (payload: Pushes[E]) => void) => {
-    source ??= deps.openEvents(`${deps.baseUrl}/api/events`);
+    source ??= open();
     const current = source;
     subscribers += 1;
+    const changed = event === 'changed' ? (listener as (payload: Pushes['changed']) => void) : null;
+    if (changed !== null) changedListeners.add(changed);
     const handler = (message: MessageEvent<string>) => {
       let payload: Pushes[E];
       try {
@@ -105,6 +120,7 @@ function createPushHub(deps: HttpClientDeps): RunwardenApi['on'] {
       if (!active) return;
       active = false;
       current.removeEventListener(event, handler);
+      if (changed !== null) changedListeners.delete(changed);
       subscribers -= 1;
       if (subscribers === 0 && source === current) {
         current.close();

@@ -153,7 +153,7 @@ export class AppState {
   async onChanged(push: ChangedPush): Promise<void> {
     const openId = this.detail.runId;
     const tasks: Array<Promise<void>> = [
-      this.list.refresh().then(() => this.selection.updateFrom(this.list.items)),
+      this.list.refresh(),
       this.projects.load(),
       this.notifications.load(),
     ];

@@ -12,6 +12,8 @@ export class CommandDialogState {
   previewError = $state.raw<ErrorInfo | null>(null);
   reason = $state('');
   submitting = $state(false);
+  /** The run revision when the dialog opened: the consequences shown are about that state (SPEC §3 CAS). */
+  revision = $state<number | null>(null);
 
   readonly isOpen = $derived(this.action !== null);
   readonly consequences = $derived(
@@ -36,6 +38,7 @@ export class CommandDialogState {
     if (data === null) return;
     this.action = action;
     this.target = data.snapshot.run;
+    this.revision = data.snapshot.run.revision;
     this.reason = defaultReason(action, data.display);
     this.preview = null;
     this.previewError = null;
@@ -50,6 +53,7 @@ export class CommandDialogState {
   close(): void {
     this.action = null;
     this.target = null;
+    this.revision = null;
     this.preview = null;
     this.previewError = null;
     this.submitting = false;
@@ -60,7 +64,10 @@ export class CommandDialogState {
     const action = this.action;
     if (action === null || !this.canConfirm) return;
     this.submitting = true;
-    await this.#detail.run(action, { reason: this.reason });
+    await this.#detail.run(action, {
+      reason: this.reason,
+      ...(this.revision !== null && { expectedRevision: this.revision }),
+    });
     this.close();
   }
 }

@@ -17,6 +17,11 @@ export interface Refusal {
 
 export interface CommandInput {
   reason: string;
+  /**
+   * The revision the person confirmed against (a dialog freezes it when it opens). Defaults to the
+   * revision on screen now.
+   */
+  expectedRevision?: number;
 }
 
 /** Actions that run from the header (answer / resolve happen in their own sections). */
@@ -88,11 +93,14 @@ export class RunDetailState {
   }
 
   async #command<T>(what: string, call: () => Promise<Result<T>>, describe: (value: T) => string) {
+    const runId = this.runId;
     this.busy = true;
     this.refusal = null;
     this.notice = null;
     const result = await call();
     this.busy = false;
+    // The person moved to another run while this one answered: its result must not show there.
+    if (this.runId !== runId) return result;
     if (result.ok) this.notice = describe(result.value);
     else this.refusal = { what, error: result.error };
     await this.reload();
@@ -102,7 +110,7 @@ export class RunDetailState {
   /** Runs one header action with the revision on screen. */
   async run(action: HeaderAction, input: CommandInput): Promise<Result<unknown> | null> {
     const runId = this.runId;
-    const expectedRevision = this.#revision();
+    const expectedRevision = input.expectedRevision ?? this.#revision();
     if (runId === null || expectedRevision === null) return null;
     const base = { runId, expectedRevision };
     const reason = input.reason.trim();
@@ -161,6 +169,7 @@ export class RunDetailState {
 
   /** Submits an answer; the idempotency key comes from the form so a retry of the same answer is adopted. */
   async answer(interaction: Interaction, payload: unknown, idempotencyKey: string): Promise<boolean> {
+    const runId = this.runId;
     this.busy = true;
     const result = await this.#api.answerInteraction({
       interactionId: interaction.id,
@@ -169,6 +178,7 @@ export class RunDetailState {
       payload,
     });
     this.busy = false;
+    if (this.runId !== runId) return result.ok;
     const { [interaction.id]: _dropped, ...rest } = this.answerErrors;
     if (result.ok) {
       this.answerErrors = rest;

@@ -1,4 +1,8 @@
-/** Runs picked for a bulk action (checkboxes, shift-click ranges, the x key), with the revision seen. */
+/**
+ * Runs picked for a bulk action (checkboxes, shift-click ranges, the x key), with the revision seen when
+ * picked. It is never moved forward: a run that changed since shows in the dry run as "changed since you
+ * looked" instead of being acted on unseen (SPEC §3).
+ */
 import type { RunListItem } from '../../../../shared/views';
 
 export class RunSelection {
@@ -40,21 +44,6 @@ export class RunSelection {
   /** The bulk request items, in a stable order. */
   items(): Array<{ runId: string; expectedRevision: number }> {
     return [...this.picked].map(([runId, expectedRevision]) => ({ runId, expectedRevision }));
-  }
-
-  /** Keeps revisions current after a refresh, so a bulk action does not fail on our own stale view. */
-  updateFrom(items: readonly RunListItem[]): void {
-    if (this.picked.size === 0) return;
-    let changed = false;
-    const next = new Map(this.picked);
-    for (const item of items) {
-      const seen = next.get(item.run.id);
-      if (seen !== undefined && seen !== item.run.revision) {
-        next.set(item.run.id, item.run.revision);
-        changed = true;
-      }
-    }
-    if (changed) this.picked = next;
   }
 
   clear(): void {

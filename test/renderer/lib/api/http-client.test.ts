@@ -96,6 +96,22 @@ describe('browser-mode HTTP client', () => {
     expect(sources[0]?.closed).toBe(true);
   });
 
+  it('after the event stream reconnects, tells changed-listeners to re-read (pushes in the gap are lost)', () => {
+    const { api, sources } = client(() => json({ ok: true, value: null }));
+    const changes: unknown[] = [];
+    const stop = api.on('changed', (payload) => changes.push(payload));
+    const source = sources[0];
+    if (source === undefined) throw new Error('no event source');
+    source.dispatch('open', '');
+    expect(changes).toEqual([]);
+    source.dispatch('open', '');
+    expect(changes).toHaveLength(1);
+    expect(changes[0]).toMatchObject({ runIds: [] });
+    stop();
+    source.dispatch('open', '');
+    expect(changes).toHaveLength(1);
+  });
+
   it('getApi prefers the preload API when present', () => {
     const preload = { marker: true } as unknown as NonNullable<Window['runwarden']>;
     const win = { runwarden: preload } as unknown as Window;

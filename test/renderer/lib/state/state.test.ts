@@ -176,3 +176,49 @@ describe('BulkDialogState', () => {
     expect(real.items).toEqual([{ runId: stale.run.id, expectedRevision: 1 }]);
   });
 });
+
+describe('commands keep to what the person saw', () => {
+  it('a confirmation sends the revision from when it opened, so a run that changed meanwhile is refused', async () => {
+    const stale = scenario.stale({ title: 'stale one' });
+    const fake = new FakeApi([stale]);
+    const app = new AppState(fake.api, new MemoryHistory(), () => NOW);
+    app.start();
+    await app.openRun(stale.run.id);
+    await app.command.open('cancel');
+    // Someone else touches the run; the detail pane re-reads it while the dialog is open.
+    stale.run = { ...stale.run, revision: stale.run.revision + 1 };
+    await app.detail.reload();
+    await app.command.confirm();
+    expect(app.detail.refusal?.error.code).toBe('STALE_VIEW');
+    expect(fake.runs.get(stale.run.id)?.run.status).not.toBe('cancelled');
+  });
+
+  it('a picked run keeps the revision it was picked at, so a bulk dry run flags it as changed', async () => {
+    const failed = scenario.completed({ title: 'done' });
+    const fake = new FakeApi([failed]);
+    const app = new AppState(fake.api, new MemoryHistory(), () => NOW);
+    app.start();
+    await app.setView('all');
+    const item = app.list.items[0];
+    if (item === undefined) throw new Error('no run listed');
+    app.selection.toggle(item);
+    failed.run = { ...failed.run, revision: failed.run.revision + 1 };
+    await app.onChanged({ seq: 2, runIds: [failed.run.id], at: NOW });
+    expect(app.selection.items()).toEqual([{ runId: failed.run.id, expectedRevision: item.run.revision }]);
+  });
+
+  it('a command that answers after the person opened another run shows nothing on that run', async () => {
+    const first = scenario.stale({ title: 'first' });
+    const second = scenario.stale({ title: 'second' });
+    const fake = new FakeApi([first, second]);
+    const app = new AppState(fake.api, new MemoryHistory(), () => NOW);
+    app.start();
+    await app.openRun(first.run.id);
+    const pending = app.detail.run('cancel', { reason: 'gone' });
+    await app.openRun(second.run.id);
+    await pending;
+    expect(app.detail.runId).toBe(second.run.id);
+    expect(app.detail.notice).toBeNull();
+    expect(app.detail.refusal).toBeNull();
+  });
+});
