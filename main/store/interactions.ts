@@ -3,17 +3,28 @@ import type { Actor, FieldType, Interaction, InteractionField } from '../../shar
 import { RunwardenError } from '../../shared/errors';
 import { activeAttempt, getAttempt } from './attempts';
 import { newInteractionId } from './ids';
-import { toInteraction, toJson, type InteractionRow, type LeaseRow } from './rows';
+import type { RunSnapshot } from '../../shared/domain';
+import {
+  RUN_COLUMNS,
+  RUN_FROM,
+  toInteraction,
+  toJson,
+  type InteractionRow,
+  type LeaseRow,
+  type RunRow,
+} from './rows';
 import {
   actorOf,
+  changedViewColumns,
   commitRun,
   conflict,
   fence,
-  loadLeaseRow,
-  loadQueueRow,
+  loadDisplaySnapshots,
   loadRunRow,
   runnerActor,
+  viewColumnsOf,
   type ClaimRef,
+  type ViewColumn,
 } from './run-state';
 import { requireText } from './runs';
 import type { AnswerResult, RequestInteractionInput } from './store-types';
@@ -323,7 +334,7 @@ export function answerInteraction(
   return outcome;
 }
 
-function runnerHoldsLive(lease: LeaseRow, now: number): boolean {
+function runnerHoldsLive(lease: Pick<LeaseRow, 'owner_type' | 'expires_at'>, now: number): boolean {
   return lease.owner_type === 'runner' && lease.expires_at !== null && lease.expires_at > now;
 }
 
@@ -334,10 +345,10 @@ export const DEADLINE_SQL = `SELECT id FROM interactions
 /**
  * Questions settled per write transaction by `expireInteractionDeadlines`: 1,000 deadlines passing at once
  * must not cost 1,000 commits (docs/PERFORMANCE.md), and one transaction must not hold the write lock
- * past ~20 ms at 100k runs (each question is a full run transition, ~0.2 ms with its commit share;
- * SPEC §5: the sweeper never blocks for long).
+ * past ~20 ms at 100k runs (SPEC §5: the sweeper never blocks for long). A batch is ~10 statements
+ * whatever its size (`expireDueInteractions`), so the cost per question is its dirty pages.
  */
-export const DEADLINES_PER_TX = 25;
+export const DEADLINES_PER_TX = 40;
 
 /**
  * Sweeper step 2 (SPEC §5): a default answers with provenance timeout_policy, no default expires
@@ -348,52 +359,159 @@ export function expireInteractionDeadlines(ctx: StoreContext, limit: number, act
   const due = ctx.prep(DEADLINE_SQL).all(ctx.clock(), limit) as Array<{ id: string }>;
   let count = 0;
   for (let i = 0; i < due.length; i += DEADLINES_PER_TX) {
-    const batch = due.slice(i, i + DEADLINES_PER_TX);
-    count += writeTx(ctx, (now) => batch.filter(({ id }) => expireInteraction(ctx, id, actor, now)).length);
+    const batch = due.slice(i, i + DEADLINES_PER_TX).map(({ id }) => id);
+    count += writeTx(ctx, (now) => expireDueInteractions(ctx, batch, actor, now));
   }
   return count;
 }
 
-/** One question past its deadline, in the caller's transaction. False when it was answered or moved meanwhile. */
-function expireInteraction(ctx: StoreContext, id: string, actor: Actor, now: number): boolean {
-  const row = findInteractionRow(ctx, id);
-  if (row === undefined || (row.status !== 'pending' && row.status !== 'presenting')) return false;
-  if (row.deadline_at === null || row.deadline_at > now) return false;
-  const withDefault = row.has_default === 1;
-  ctx
-    .prep(
-      `UPDATE interactions SET status = ?, response_json = ?, provenance = ?, revision = revision + 1, settled_at = ?,
-         presenter_id = NULL, presenter_expires_at = NULL WHERE id = ?`,
-    )
-    .run(
-      withDefault ? 'settled' : 'expired',
-      withDefault ? row.default_json : 'null',
-      withDefault ? 'timeout_policy' : 'expired_no_default',
-      now,
-      id,
-    );
-  const lease = loadLeaseRow(ctx, row.run_id);
-  const queue = loadQueueRow(ctx, row.run_id);
-  const parks = !withDefault && !runnerHoldsLive(lease, now) && queue.status !== 'parked';
-  if (parks) {
+interface ExpiredRow {
+  id: string;
+  run_id: string;
+  has_default: number;
+  title: string;
+}
+
+/** What one expired question appends: its run, the run revision it carries, the event payload. */
+type ExpiryEvent = [runId: string, revision: number, payload: string];
+
+/**
+ * Settles or expires the questions `ids` (in this order) that are still open and due, in the caller's
+ * transaction, with a fixed number of statements for the whole set. The result — rows and events, in the
+ * same sequence order — is exactly that of expiring each question in turn as its own run transition
+ * (interaction, park, `commitRun`; test/main/store/deadline-expiry.test.ts compares both):
+ * - one UPDATE settles (default → timeout_policy) or expires (expired_no_default) every due question;
+ * - in `ids` order, a question without a default parks its run (interactionExpired, with its title) when
+ *   no live runner holds it and its queue entry is not parked yet — so only the first such question of a run
+ *   parks it, and the events say which;
+ * - each run's view columns are computed once from its final state (the same as after its last question),
+ *   its revision moves by its number of questions, and each question appends its own event with its own
+ *   revision. Returns how many questions were settled or expired.
+ */
+export function expireDueInteractions(
+  ctx: StoreContext,
+  ids: readonly string[],
+  actor: Actor,
+  now: number,
+): number {
+  if (ids.length === 0) return 0;
+  const order = new Map(ids.map((id, i) => [id, i]));
+  const expired = (
     ctx
       .prep(
-        `UPDATE queue_entries SET status = 'parked', error_code = 'interactionExpired', error_detail = ?, updated_at = ?
-         WHERE run_id = ?`,
+        `UPDATE interactions SET status = CASE has_default WHEN 1 THEN 'settled' ELSE 'expired' END,
+           response_json = CASE has_default WHEN 1 THEN default_json ELSE 'null' END,
+           provenance = CASE has_default WHEN 1 THEN 'timeout_policy' ELSE 'expired_no_default' END,
+           revision = revision + 1, settled_at = @now, presenter_id = NULL, presenter_expires_at = NULL
+         WHERE id IN (SELECT value FROM json_each(@ids)) AND status IN ('pending', 'presenting')
+           AND deadline_at IS NOT NULL AND deadline_at <= @now
+         RETURNING id, run_id, has_default, title`,
       )
-      .run(`No answer to "${row.title}" before its deadline.`, now, row.run_id);
-    ctx.prep(`UPDATE runs SET status = 'waiting' WHERE id = ? AND status = 'queued'`).run(row.run_id);
-  }
-  commitRun(ctx, row.run_id, now, {
-    type: 'interaction.expired',
-    actor: actorOf(actor),
-    payload: {
-      interactionId: id,
-      provenance: withDefault ? 'timeout_policy' : 'expired_no_default',
-      parked: parks,
-    },
+      .all({ ids: JSON.stringify(ids), now }) as ExpiredRow[]
+  ).sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+  if (expired.length === 0) return 0;
+
+  const runIds = [...new Set(expired.map((row) => row.run_id))];
+  const runIdsJson = JSON.stringify(runIds);
+  const holders = new Map(
+    (
+      ctx
+        .prep(
+          `SELECT q.run_id, q.status, l.owner_type, l.expires_at FROM queue_entries q
+           JOIN leases l ON l.run_id = q.run_id WHERE q.run_id IN (SELECT value FROM json_each(?))`,
+        )
+        .all(runIdsJson) as Array<Pick<LeaseRow, 'run_id' | 'owner_type' | 'expires_at'> & { status: string }>
+    ).map((row) => [row.run_id as string, { queue: row.status, live: runnerHoldsLive(row, now) }]),
+  );
+  const parks: Array<[runId: string, detail: string]> = [];
+  const outcomes = expired.map((row) => {
+    const holder = holders.get(row.run_id);
+    if (holder === undefined) {
+      throw new RunwardenError('INTERNAL', `Run ${row.run_id} has no queue entry or lease row.`);
+    }
+    const withDefault = row.has_default === 1;
+    const parked = !withDefault && !holder.live && holder.queue !== 'parked';
+    if (parked) {
+      holder.queue = 'parked';
+      parks.push([row.run_id, `No answer to "${row.title}" before its deadline.`]);
+    }
+    return { row, withDefault, parked };
   });
-  return true;
+  if (parks.length > 0) {
+    const parksJson = JSON.stringify(parks);
+    ctx
+      .prep(
+        `UPDATE queue_entries SET status = 'parked', error_code = 'interactionExpired', error_detail = p.detail,
+           updated_at = @now
+         FROM (SELECT value ->> 0 AS run_id, value ->> 1 AS detail FROM json_each(@parks)) AS p
+         WHERE queue_entries.run_id = p.run_id`,
+      )
+      .run({ parks: parksJson, now });
+    ctx
+      .prep(
+        `UPDATE runs SET status = 'waiting'
+         WHERE id IN (SELECT value ->> 0 FROM json_each(?)) AND status = 'queued'`,
+      )
+      .run(parksJson);
+  }
+
+  // Each run once, from its state after all its questions: what the last of its transitions would write.
+  const rows = ctx
+    .prep(`SELECT ${RUN_COLUMNS} FROM ${RUN_FROM} WHERE r.id IN (SELECT value FROM json_each(?))`)
+    .all(runIdsJson) as RunRow[];
+  if (rows.length !== runIds.length) {
+    throw new RunwardenError('INTERNAL', 'A question refers to a run that is not in this store.');
+  }
+  const snapshots = loadDisplaySnapshots(ctx, rows, { readAll: true });
+  const revisions = new Map(rows.map((row) => [row.id, row.revision]));
+  const events: ExpiryEvent[] = outcomes.map(({ row, withDefault, parked }) => {
+    const revision = (revisions.get(row.run_id) ?? 0) + 1;
+    revisions.set(row.run_id, revision);
+    const payload = toJson({
+      interactionId: row.id,
+      provenance: withDefault ? 'timeout_policy' : 'expired_no_default',
+      parked,
+    });
+    return [row.run_id, revision, payload];
+  });
+  // One UPDATE per set of moved view columns (few distinct sets): only moved columns are named in SET.
+  const byChange = new Map<string, { columns: ViewColumn[]; runs: Array<Record<string, unknown>> }>();
+  rows.forEach((row, i) => {
+    const view = viewColumnsOf(ctx, row, snapshots[i] as RunSnapshot);
+    const columns = changedViewColumns(row, view);
+    const key = columns.join(',');
+    const group = byChange.get(key) ?? { columns, runs: [] };
+    const values: Record<string, unknown> = { id: row.id, revision: revisions.get(row.id) };
+    for (const column of columns) values[column] = view[column];
+    group.runs.push(values);
+    byChange.set(key, group);
+  });
+  for (const { columns, runs } of byChange.values()) {
+    ctx
+      .prep(
+        `UPDATE runs SET revision = v.revision, updated_at = @now${columns.map((c) => `, ${c} = v.${c}`).join('')}
+         FROM (SELECT value ->> 'id' AS id, value ->> 'revision' AS revision${columns
+           .map((c) => `, value ->> '${c}' AS ${c}`)
+           .join('')} FROM json_each(@runs)) AS v
+         WHERE runs.id = v.id`,
+      )
+      .run({ runs: JSON.stringify(runs), now });
+  }
+  const eventActor = actorOf(actor);
+  ctx
+    .prep(
+      `INSERT INTO events (run_id, run_revision, type, actor_type, actor_id, surface, lease_generation, payload_json, at)
+       SELECT value ->> 0, value ->> 1, 'interaction.expired', @actorType, @actorId, @surface, NULL, value ->> 2, @now
+       FROM json_each(@events) ORDER BY key`,
+    )
+    .run({
+      events: JSON.stringify(events),
+      actorType: eventActor.type,
+      actorId: eventActor.id,
+      surface: eventActor.surface,
+      now,
+    });
+  return expired.length;
 }
 
 /** Claims a question for one presenter (a dialog showing it) for `ttlMs`; no run revision change. */

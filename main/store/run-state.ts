@@ -121,11 +121,17 @@ export function loadDisplaySnapshot(ctx: StoreContext, row: RunRow): RunSnapshot
 /**
  * `loadDisplaySnapshot` for a page of rows in four statements instead of four per row (the list's N+1):
  * queue entries and leases by id, and interactions / effects only for the rows whose counters say they
- * have open ones.
+ * have open ones — or for every row with `readAll` (a transition recomputing those counters must not trust
+ * them, as `loadDisplaySnapshot` does not).
  */
-export function loadDisplaySnapshots(ctx: StoreContext, rows: readonly RunRow[]): RunSnapshot[] {
+export function loadDisplaySnapshots(
+  ctx: StoreContext,
+  rows: readonly RunRow[],
+  opts: { readAll?: boolean } = {},
+): RunSnapshot[] {
   if (rows.length === 0) return [];
   const ids = JSON.stringify(rows.map((r) => r.id));
+  const all = opts.readAll === true;
   const queues = new Map(
     (
       ctx
@@ -138,8 +144,8 @@ export function loadDisplaySnapshots(ctx: StoreContext, rows: readonly RunRow[])
       ctx.prep(`SELECT * FROM leases WHERE run_id IN (SELECT value FROM json_each(?))`).all(ids) as LeaseRow[]
     ).map((l) => [l.run_id, l]),
   );
-  const withOpen = rows.filter((r) => r.open_interactions > 0).map((r) => r.id);
-  const withAmbiguous = rows.filter((r) => r.ambiguous_effects > 0).map((r) => r.id);
+  const withOpen = rows.filter((r) => all || r.open_interactions > 0).map((r) => r.id);
+  const withAmbiguous = rows.filter((r) => all || r.ambiguous_effects > 0).map((r) => r.id);
   const open = groupBy(
     withOpen.length === 0
       ? []
@@ -210,29 +216,46 @@ export function appendEvent(
   return Number(result.lastInsertRowid);
 }
 
+/** The denormalised view columns of a run (migration 0001), as `displayStatus()` sees its snapshot. */
+export function viewColumnsOf(
+  ctx: StoreContext,
+  row: RunRow,
+  snapshot: RunSnapshot,
+): Record<ViewColumn, string | number | null> {
+  const base = displayStatus(snapshot, BEFORE_TIME, ctx.displayOptions);
+  const lease = snapshot.lease;
+  const owned = lease !== null && lease.ownerType !== null;
+  return {
+    display_base: base.status,
+    needs_you_static: base.needsYou ? 1 : 0,
+    owner_expires_at: !isTerminal(row) && owned ? (lease.expiresAt ?? null) : null,
+    unattended_since: base.status === 'queued' && !owned ? snapshot.queue.availableAt : null,
+    open_interactions: snapshot.interactions.length,
+    ambiguous_effects: snapshot.effects.length,
+  };
+}
+
+/**
+ * The view columns that moved. Only those are named in an UPDATE's SET: SQLite rewrites every index over a
+ * column named in SET (even to the same value), and `runs` has ~11 over these — a full SET dirtied a dozen
+ * index pages per transition.
+ */
+export function changedViewColumns(
+  row: RunRow,
+  view: Record<ViewColumn, string | number | null>,
+): ViewColumn[] {
+  return VIEW_COLUMNS.filter((column) => row[column] !== view[column]);
+}
+
 /**
  * Ends every run transition: revision+1, updated_at, the denormalised view columns recomputed from the
  * reducer, and one event carrying the new revision. Returns the new revision.
  */
 export function commitRun(ctx: StoreContext, runId: string, now: number, event: EventInput): number {
   const row = loadRunRow(ctx, runId);
-  const snapshot = loadDisplaySnapshot(ctx, row);
-  const base = displayStatus(snapshot, BEFORE_TIME, ctx.displayOptions);
-  const lease = snapshot.lease;
-  const owned = lease !== null && lease.ownerType !== null;
-  const terminal = isTerminal(row);
+  const view = viewColumnsOf(ctx, row, loadDisplaySnapshot(ctx, row));
   const revision = row.revision + 1;
-  const view: Record<ViewColumn, string | number | null> = {
-    display_base: base.status,
-    needs_you_static: base.needsYou ? 1 : 0,
-    owner_expires_at: !terminal && owned ? (lease.expiresAt ?? null) : null,
-    unattended_since: base.status === 'queued' && !owned ? snapshot.queue.availableAt : null,
-    open_interactions: snapshot.interactions.length,
-    ambiguous_effects: snapshot.effects.length,
-  };
-  // Only the view columns that moved: SQLite rewrites every index over a column named in SET (even to the
-  // same value), and `runs` has ~11 over these — a full SET dirtied a dozen index pages per transition.
-  const changed = VIEW_COLUMNS.filter((column) => row[column] !== view[column]);
+  const changed = changedViewColumns(row, view);
   const params: Record<string, string | number | null> = { revision, now, id: runId };
   for (const column of changed) params[column] = view[column];
   ctx
@@ -246,7 +269,7 @@ export function commitRun(ctx: StoreContext, runId: string, now: number, event: 
 }
 
 /** The denormalised view columns `commitRun` keeps (see migration 0001), in a fixed order. */
-const VIEW_COLUMNS = [
+export const VIEW_COLUMNS = [
   'display_base',
   'needs_you_static',
   'owner_expires_at',
@@ -254,7 +277,7 @@ const VIEW_COLUMNS = [
   'open_interactions',
   'ambiguous_effects',
 ] as const;
-type ViewColumn = (typeof VIEW_COLUMNS)[number];
+export type ViewColumn = (typeof VIEW_COLUMNS)[number];
 
 /**
  * The fencing check of SPEC §3: token hash, generation, owner type and `expires_at > now` inside one UPDATE.
