@@ -31,6 +31,17 @@ const NEEDS_YOU = `((r.needs_you_static = 1 AND ${NOT_EXPIRED}) OR r.owner_expir
 const FTS_WHERE = `r.id IN (SELECT k.run_id FROM run_search s JOIN run_search_keys k ON k.key = s.rowid
   WHERE run_search MATCH @match)`;
 
+/**
+ * A view of several display statuses, as raw indexed SQL: the newest page of each status from its index,
+ * merged (one `display_base IN (…)` walk in id order reads every run to find them).
+ */
+function newestOf(statuses: readonly string[]): string {
+  const branches = statuses.map(
+    (s) => `SELECT id FROM (SELECT id FROM runs WHERE display_base = '${s}' ORDER BY id DESC LIMIT @limit)`,
+  );
+  return `r.id IN (${branches.join(' UNION ALL ')})`;
+}
+
 interface ReadCase {
   id: string;
   label: string;
@@ -84,14 +95,14 @@ function listCases(ctx: ReadContext, deepCursor: string): ReadCase[] {
       id: 'list.running',
       label: 'list runs: status Running',
       query: { view: 'running', limit: PAGE },
-      where: `r.display_base = 'running' AND ${NOT_EXPIRED}`,
+      where: `${newestOf(['running', 'waiting'])} AND ${NOT_EXPIRED}`,
       params: {},
     },
     {
       id: 'list.failed',
       label: 'list runs: status Failed',
       query: { view: 'failed', limit: PAGE },
-      where: `r.display_base = 'failed'`,
+      where: newestOf(['failed', 'timed_out']),
       params: {},
     },
     {

@@ -106,10 +106,13 @@ export function unionIdsSql(view: 'needs-you' | 'stale'): string {
 
 /**
  * The exact search test (SPEC §7: title, workflow, run id and project): a case-insensitive substring of the
- * title, the workflow or the project's canonical path, or the run id itself.
+ * title, the workflow or the project's canonical path, or the run id itself. The path test reads the few
+ * project rows once (a list subquery), so a scan tests only columns of `runs` per row and joins the
+ * project of the rows it keeps — not of every row it walks past.
  */
 export const SEARCH_SQL = `(instr(lower(r.title), @search) > 0 OR instr(lower(r.workflow), @search) > 0
-  OR instr(lower(p.canonical_path), @search) > 0 OR r.id = @searchRaw)`;
+  OR r.project_id IN (SELECT id FROM projects WHERE instr(lower(canonical_path), @search) > 0)
+  OR r.id = @searchRaw)`;
 
 /**
  * Candidates from the trigram index (migration 0003), plus the runs of projects whose path matches (a few
@@ -126,6 +129,42 @@ export const MIN_INDEXED_SEARCH = 3;
 /** How a search is answered: the index when the (lower-cased) needle has 3+ characters, else a scan. */
 export function searchMode(needle: string): 'index' | 'scan' {
   return [...needle].length >= MIN_INDEXED_SEARCH ? 'index' : 'scan';
+}
+
+/**
+ * The share of runs above which a needle counts as common (docs/PERFORMANCE.md, round 3). The index path
+ * materialises and sorts every candidate before taking the newest page (~3,300 for a word in 3% of 100k runs:
+ * ~18 ms with the project-path branch, ~4.5 ms without); walking runs newest first and testing the substring
+ * stops after a page, ~(page / share) rows: ~6,000 rows, ~3 ms, at 3%.
+ */
+export const COMMON_SEARCH_SHARE = 0.02;
+
+/**
+ * The plan for an indexed-length needle, from a cheap estimate: the index's matches, counted only up to the
+ * "common" threshold (COMMON_SEARCH_SHARE of the search keys, a bound on the number of runs), plus the runs
+ * of projects whose path matches (the trigger-kept counters). Only the All view walks runs newest first
+ * with no other filter, so only it switches to the scan; both plans apply SEARCH_SQL, so the rows are the same.
+ */
+export function searchPlan(ctx: StoreContext, view: RunView, needle: string): 'index' | 'scan' {
+  if (searchMode(needle) === 'scan') return 'scan';
+  if (view !== 'all') return 'index';
+  const keys = (ctx.prep(`SELECT max(key) AS n FROM run_search_keys`).get() as { n: number | null }).n ?? 0;
+  const threshold = Math.max(1, Math.ceil(keys * COMMON_SEARCH_SHARE));
+  const inProjects = (
+    ctx
+      .prep(
+        `SELECT coalesce(sum(c.n), 0) AS n FROM run_counts c
+         WHERE c.project_id IN (SELECT id FROM projects WHERE instr(lower(canonical_path), ?) > 0)`,
+      )
+      .get(needle) as { n: number }
+  ).n;
+  if (inProjects >= threshold) return 'scan';
+  const matches = (
+    ctx
+      .prep(`SELECT count(*) AS n FROM (SELECT 1 FROM run_search WHERE run_search MATCH ? LIMIT ?)`)
+      .get(ftsPhrase(needle), threshold - inProjects) as { n: number }
+  ).n;
+  return inProjects + matches >= threshold ? 'scan' : 'index';
 }
 
 /** An FTS5 query for the needle as one literal phrase (quotes doubled; nothing else is special inside). */
@@ -192,7 +231,7 @@ export function listRuns(ctx: StoreContext, q: ListRunsQuery, now: number): RunL
   const search = q.search !== undefined && q.search.trim() !== '' ? q.search.trim() : null;
   const cursor = q.cursor ?? null;
   const needle = search?.toLowerCase() ?? null;
-  const indexedSearch = needle !== null && searchMode(needle) === 'index';
+  const indexedSearch = needle !== null && searchPlan(ctx, view, needle) === 'index';
   const sql = listRunsSql(view, {
     project: projectId !== null,
     search: search !== null,

@@ -9,7 +9,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunView } from '../../../main/store/store-types';
-import { listRunsSql, searchMode } from '../../../main/store/run-queries';
+import { listRunsSql, searchMode, searchPlan } from '../../../main/store/run-queries';
+import { createContext } from '../../../main/store/store-context';
+import { DEFAULT_DISPLAY_OPTIONS } from '../../../shared/display-status';
 import { seededRandom } from '../../../main/bench/random';
 import { createTempStore, HUMAN, reserve, runnerOwner, type TempStore } from '../../helpers/temp-store';
 import { expectHealthy, expectInvariants } from './invariants';
@@ -182,6 +184,20 @@ describe('search by index agrees with the substring scan', () => {
     const modes = needles().map((n) => searchMode(n.trim().toLowerCase()));
     expect(modes.filter((m) => m === 'index').length).toBeGreaterThan(40);
     expect(modes.filter((m) => m === 'scan').length).toBeGreaterThan(5);
+  });
+
+  it('in the All view, 3+ character needles take both plans: common ones the newest-first scan, rare ones the index', () => {
+    const ctx = createContext(t.store.db, t.clock, DEFAULT_DISPLAY_OPTIONS, null);
+    const indexed = needles()
+      .map((n) => n.trim().toLowerCase())
+      .filter((n) => searchMode(n) === 'index');
+    const plans = indexed.map((n) => searchPlan(ctx, 'all', n));
+    expect(plans.filter((p) => p === 'scan').length).toBeGreaterThan(10);
+    expect(plans.filter((p) => p === 'index').length).toBeGreaterThan(10);
+    // A needle only the project path holds (every run of that project) is common too.
+    expect(searchPlan(ctx, 'all', path.basename(otherProject).toLowerCase())).toBe('scan');
+    // Other views keep the index: their rows are a subset, so a newest-first walk would not stop early.
+    for (const n of indexed) expect(searchPlan(ctx, 'completed', n)).toBe('index');
   });
 
   it.each(views)('view %s: every needle, all projects and one project, paged', (view) => {
