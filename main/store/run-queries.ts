@@ -70,6 +70,8 @@ export function viewCondition(view: RunView): string {
  * view, each walking its own index newest first): the first page of the union is the first page of the
  * view, and no branch scans the whole table.
  */
+const MULTI_STATUS_VIEWS = ['running', 'parked', 'failed', 'parked-any'] as const;
+
 const VIEW_BRANCHES: Partial<Record<RunView, string[]>> = {
   'needs-you': [
     `x.needs_you_static = 1`,
@@ -77,17 +79,23 @@ const VIEW_BRANCHES: Partial<Record<RunView, string[]>> = {
     `x.unattended_since IS NOT NULL AND x.unattended_since <= @unattendedBefore`,
   ],
   stale: [`x.display_base = 'stale'`, `x.owner_expires_at IS NOT NULL AND x.owner_expires_at <= @now`],
-  // Several statuses: one index walk per status, newest first, merged.
+  // Several statuses: one index walk per status, newest first, merged. A live status's branch skips runs
+  // whose owner's lease has expired (they are stale now), so every branch row is in the view and a page
+  // of the union is a page of the view: stale rows at the top never crowd out the live ones below.
   ...Object.fromEntries(
-    (['running', 'parked', 'failed', 'parked-any'] as const).map((view) => [
+    MULTI_STATUS_VIEWS.map((view) => [
       view,
-      viewStatuses(view).map((status) => `x.display_base = '${status}'`),
+      viewStatuses(view).map((status) =>
+        TERMINAL_VIEWS.has(status)
+          ? `x.display_base = '${status}'`
+          : `x.display_base = '${status}' AND (x.owner_expires_at IS NULL OR x.owner_expires_at > @now)`,
+      ),
     ]),
   ),
 };
 
 /** Views whose branches select only rows of the view (each branch condition implies the view's condition). */
-const BRANCHES_WITHIN_VIEW = new Set<RunView>(['needs-you', 'stale']);
+const BRANCHES_WITHIN_VIEW = new Set<RunView>(['needs-you', 'stale', ...MULTI_STATUS_VIEWS]);
 
 function branchSql(condition: string, opts: { project: boolean; cursor: boolean; limited: boolean }): string {
   const where = [condition];

@@ -20,6 +20,7 @@ import {
   createTempStore,
   HUMAN,
   reserve,
+  reserveAndClaim,
   RUNNER_ACTOR,
   runnerOwner,
   SWEEPER,
@@ -473,5 +474,29 @@ describe('random walks (fast-check)', () => {
       { numRuns: 30, seed: 20250101 },
     );
     expect(walks).toBe(30);
+  });
+});
+
+describe('multi-status views page past runs that have left the view', () => {
+  it('Running lists the older live runs even when the newest running runs have all gone stale', () => {
+    const s = createTempStore();
+    try {
+      const live = Array.from({ length: 3 }, () => reserveAndClaim(s, 600_000).runId);
+      const dying = Array.from({ length: 5 }, () => reserveAndClaim(s, 1_000).runId);
+      s.clock.advance(2_000);
+      const ids: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = s.store.listRuns({ view: 'running', limit: 2, ...(cursor !== null && { cursor }) });
+        ids.push(...page.items.map((i) => i.run.id));
+        cursor = page.nextCursor;
+      } while (cursor !== null);
+      expect(ids).toEqual([...live].reverse());
+      expect(s.store.listRuns({ view: 'stale', limit: 10 }).items.map((i) => i.run.id)).toEqual(
+        [...dying].reverse(),
+      );
+    } finally {
+      s.cleanup();
+    }
   });
 });
