@@ -67,7 +67,7 @@ export async function waitForInteraction(
         break;
     }
     if (interaction.deadlineAt !== null && store.now() >= interaction.deadlineAt) {
-      store.expireInteractionDeadlines(20, options.actor);
+      store.expireInteractionIfDue(interaction.id, options.actor);
       continue;
     }
     if (tick % 4 === 0 && isTerminal(store.getRun(claim.runId))) {

@@ -300,10 +300,21 @@ export function answerInteraction(
     const row = loadInteractionRow(ctx, interactionId);
     const prior = ctx
       .prep(
-        `SELECT 1 FROM submissions WHERE interaction_id = ? AND idempotency_key = ? AND outcome = 'accepted' LIMIT 1`,
+        `SELECT payload_json FROM submissions WHERE interaction_id = ? AND idempotency_key = ? AND outcome = 'accepted' LIMIT 1`,
       )
-      .get(row.id, input.idempotencyKey);
+      .get(row.id, input.idempotencyKey) as { payload_json: string | null } | undefined;
     if (prior !== undefined) {
+      // The same submission again (a retry after a lost reply) is adopted; the same key with another answer
+      // is not the same submission, and must not be reported as recorded.
+      if (prior.payload_json !== toJson(input.payload)) {
+        const mismatch = new RunwardenError(
+          'CONFLICT',
+          'This question was already answered with a different answer under the same submission key.',
+          { fresh: toInteraction(row) },
+        );
+        recordSubmission(ctx, row, input, 'rejected', `${mismatch.code}: ${mismatch.message}`, now);
+        return mismatch;
+      }
       recordSubmission(ctx, row, input, 'adopted', null, now);
       return { outcome: 'adopted', interaction: toInteraction(row) };
     }
@@ -355,6 +366,14 @@ export const DEADLINES_PER_TX = 40;
  * (expired_no_default). A live runner reads the outcome itself; otherwise a run without an answer parks.
  * Due questions are settled DEADLINES_PER_TX per transaction; each is re-checked inside its transaction.
  */
+/**
+ * Settles or expires one question if it is still open and its deadline has passed: what a waiting runner
+ * does when no sweeper runs, without touching any other run's questions.
+ */
+export function expireInteractionIfDue(ctx: StoreContext, interactionId: string, actor: Actor): boolean {
+  return writeTx(ctx, (now) => expireDueInteractions(ctx, [interactionId], actor, now)) > 0;
+}
+
 export function expireInteractionDeadlines(ctx: StoreContext, limit: number, actor: Actor): number {
   const due = ctx.prep(DEADLINE_SQL).all(ctx.clock(), limit) as Array<{ id: string }>;
   let count = 0;

@@ -297,6 +297,10 @@ export class RunStore {
     return this.#write((ctx, now) => leases.markRunnersLost(ctx, expired, reason, actor, now));
   }
 
+  expireInteractionIfDue(interactionId: string, actor: Actor): boolean {
+    return this.#read((ctx) => interactions.expireInteractionIfDue(ctx, interactionId, actor));
+  }
+
   expireInteractionDeadlines(limit: number, actor: Actor): number {
     return this.#read((ctx) => interactions.expireInteractionDeadlines(ctx, limit, actor));
   }

@@ -418,6 +418,27 @@ describe('answerInteraction', () => {
     expect(submissions(claim.runId).map((s) => s.outcome)).toEqual(['accepted', 'adopted', 'rejected']);
   });
 
+  it('refuses the same key with a different answer instead of reporting it recorded', () => {
+    const { claim, q } = ask();
+    t.store.answerInteraction(q.id, {
+      interactionRevision: 1,
+      idempotencyKey: 'k1',
+      payload: 'yes',
+      actor: HUMAN,
+    });
+    const changedMind = errorOf(() =>
+      t.store.answerInteraction(q.id, {
+        interactionRevision: 1,
+        idempotencyKey: 'k1',
+        payload: 'no',
+        actor: HUMAN,
+      }),
+    );
+    expect(changedMind.code).toBe('CONFLICT');
+    expect(t.store.getInteraction(q.id).response).toBe('yes');
+    expect(submissions(claim.runId).map((s) => s.outcome)).toEqual(['accepted', 'rejected']);
+  });
+
   it('validates decisions against the choices and inputs against the fields (recorded as rejected)', () => {
     const { claim, q } = ask();
     const bad = errorOf(() =>

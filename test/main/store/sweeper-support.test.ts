@@ -5,6 +5,7 @@ import {
   reserve,
   reserveAndClaim,
   runnerOwner,
+  RUNNER_ACTOR,
   SWEEPER,
   type TempStore,
 } from '../../helpers/temp-store';
@@ -131,6 +132,31 @@ describe('interaction deadlines', () => {
     expect(t.store.getSnapshot(claim.runId).queue.status).toBe('running');
     expect(t.store.expireInteractionDeadlines(10, SWEEPER)).toBe(0);
     t.store.resumeAfterInteraction(claim);
+  });
+
+  it("a waiting runner expires its own due question and nobody else's", () => {
+    const mine = reserveAndClaim(t, 600_000);
+    const other = reserveAndClaim(t, 600_000, runnerOwner('runner-2'));
+    const deadlineAt = t.clock.now() + 1_000;
+    const q1 = t.store.requestInteraction(mine, {
+      kind: 'decision',
+      title: 'Mine?',
+      choices: ['y'],
+      deadlineAt,
+    });
+    const q2 = t.store.requestInteraction(other, {
+      kind: 'decision',
+      title: 'Theirs?',
+      choices: ['y'],
+      deadlineAt,
+    });
+    expect(t.store.expireInteractionIfDue(q1.id, RUNNER_ACTOR)).toBe(false);
+    t.clock.advance(1_000);
+    expect(t.store.expireInteractionIfDue(q1.id, RUNNER_ACTOR)).toBe(true);
+    expect(t.store.getInteraction(q1.id).status).toBe('expired');
+    expect(t.store.getInteraction(q2.id).status).toBe('pending');
+    expect(t.store.expireInteractionIfDue(q1.id, RUNNER_ACTOR)).toBe(false);
+    expect(t.store.expireInteractionDeadlines(10, SWEEPER)).toBe(1);
   });
 
   it('no default and no live runner → expired (expired_no_default) and the run parks interactionExpired', () => {
