@@ -491,9 +491,9 @@ describe('multi-status views page past runs that have left the view', () => {
         ids.push(...page.items.map((i) => i.run.id));
         cursor = page.nextCursor;
       } while (cursor !== null);
-      expect(ids).toEqual([...live].reverse());
+      expect(ids).toEqual(live.toReversed());
       expect(s.store.listRuns({ view: 'stale', limit: 10 }).items.map((i) => i.run.id)).toEqual(
-        [...dying].reverse(),
+        dying.toReversed(),
       );
     } finally {
       s.cleanup();
