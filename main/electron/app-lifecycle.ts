@@ -163,7 +163,7 @@ export function runApp(mainModuleUrl: string): void {
   app
     .whenReady()
     .then(() => {
-      guardSession(session.defaultSession);
+      guardSession(session.defaultSession, new URL('./', entry.indexUrl).href);
 
       const binding = chooseNativeBinding({
         isPackaged: app.isPackaged,

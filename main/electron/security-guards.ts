@@ -47,14 +47,17 @@ export function isAppPageUrl(candidate: string, appIndexUrl: string): boolean {
  * Checklist 1 and 14: the renderer never reaches the network. Our page is `file://`; DevTools and inline
  * `data:`/`blob:` resources are local. Every other scheme (http, https, ws, ftp, ...) is cancelled.
  */
-export function isAllowedRequestUrl(candidate: string): boolean {
-  let protocol: string;
+export function isAllowedRequestUrl(candidate: string, rendererRoot: string): boolean {
+  let url: URL;
   try {
-    protocol = new URL(candidate).protocol;
+    url = new URL(candidate);
   } catch {
     return false;
   }
-  return protocol === 'file:' || protocol === 'devtools:' || protocol === 'data:' || protocol === 'blob:';
+  // Local files only from the built renderer's folder: a page that was tricked into loading another local
+  // file would otherwise run it under `script-src 'self'`, which covers every file:// URL.
+  if (url.protocol === 'file:') return url.pathname.startsWith(new URL(rendererRoot).pathname);
+  return url.protocol === 'devtools:' || url.protocol === 'data:' || url.protocol === 'blob:';
 }
 
 /** Adds our CSP to a response's headers (checklist 7), replacing any policy the response brought. */
@@ -120,12 +123,12 @@ export interface GuardedSession {
  * requests cancelled, and the CSP added as a header to anything that does come back over HTTP. Our own
  * page is `file://`, which has no headers: there the meta tag injected at build time applies.
  */
-export function guardSession(session: GuardedSession): void {
+export function guardSession(session: GuardedSession, rendererRoot: string): void {
   session.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
   session.setPermissionCheckHandler(() => false);
   session.setDevicePermissionHandler(() => false);
   session.webRequest.onBeforeRequest((details, callback) => {
-    callback({ cancel: !isAllowedRequestUrl(details.url) });
+    callback({ cancel: !isAllowedRequestUrl(details.url, rendererRoot) });
   });
   session.webRequest.onHeadersReceived((details, callback) => {
     callback({ responseHeaders: withCspHeader(details.responseHeaders) });

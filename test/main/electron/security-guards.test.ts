@@ -54,6 +54,9 @@ describe('isAllowedRequestUrl (no remote content, checklist 1)', () => {
   it.each([
     [`${APP}`, true],
     ['file:///opt/Runwarden/resources/app.asar/out/renderer/assets/index.js', true],
+    ['file:///etc/passwd', false],
+    ['file:///home/me/Downloads/evil.js', false],
+    ['file:///opt/Runwarden/resources/app.asar/out/renderer-evil/x.js', false],
     ['devtools://devtools/bundled/inspector.html', true],
     ['data:image/png;base64,AAAA', true],
     ['blob:file:///0f1e', true],
@@ -65,7 +68,7 @@ describe('isAllowedRequestUrl (no remote content, checklist 1)', () => {
     ['chrome-extension://abc/x.js', false],
     ['garbage', false],
   ])('%s → %s', (url, allowed) => {
-    expect(isAllowedRequestUrl(url)).toBe(allowed);
+    expect(isAllowedRequestUrl(url, new URL('./', APP).href)).toBe(allowed);
   });
 });
 
@@ -94,7 +97,7 @@ function guardedContents() {
 
 function guardedSession() {
   const session = new FakeSession();
-  guardSession(session as unknown as GuardedSession);
+  guardSession(session as unknown as GuardedSession, new URL('./', APP).href);
   return session;
 }
 
@@ -162,7 +165,7 @@ describe('guardSession', () => {
     expect((session.devicePermission as unknown as () => boolean)()).toBe(false);
   });
 
-  it('cancels remote requests and lets local files through', () => {
+  it("cancels remote requests and local files outside the app's renderer folder", () => {
     const session = guardedSession();
     const before = session.webRequest.beforeRequest as unknown as (
       details: { url: string },
@@ -175,6 +178,7 @@ describe('guardSession', () => {
     };
     expect(decide('https://tracker.example/pixel.gif')).toBe(true);
     expect(decide(APP)).toBe(false);
+    expect(decide('file:///home/me/Downloads/payload.js')).toBe(true);
   });
 
   it('adds the CSP header to responses', () => {
