@@ -10,7 +10,7 @@ import { BulkDialogState } from './bulk-dialog.svelte';
 import { CommandDialogState } from './command-dialog.svelte';
 import { NotificationsState } from './notifications.svelte';
 import { ProjectsState } from './projects.svelte';
-import { RunDetailState } from './run-detail.svelte';
+import { RunDetailState, type HeaderAction } from './run-detail.svelte';
 import { RunListState } from './run-list.svelte';
 import { RunSelection } from './run-selection.svelte';
 import { SettingsState } from './settings.svelte';
@@ -143,6 +143,15 @@ export class AppState {
 
   requestFocus(target: FocusTarget): void {
     this.focusRequest = { target, seq: ++this.#focusSeq };
+  }
+
+  /** A header action that needs no confirmation; a retry then opens the run it created. */
+  async runAction(action: HeaderAction): Promise<void> {
+    const result = await this.detail.run(action, { reason: '' });
+    if (action !== 'retry' || result === null || !result.ok) return;
+    const created = result.value as { id: string };
+    this.announce(`Retried as a new run ${created.id}.`);
+    await this.openRun(created.id);
   }
 
   announce(text: string): void {

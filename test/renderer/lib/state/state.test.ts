@@ -222,3 +222,18 @@ describe('commands keep to what the person saw', () => {
     expect(app.detail.refusal).toBeNull();
   });
 });
+
+describe('retry', () => {
+  it('opens the new run it created', async () => {
+    const done = scenario.completed({ title: 'nightly' });
+    const fake = new FakeApi([done]);
+    const app = new AppState(fake.api, new MemoryHistory(), () => NOW);
+    app.start();
+    await app.openRun(done.run.id);
+    await app.runAction('retry');
+    expect(app.route.runId).not.toBe(done.run.id);
+    expect(app.detail.runId).toBe(app.route.runId);
+    expect(fake.runs.has(app.route.runId ?? '')).toBe(true);
+    expect(app.announcement).toMatch(/^Retried as a new run /);
+  });
+});
