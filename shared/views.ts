@@ -188,6 +188,8 @@ export interface StoreStatusPush {
   mode: StoreMode;
   modeReason: string | null;
   busy: boolean;
+  /** Set only by the browser-mode client, when its push stream has closed for good (serve stopped or restarted). */
+  disconnected?: boolean;
 }
 
 export interface OpenRunPush {

@@ -9,6 +9,8 @@ import type { ErrorInfo, Result } from '../../../../shared/errors';
 type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
 export interface EventSourceLike {
+  /** 2 (CLOSED) once the browser has given up reconnecting, e.g. after a 401 from a restarted serve. */
+  readonly readyState?: number;
   addEventListener(type: string, listener: (event: MessageEvent<string>) => void): void;
   removeEventListener(type: string, listener: (event: MessageEvent<string>) => void): void;
   close(): void;
@@ -87,6 +89,8 @@ function createPushHub(deps: HttpClientDeps): RunwardenApi['on'] {
   let source: EventSourceLike | null = null;
   let subscribers = 0;
   const changedListeners = new Set<(payload: Pushes['changed']) => void>();
+  const statusListeners = new Set<(payload: Pushes['store-status']) => void>();
+  let lastStatus: Pushes['store-status'] = { mode: 'read-write', modeReason: null, busy: false };
   const open = (): EventSourceLike => {
     const created = deps.openEvents(`${deps.baseUrl}/api/events`);
     let opens = 0;
@@ -97,6 +101,18 @@ function createPushHub(deps: HttpClientDeps): RunwardenApi['on'] {
       if (opens === 1) return;
       for (const listener of changedListeners) listener({ seq: 0, runIds: [], at: Date.now() });
     });
+    created.addEventListener('store-status', (message) => {
+      try {
+        lastStatus = JSON.parse(message.data) as Pushes['store-status'];
+      } catch {
+        // Dropped like any malformed push.
+      }
+    });
+    // A closed stream is not retried by the browser: nothing on screen will update again. Say so.
+    created.addEventListener('error', () => {
+      if (created.readyState !== 2) return;
+      for (const listener of statusListeners) listener({ ...lastStatus, disconnected: true });
+    });
     return created;
   };
   return <E extends PushEvent>(event: E, listener: (payload: Pushes[E]) => void) => {
@@ -105,6 +121,8 @@ function createPushHub(deps: HttpClientDeps): RunwardenApi['on'] {
     subscribers += 1;
     const changed = event === 'changed' ? (listener as (payload: Pushes['changed']) => void) : null;
     if (changed !== null) changedListeners.add(changed);
+    const status = event === 'store-status' ? (listener as (payload: Pushes['store-status']) => void) : null;
+    if (status !== null) statusListeners.add(status);
     const handler = (message: MessageEvent<string>) => {
       let payload: Pushes[E];
       try {
@@ -121,6 +139,7 @@ function createPushHub(deps: HttpClientDeps): RunwardenApi['on'] {
       active = false;
       current.removeEventListener(event, handler);
       if (changed !== null) changedListeners.delete(changed);
+      if (status !== null) statusListeners.delete(status);
       subscribers -= 1;
       if (subscribers === 0 && source === current) {
         current.close();

@@ -40,6 +40,14 @@ export function storeBanner(
         return { tone: 'warning', title: 'Cannot read the store.', advice: failure.message };
     }
   }
+  if (push?.disconnected) {
+    return {
+      tone: 'danger',
+      title: 'Lost the connection to runwarden serve.',
+      advice:
+        'Nothing on this page will update. Reload it; if serve was restarted, open the new URL it printed.',
+    };
+  }
   if (push?.busy) {
     return {
       tone: 'info',

@@ -4,6 +4,7 @@ import { createHttpClient, type EventSourceLike } from '../../../../renderer/src
 import { getApi } from '../../../../renderer/src/lib/api/get-api';
 
 class FakeEventSource implements EventSourceLike {
+  readyState = 0;
   listeners = new Map<string, Set<(event: MessageEvent<string>) => void>>();
   closed = false;
   constructor(readonly url: string) {}
@@ -110,6 +111,28 @@ describe('browser-mode HTTP client', () => {
     stop();
     source.dispatch('open', '');
     expect(changes).toHaveLength(1);
+  });
+
+  it('tells store-status listeners when the stream closes for good, keeping the last known store mode', () => {
+    const { api, sources } = client(() => json({ ok: true, value: null }));
+    const statuses: unknown[] = [];
+    api.on('store-status', (payload) => statuses.push(payload));
+    const source = sources[0];
+    if (source === undefined) throw new Error('no event source');
+    source.dispatch(
+      'store-status',
+      JSON.stringify({ mode: 'read-only', modeReason: 'newer schema', busy: false }),
+    );
+    source.dispatch('error', '');
+    expect(statuses).toHaveLength(1);
+    source.readyState = 2;
+    source.dispatch('error', '');
+    expect(statuses.at(-1)).toEqual({
+      mode: 'read-only',
+      modeReason: 'newer schema',
+      busy: false,
+      disconnected: true,
+    });
   });
 
   it('getApi prefers the preload API when present', () => {

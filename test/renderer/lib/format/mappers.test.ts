@@ -261,6 +261,9 @@ describe('store banner', () => {
   };
   it('explains each store problem with what to do', () => {
     expect(storeBanner(null, null, null)).toBeNull();
+    expect(
+      storeBanner(null, { mode: 'read-write', modeReason: null, busy: false, disconnected: true }, null),
+    ).toMatchObject({ tone: 'danger', title: 'Lost the connection to runwarden serve.' });
     expect(storeBanner({ ...info, mode: 'read-write', schemaVersion: 1 }, null, null)).toBeNull();
     expect(storeBanner(info, null, null)?.title).toBe('Read-only: this store was made by a newer Runwarden.');
     expect(storeBanner(null, { mode: 'read-write', modeReason: null, busy: true }, null)?.title).toBe(
