@@ -429,13 +429,19 @@ export class FakeApi {
       if (e) return err(e);
       const r = this.#find(input.runId);
       if ('code' in r) return err(r);
+      // Pages of events newest first, like the store: `eventsBefore` is the seq to continue below.
+      const limit = input.eventsLimit ?? 200;
+      const newestFirst = r.events
+        .filter((ev) => input.eventsBefore === undefined || ev.seq < input.eventsBefore)
+        .toSorted((a, b) => b.seq - a.seq);
+      const page = newestFirst.slice(0, limit);
       return ok({
         snapshot: this.snapshot(r),
         display: this.item(r).display,
         attempts: r.attempts,
         submissions: [],
-        events: r.events,
-        nextEventsCursor: null,
+        events: page,
+        nextEventsCursor: newestFirst.length > limit ? (page.at(-1)?.seq ?? null) : null,
         projectPath: r.run.projectPath,
       });
     },

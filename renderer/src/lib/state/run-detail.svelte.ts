@@ -4,7 +4,7 @@
  */
 import type { RunwardenApi } from '../../../../shared/contract';
 import type { RunAction } from '../../../../shared/display-status';
-import type { Effect, EffectResolution, Interaction } from '../../../../shared/domain';
+import type { Effect, EffectResolution, Interaction, RunEvent } from '../../../../shared/domain';
 import type { ErrorInfo, Result } from '../../../../shared/errors';
 import type { RunDetail } from '../../../../shared/views';
 import { cascadeText } from '../format/event-text';
@@ -40,6 +40,21 @@ export class RunDetailState {
   /** Per-interaction answer refusals, kept across reloads so "already answered" stays visible. */
   answerErrors = $state.raw<Record<string, ErrorInfo>>({});
   busy = $state(false);
+  /** Events older than the first page, loaded on request (newest first, like the pages). */
+  olderEvents = $state.raw<RunEvent[]>([]);
+  /** Cursor for the next older page once one was loaded; null means "ask the first page's cursor". */
+  #olderCursor = $state<number | null>(null);
+  loadingOlder = $state(false);
+
+  /** Every loaded event, newest first, each once (a reload may overlap the older pages). */
+  readonly events = $derived.by(() => {
+    const first = this.data?.events ?? [];
+    const oldestFirstPage = first.at(-1)?.seq ?? Number.POSITIVE_INFINITY;
+    return [...first, ...this.olderEvents.filter((e) => e.seq < oldestFirstPage)];
+  });
+  readonly hasOlderEvents = $derived(
+    this.olderEvents.length > 0 ? this.#olderCursor !== null : (this.data?.nextEventsCursor ?? null) !== null,
+  );
 
   readonly #api: RunwardenApi;
   #generation = 0;
@@ -53,6 +68,8 @@ export class RunDetailState {
     if (this.runId === runId && (this.data !== null || this.loading)) return;
     this.runId = runId;
     this.data = null;
+    this.olderEvents = [];
+    this.#olderCursor = null;
     this.refusal = null;
     this.notice = null;
     this.answerErrors = {};
@@ -70,6 +87,19 @@ export class RunDetailState {
     this.answerErrors = {};
   }
 
+  /** Loads the next page of older events into the timeline. */
+  async loadOlderEvents(): Promise<void> {
+    const runId = this.runId;
+    const cursor = this.olderEvents.length > 0 ? this.#olderCursor : (this.data?.nextEventsCursor ?? null);
+    if (runId === null || cursor === null || this.loadingOlder) return;
+    this.loadingOlder = true;
+    const result = await this.#api.getRunDetail({ runId, eventsLimit: EVENTS_LIMIT, eventsBefore: cursor });
+    this.loadingOlder = false;
+    if (this.runId !== runId || !result.ok) return;
+    this.olderEvents = [...this.olderEvents, ...result.value.events];
+    this.#olderCursor = result.value.nextEventsCursor;
+  }
+
   /** Re-reads the open run. */
   async reload(): Promise<void> {
     const runId = this.runId;
@@ -82,9 +112,29 @@ export class RunDetailState {
     if (result.ok) {
       this.data = result.value;
       this.loadError = null;
+      if (this.olderEvents.length > 0) await this.#joinOlderEvents(runId, generation);
     } else {
       this.loadError = result.error;
       if (result.error.code === 'NOT_FOUND') this.data = null;
+    }
+  }
+
+  /**
+   * New events pushed the first page's window up: fetch what now lies between it and the older pages already
+   * loaded, so the timeline never has a hole. If too much happened in between, start the older pages over.
+   */
+  async #joinOlderEvents(runId: string, generation: number): Promise<void> {
+    const firstOldest = this.data?.events.at(-1)?.seq;
+    const olderNewest = this.olderEvents[0]?.seq;
+    if (firstOldest === undefined || olderNewest === undefined || firstOldest <= olderNewest) return;
+    const gap = await this.#api.getRunDetail({ runId, eventsLimit: 1000, eventsBefore: firstOldest });
+    if (generation !== this.#generation || !gap.ok) return;
+    const between = gap.value.events.filter((e) => e.seq > olderNewest);
+    const reachedOlder = between.length < gap.value.events.length || gap.value.nextEventsCursor === null;
+    if (reachedOlder) this.olderEvents = [...between, ...this.olderEvents];
+    else {
+      this.olderEvents = [];
+      this.#olderCursor = null;
     }
   }
 

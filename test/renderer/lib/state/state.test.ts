@@ -237,3 +237,63 @@ describe('retry', () => {
     expect(app.announcement).toMatch(/^Retried as a new run /);
   });
 });
+
+describe('run timeline paging', () => {
+  it('loads older events page by page until the first one, each event once', async () => {
+    const busy = scenario.completed({ title: 'long history' });
+    busy.events = Array.from({ length: 1_203 }, (_, i) => ({
+      seq: i + 1,
+      runId: busy.run.id,
+      runRevision: i + 1,
+      type: 'run.progress',
+      actorType: 'runner' as const,
+      actorId: 'r1',
+      surface: 'sdk' as const,
+      leaseGeneration: 1,
+      payload: { detail: `step ${i}` },
+      at: NOW - (1_203 - i) * 1_000,
+    }));
+    const fake = new FakeApi([busy]);
+    const app = new AppState(fake.api, new MemoryHistory(), () => NOW);
+    app.start();
+    await app.openRun(busy.run.id);
+    expect(app.detail.events).toHaveLength(500);
+    expect(app.detail.hasOlderEvents).toBe(true);
+    await app.detail.loadOlderEvents();
+    await app.detail.reload();
+    expect(app.detail.events).toHaveLength(1_000);
+    await app.detail.loadOlderEvents();
+    expect(app.detail.hasOlderEvents).toBe(false);
+    const seqs = app.detail.events.map((e) => e.seq);
+    expect(new Set(seqs).size).toBe(1_203);
+    expect(seqs.at(-1)).toBe(1);
+  });
+
+  it('keeps the timeline whole when new events arrive after older pages were loaded', async () => {
+    const busy = scenario.completed({ title: 'still busy' });
+    const event = (seq: number) => ({
+      seq,
+      runId: busy.run.id,
+      runRevision: seq,
+      type: 'run.progress',
+      actorType: 'runner' as const,
+      actorId: 'r1',
+      surface: 'sdk' as const,
+      leaseGeneration: 1,
+      payload: {},
+      at: NOW + seq,
+    });
+    busy.events = Array.from({ length: 700 }, (_, i) => event(i + 1));
+    const fake = new FakeApi([busy]);
+    const app = new AppState(fake.api, new MemoryHistory(), () => NOW);
+    app.start();
+    await app.openRun(busy.run.id);
+    await app.detail.loadOlderEvents();
+    expect(app.detail.events).toHaveLength(700);
+    // 30 new events: the first page now starts 30 higher, and 30 events fall between it and the older page.
+    busy.events = [...busy.events, ...Array.from({ length: 30 }, (_, i) => event(701 + i))];
+    await app.detail.reload();
+    const seqs = app.detail.events.map((e) => e.seq);
+    expect(seqs).toEqual(Array.from({ length: 730 }, (_, i) => 730 - i));
+  });
+});
