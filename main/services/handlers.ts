@@ -2,6 +2,7 @@
  * One plain `(deps, input)` function per contract channel (STYLE.md point 6). Inputs are already
  * validated by the dispatcher; every refusal is a RunwardenError the dispatcher turns into data.
  */
+import { cascadeText } from '../../shared/cascade-text';
 import type { Channel } from '../../shared/channel-names';
 import type { ParsedRequest, Response } from '../../shared/contract';
 import { displayStatus, type RunAction } from '../../shared/display-status';
@@ -161,7 +162,7 @@ function runBulk(deps: HandlerDeps, input: ParsedRequest<'runs:bulk'>): BulkResu
           items.push({
             runId: item.runId,
             ok: true,
-            message: `Cancelled (${cascadeWords(outcome.cascade)}).`,
+            message: `Cancelled (${cascadeText(outcome.cascade)}).`,
           });
           break;
         }
@@ -194,7 +195,7 @@ function runBulk(deps: HandlerDeps, input: ParsedRequest<'runs:bulk'>): BulkResu
 function describeDryRun(store: RunStore, action: BulkResult['action'], runId: string): string {
   switch (action) {
     case 'cancel':
-      return `Would cancel (${cascadeWords(store.previewCancel(runId).cascade)}).`;
+      return `Would cancel (${cascadeText(store.previewCancel(runId).cascade, 'would')}).`;
     case 'resume':
       return 'Would queue it again.';
     case 'retry':
@@ -202,29 +203,4 @@ function describeDryRun(store: RunStore, action: BulkResult['action'], runId: st
     default:
       return assertNever(action, 'bulk action');
   }
-}
-
-/** "2 applying effects become ambiguous, 1 question cancelled" — the consequences, in words. */
-export function cascadeWords(cascade: {
-  attemptsCancelled: number;
-  attemptsInterrupted: number;
-  effectsCancelled: number;
-  effectsAmbiguous: number;
-  interactionsCancelled: number;
-}): string {
-  const parts: string[] = [];
-  const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-  if (cascade.effectsAmbiguous > 0)
-    parts.push(`${plural(cascade.effectsAmbiguous, 'applying effect', 'applying effects')} become ambiguous`);
-  if (cascade.effectsCancelled > 0)
-    parts.push(`${plural(cascade.effectsCancelled, 'pending effect', 'pending effects')} cancelled`);
-  if (cascade.interactionsCancelled > 0)
-    parts.push(`${plural(cascade.interactionsCancelled, 'question', 'questions')} cancelled`);
-  const steps = cascade.attemptsCancelled + cascade.attemptsInterrupted;
-  if (steps > 0) parts.push(`${plural(steps, 'step', 'steps')} stopped`);
-  return parts.length > 0 ? parts.join(', ') : 'nothing else affected';
-}
-
-export function notFound(what: string): RunwardenError {
-  return new RunwardenError('NOT_FOUND', `${what} was not found.`);
 }

@@ -4,14 +4,13 @@ import {
   COMMON_OPTIONS,
   JSON_HELP,
   JSON_OPTION,
-  noExtraPositionals,
   openCliStore,
-  parseCommand,
   parseIntegerFlag,
+  parseRunCommand,
   printResult,
-  requirePositional,
   type Command,
 } from '../command';
+import { cascadeText } from '../../../shared/cascade-text';
 import { EXIT } from '../exit-codes';
 import { humanActor } from '../human-actor';
 
@@ -44,11 +43,9 @@ ${COMMON_HELP}
 Exit status: 0 cancelled (or requested); 3 refused, a live runner holds the run; 4 unknown run;
 5 the run changed (revision) or is already finished.`,
   async run(ctx, argv) {
-    const parsed = parseCommand(ctx, this, argv, OPTIONS);
+    const parsed = parseRunCommand(ctx, this, argv, OPTIONS);
     if (parsed === null) return EXIT.ok;
-    const { values, positionals } = parsed;
-    const runId = requirePositional(positionals, 0, 'RUN');
-    noExtraPositionals(positionals, 1);
+    const { values, runId } = parsed;
     const revision = parseIntegerFlag(values.revision, 'revision', 0);
     const store = openCliStore(ctx, values.store);
     const actor = humanActor();
@@ -68,17 +65,9 @@ Exit status: 0 cancelled (or requested); 3 refused, a live runner holds the run;
       actor,
     });
     printResult(ctx, outcome, () => {
-      const c = outcome.cascade;
-      const parts = [
-        c.attemptsCancelled > 0 ? `${c.attemptsCancelled} attempt(s) cancelled` : '',
-        c.attemptsInterrupted > 0 ? `${c.attemptsInterrupted} attempt(s) interrupted` : '',
-        c.effectsCancelled > 0 ? `${c.effectsCancelled} effect(s) cancelled` : '',
-        c.effectsAmbiguous > 0
-          ? `${c.effectsAmbiguous} effect(s) now ambiguous — resolve them in "runwarden show ${runId}"`
-          : '',
-        c.interactionsCancelled > 0 ? `${c.interactionsCancelled} question(s) cancelled` : '',
-      ].filter((part) => part !== '');
-      return `Cancelled ${runId}.${parts.length > 0 ? ` ${parts.join('; ')}.` : ''}`;
+      const ambiguous = outcome.cascade.effectsAmbiguous > 0;
+      const hint = ambiguous ? ` Say whether they happened: runwarden show ${runId}` : '';
+      return `Cancelled ${runId}: ${cascadeText(outcome.cascade)}.${hint}`;
     });
     return EXIT.ok;
   },

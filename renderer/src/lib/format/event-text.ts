@@ -1,4 +1,5 @@
 /** Run events → timeline lines: what happened, who did it and from where, with repetitive noise summarized. */
+import { cascadeText } from '../../../../shared/cascade-text';
 import type { RunEvent } from '../../../../shared/domain';
 import type { CancelCascade } from '../../../../shared/views';
 
@@ -70,19 +71,6 @@ export function actorText(event: Pick<RunEvent, 'actorType' | 'actorId' | 'surfa
 }
 
 /** "2 attempts cancelled, 2 effects became ambiguous" (only the non-zero parts). */
-export function cascadeText(cascade: CancelCascade): string {
-  const parts: string[] = [];
-  const add = (n: number, one: string, many: string) => {
-    if (n > 0) parts.push(`${n} ${n === 1 ? one : many}`);
-  };
-  add(cascade.attemptsCancelled, 'attempt cancelled', 'attempts cancelled');
-  add(cascade.attemptsInterrupted, 'attempt interrupted', 'attempts interrupted');
-  add(cascade.effectsCancelled, 'pending effect cancelled', 'pending effects cancelled');
-  add(cascade.effectsAmbiguous, 'applying effect became ambiguous', 'applying effects became ambiguous');
-  add(cascade.interactionsCancelled, 'question cancelled', 'questions cancelled');
-  return parts.length === 0 ? 'nothing else affected' : parts.join(', ');
-}
-
 function record(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
     ? (value as Record<string, unknown>)
@@ -140,3 +128,5 @@ export function timelineEntries(events: readonly RunEvent[]): TimelineEntry[] {
   }
   return entries;
 }
+
+export { cascadeText };
