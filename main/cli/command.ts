@@ -82,6 +82,20 @@ export function parseCommand<const O extends Options>(
   return parsed;
 }
 
+/** Parses a command that acts on one run (`runwarden NAME RUN [options]`); null after --help. */
+export function parseRunCommand<const O extends Options>(
+  ctx: CliContext,
+  command: Command,
+  argv: string[],
+  options: O,
+) {
+  const parsed = parseCommand(ctx, command, argv, options);
+  if (parsed === null) return null;
+  const runId = requirePositional(parsed.positionals, 0, 'RUN');
+  noExtraPositionals(parsed.positionals, 1);
+  return { values: parsed.values, runId };
+}
+
 /** Opens the store at --store / RUNWARDEN_STORE / the default path; closed when the command returns. */
 export function openCliStore(ctx: CliContext, flag: string | undefined): RunStore {
   const path = resolveStorePath({ flag, env: ctx.env });

@@ -5,12 +5,10 @@ import {
   COMMON_OPTIONS,
   JSON_HELP,
   JSON_OPTION,
-  noExtraPositionals,
   openCliStore,
-  parseCommand,
   parseIntegerFlag,
+  parseRunCommand,
   printResult,
-  requirePositional,
   type Command,
 } from '../command';
 import { EXIT } from '../exit-codes';
@@ -31,11 +29,9 @@ Options:
 ${JSON_HELP}
 ${COMMON_HELP}`,
   async run(ctx, argv) {
-    const parsed = parseCommand(ctx, this, argv, OPTIONS);
+    const parsed = parseRunCommand(ctx, this, argv, OPTIONS);
     if (parsed === null) return EXIT.ok;
-    const { values, positionals } = parsed;
-    const runId = requirePositional(positionals, 0, 'RUN');
-    noExtraPositionals(positionals, 1);
+    const { values, runId } = parsed;
     const eventsLimit = parseIntegerFlag(values.events, 'events', 1) ?? 20;
     const store = openCliStore(ctx, values.store);
     const detail = store.getRunDetail(runId, { eventsLimit });
