@@ -7,7 +7,7 @@ import type { Channel } from '../../shared/channel-names';
 import type { ParsedRequest, Response } from '../../shared/contract';
 import { displayStatus, type RunAction } from '../../shared/display-status';
 import type { Actor } from '../../shared/domain';
-import { RunwardenError, assertNever, isRunwardenError } from '../../shared/errors';
+import { assertNever, isRunwardenError } from '../../shared/errors';
 import type { BulkItemResult, BulkResult, Settings } from '../../shared/views';
 import type { RunStore } from '../store';
 import { applySettingsPatch, loadSettings } from './settings-service';
