@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { HOST_STORE_OPTIONS, startHostHygiene } from '../services/app-host';
 import { PRUNE_PER_TX } from '../services/sweeper';
 import { openStore } from '../store';
 import { measureBrowser } from './browser-ops';
@@ -89,7 +90,12 @@ async function main(): Promise<number> {
     `\n  ${gen.events.toLocaleString('en-US')} events, ${gen.attempts.toLocaleString('en-US')} attempts, ${gen.interactions} questions, ${gen.effects} effects in ${round(gen.ms / 1_000, 1)} s`,
   );
 
-  const store = openStore(storePath);
+  // The connection the app's main process has: its busy timeout, checkpoints and merges on a worker thread.
+  const store = openStore(storePath, HOST_STORE_OPTIONS);
+  const hygiene = startHostHygiene(store);
+  if (hygiene === null || !(await hygiene.ready)) {
+    log('  warning: no hygiene worker; checkpoints and search merges run on the main thread');
+  }
   try {
     const doctorStart = performance.now();
     const doctor = store.doctor();
@@ -166,7 +172,7 @@ async function main(): Promise<number> {
     measurements.push(measureAnswer(store, answerPool, log));
 
     log('\nSweeper:');
-    const sweepBench = createSweepBench(store);
+    const sweepBench = createSweepBench(store, hygiene);
     measurements.push(measureIdleTick(sweepBench, log));
     measurements.push(measureStaleBurst(sweepBench, staleBurst, log));
     measurements.push(measureDeadlineBurst(sweepBench, deadlineBurst, log));
@@ -233,6 +239,7 @@ async function main(): Promise<number> {
     );
     return 0;
   } finally {
+    await hygiene?.stop();
     store.close();
     if (!values.keep && values.dir === undefined) fs.rmSync(dir, { recursive: true, force: true });
     else log(`Store kept at ${storePath}`);

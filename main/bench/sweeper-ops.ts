@@ -12,7 +12,7 @@ import {
   type SweeperDeps,
   type SweeperState,
 } from '../services/sweeper';
-import type { RunStore } from '../store';
+import type { HygieneWorker, RunStore } from '../store';
 import { probeWriteLock } from './lock-probe';
 import { figure, timedMeasurement, type Measurement } from './report-model';
 import { round, summarize, timeMs } from './stats';
@@ -22,9 +22,10 @@ export interface SweepBench {
   state: SweeperState;
 }
 
-export function createSweepBench(store: RunStore): SweepBench {
+export function createSweepBench(store: RunStore, hygieneWorker: HygieneWorker | null): SweepBench {
   const deps: SweeperDeps = {
     store,
+    hygieneWorker,
     settings: () => DEFAULT_SETTINGS,
     host: {
       ownerId: `bench:${os.hostname()}:${process.pid}`,

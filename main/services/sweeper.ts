@@ -7,7 +7,7 @@
 import type { Actor, RunEvent } from '../../shared/domain';
 import { isRunwardenError } from '../../shared/errors';
 import type { ChangedPush, Settings } from '../../shared/views';
-import type { Claim, RunStore } from '../store';
+import { SEARCH_MERGE_PAGES, type Claim, type HygieneWorker, type RunStore } from '../store';
 
 /** Rows handled per step per tick: bounded work, short write transactions. */
 export const SWEEP_BATCH = 200;
@@ -30,6 +30,8 @@ export interface SweeperDeps {
   settings: () => Settings;
   host: HostIdentity;
   isProcessAlive: (pid: number, startId: string | null) => boolean;
+  /** The hygiene worker: while it is active the tick only reports the WAL size it last saw. */
+  hygieneWorker?: Pick<HygieneWorker, 'active' | 'last'> | null;
 }
 
 export interface SweeperState {
@@ -136,7 +138,18 @@ function act(deps: SweeperDeps, state: SweeperState, settings: Settings, report:
       if (n < PRUNE_PER_TX) break;
     }
   }
-  if (state.ticks % CHECKPOINT_EVERY_TICKS === 0) report.walPages = store.checkpoint().walPages;
+  if (state.ticks % CHECKPOINT_EVERY_TICKS === 0) report.walPages = hygiene(deps);
+}
+
+/**
+ * Step 5 (SPEC §5): a search-index merge round and a passive checkpoint, here only when no worker thread
+ * is doing them (main/store/hygiene-worker.ts).
+ */
+function hygiene(deps: SweeperDeps): number {
+  const background = deps.hygieneWorker;
+  if (background?.active === true) return background.last?.walPages ?? 0;
+  deps.store.mergeSearchIndex(SEARCH_MERGE_PAGES);
+  return deps.store.checkpoint().walPages;
 }
 
 function holdHostLease(deps: SweeperDeps, state: SweeperState, settings: Settings): boolean {

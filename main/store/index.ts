@@ -2,6 +2,13 @@
 export { openStore, migrate, APPLICATION_ID, type OpenStoreOptions } from './open-store';
 export { RunStore, type StoreMode, type StoreModeReasonCode } from './run-store';
 export { resolveStorePath, type StorePathOptions } from './store-path';
+export {
+  startHygieneWorker,
+  DEFAULT_AUTOCHECKPOINT_PAGES,
+  SEARCH_MERGE_PAGES,
+  type HygieneWorker,
+  type HygieneResult,
+} from './hygiene-worker';
 export { processStartId, isProcessAlive } from './process-identity';
 export { HOST_LEASE_NAME } from './leases';
 export { VALID_STATUS_PAIRS } from './doctor';

@@ -40,6 +40,28 @@ export function checkpoint(ctx: StoreContext): { walPages: number; checkpointed:
   return { walPages: Math.max(0, row?.log ?? 0), checkpointed: Math.max(0, row?.checkpointed ?? 0) };
 }
 
+/**
+ * One bounded round of search-index merging (FTS5 `merge`, migration 0005); true when it did some work.
+ * Runs in the caller's write transaction.
+ */
+export function mergeSearchIndex(ctx: StoreContext, pages: number): boolean {
+  if (!Number.isSafeInteger(pages) || pages <= 0) throw new RangeError(`merge pages: ${pages}`);
+  const totalChanges = () => (ctx.prep('SELECT total_changes() AS n').get() as { n: number }).n;
+  const before = totalChanges();
+  ctx.prep(`INSERT INTO run_search(run_search, rank) VALUES ('merge', ?)`).run(pages);
+  // The FTS5 documentation's test for "did it do anything": more than the command's own row changed.
+  return totalChanges() - before > 1;
+}
+
+export function setAutoCheckpoint(ctx: StoreContext, pages: number): void {
+  if (!Number.isSafeInteger(pages) || pages < 0) throw new RangeError(`wal_autocheckpoint: ${pages}`);
+  ctx.db.pragma(`wal_autocheckpoint = ${pages}`);
+}
+
+export function autoCheckpointPages(ctx: StoreContext): number {
+  return ctx.db.pragma('wal_autocheckpoint', { simple: true }) as number;
+}
+
 /** Moves whenever another connection commits (SPEC §5 step 4). */
 export function dataVersion(ctx: StoreContext): number {
   return ctx.db.pragma('data_version', { simple: true }) as number;

@@ -329,6 +329,20 @@ export class RunStore {
     return this.#read((ctx) => maintenance.checkpoint(ctx));
   }
 
+  /** One bounded round of search-index merging, in its own short write transaction. */
+  mergeSearchIndex(pages: number): boolean {
+    return this.#write((ctx) => maintenance.mergeSearchIndex(ctx, pages));
+  }
+
+  /** SQLite's `wal_autocheckpoint` for this connection; 0 while the hygiene worker runs. */
+  setAutoCheckpoint(pages: number): void {
+    this.#read((ctx) => maintenance.setAutoCheckpoint(ctx, pages));
+  }
+
+  autoCheckpointPages(): number {
+    return this.#read((ctx) => maintenance.autoCheckpointPages(ctx));
+  }
+
   // ── Reads ──────────────────────────────────────────────────────────────────
 
   getRun(runId: string): Run {
@@ -411,6 +425,10 @@ export class RunStore {
   /** The raw connection, for tests and the benchmark only. */
   get db(): StoreContext['db'] {
     return this.#ctx.db;
+  }
+
+  get isOpen(): boolean {
+    return !this.#closed;
   }
 
   close(): void {

@@ -2,11 +2,18 @@ import { migration0001 } from './0001-initial';
 import { migration0002 } from './0002-view-counts';
 import { migration0003 } from './0003-run-search';
 import { migration0004 } from './0004-owner-indexes';
+import { migration0005 } from './0005-search-merges';
 import type { Migration } from './migration';
 
 export type { Migration } from './migration';
 
 /** Every migration, in order. `user_version` = the number of the last one applied. */
-export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004];
+export const MIGRATIONS: readonly Migration[] = [
+  migration0001,
+  migration0002,
+  migration0003,
+  migration0004,
+  migration0005,
+];
 
 export const SUPPORTED_SCHEMA_VERSION = MIGRATIONS.length;

@@ -181,6 +181,42 @@ describe('sweeper tick', () => {
   });
 });
 
+describe('sweeper hygiene (SPEC §5 step 5)', () => {
+  const leafPages = () =>
+    (
+      t.store.db.prepare(`SELECT count(*) AS n FROM run_search_data WHERE id >= 1 << 37`).get() as {
+        n: number;
+      }
+    ).n;
+  const tickUntilHygiene = (d: SweeperDeps) => {
+    const state = initialSweeperState(t.store);
+    for (let i = 0; i < 100; i += 1) {
+      const report = sweep(d, state);
+      if (report.walPages !== null) return report;
+    }
+    throw new Error('no hygiene step in 100 ticks');
+  };
+
+  it('merges the search index and checkpoints inline when no hygiene worker runs', () => {
+    t = createTempStore();
+    for (let i = 0; i < 8; i += 1) reserve(t);
+    const before = leafPages();
+    const report = tickUntilHygiene(deps());
+    expect(report.walPages).toBeGreaterThan(0); // the WAL it checkpointed
+    expect(leafPages()).toBeLessThan(before);
+  });
+
+  it('leaves both to an active hygiene worker and reports the WAL size it last saw', () => {
+    t = createTempStore();
+    for (let i = 0; i < 8; i += 1) reserve(t);
+    const before = leafPages();
+    const worker = { active: true, last: { walPages: 42, checkpointed: 42, merged: false, ms: 1 } };
+    const report = tickUntilHygiene({ ...deps(), hygieneWorker: worker });
+    expect(report.walPages).toBe(42);
+    expect(leafPages()).toBe(before);
+  });
+});
+
 describe('sweeper timer', () => {
   it('ticks on the injected scheduler at the configured interval and stops cleanly', () => {
     t = createTempStore();
