@@ -6,7 +6,7 @@ import type Database from 'better-sqlite3';
 import type { RunStore } from '../store';
 import type { ListRunsQuery } from '../store';
 import { readMeasurement, type Measurement } from './report-model';
-import { measurePaired } from './stats';
+import { measurePaired, round, summarize, timeMs } from './stats';
 
 /** The UI's page size (renderer RunListState). */
 export const PAGE = 200;
@@ -153,6 +153,17 @@ export function measureReads(ctx: ReadContext, log: (line: string) => void): Mea
     );
     const m = readMeasurement(c.id, c.label, samples, c.note);
     m.extra = { rows: appIds.length };
+    if (c.query.search !== undefined) {
+      // The list remembers a needle's plan (refreshes and pages ask again): a needle's first query, too.
+      const first: number[] = [];
+      for (let i = 0; i < Math.max(30, Math.floor(ctx.reps / 3)); i += 1) {
+        store.forgetSearchPlans();
+        first.push(timeMs(() => store.listRuns(c.query)));
+      }
+      const f = summarize(first);
+      m.extra.firstQueryMedianMs = round(f.median);
+      m.extra.firstQueryP95Ms = round(f.p95);
+    }
     out.push(m);
     log(`  ${c.label}: median ${m.median} ms, p95 ${m.p95} ms (×${m.ratio})`);
   }

@@ -140,24 +140,30 @@ export function searchMode(needle: string): 'index' | 'scan' {
 }
 
 /**
- * The share of runs above which a needle counts as common (docs/PERFORMANCE.md, round 3). The index path
- * materialises and sorts every candidate before taking the newest page (~3,300 for a word in 3% of 100k runs:
- * ~18 ms with the project-path branch, ~4.5 ms without); walking runs newest first and testing the substring
- * stops after a page, ~(page / share) rows: ~6,000 rows, ~3 ms, at 3%.
+ * The share of runs above which a needle counts as common (docs/PERFORMANCE.md, rounds 3 and 4). The index
+ * path materialises and sorts every candidate before taking the newest page (~3,300 for a word in 3% of 100k
+ * runs: ~18 ms with the project-path branch, ~4.5 ms without); walking runs newest first and testing the
+ * substring stops after a page, ~(page / share) rows: ~6,700 index entries, ~1 ms, at 3%.
  */
 export const COMMON_SEARCH_SHARE = 0.02;
 
 /**
- * The plan for an indexed-length needle, from a cheap estimate: the index's matches, counted only up to the
- * "common" threshold (COMMON_SEARCH_SHARE of the search keys, a bound on the number of runs), plus the runs
- * of projects whose path matches (the trigger-kept counters). Only the All view walks runs newest first
- * with no other filter, so only it switches to the scan; both plans apply SEARCH_SQL, so the rows are the same.
+ * How a search in the All view is answered:
+ * - `scan`: the newest-first walk, unbounded — for 1–2 character needles (the index cannot answer them) and
+ *   for needles whose matching project paths alone hold COMMON_SEARCH_SHARE of the runs;
+ * - `index`: the trigram index's candidates, sorted — when they are at most a page (counted only up to a
+ *   page plus one, so a rare word costs a few index entries);
+ * - `walk`: the newest-first walk over the newest `searchWalkRows(limit)` runs of the filter, falling back to
+ *   the index when that window holds less than a page (a word rarer than COMMON_SEARCH_SHARE).
+ * Other views keep the index: their rows are a subset, so a newest-first walk would not stop early. Every
+ * plan applies SEARCH_SQL, so the rows are the same whichever is taken.
  */
-export function searchPlan(ctx: StoreContext, view: RunView, needle: string): 'index' | 'scan' {
+export type SearchPlan = 'scan' | 'index' | 'walk';
+
+export function searchPlan(ctx: StoreContext, view: RunView, needle: string, limit: number): SearchPlan {
   if (searchMode(needle) === 'scan') return 'scan';
   if (view !== 'all') return 'index';
   const keys = (ctx.prep(`SELECT max(key) AS n FROM run_search_keys`).get() as { n: number | null }).n ?? 0;
-  const threshold = Math.max(1, Math.ceil(keys * COMMON_SEARCH_SHARE));
   const inProjects = (
     ctx
       .prep(
@@ -166,13 +172,53 @@ export function searchPlan(ctx: StoreContext, view: RunView, needle: string): 'i
       )
       .get(needle) as { n: number }
   ).n;
-  if (inProjects >= threshold) return 'scan';
+  if (inProjects >= Math.max(1, Math.ceil(keys * COMMON_SEARCH_SHARE))) return 'scan';
+  if (inProjects > limit) return 'walk';
+  // Counting a common word's candidates costs ~1 ms at 100k runs however few are counted (FTS5 reads its
+  // trigrams' doclists): the list asks again for every refresh and page, so the answer is kept a while.
+  // A plan that went stale costs time, never rows: the walk falls back, the index sorts what it finds.
+  const now = ctx.clock();
+  const key = `${limit}\u0000${needle}`;
+  const cached = ctx.searchPlans.get(key);
+  if (cached !== undefined && now - cached.at >= 0 && now - cached.at < SEARCH_PLAN_TTL_MS) {
+    return cached.plan;
+  }
+  const plan = countedPlan(ctx, needle, limit, inProjects);
+  ctx.searchPlans.delete(key);
+  if (ctx.searchPlans.size >= SEARCH_PLANS_KEPT) {
+    ctx.searchPlans.delete(ctx.searchPlans.keys().next().value as string);
+  }
+  ctx.searchPlans.set(key, { plan, at: now });
+  return plan;
+}
+
+/** How long a needle's plan is reused, and how many needles are remembered (oldest forgotten first). */
+export const SEARCH_PLAN_TTL_MS = 30_000;
+const SEARCH_PLANS_KEPT = 64;
+
+function countedPlan(ctx: StoreContext, needle: string, limit: number, inProjects: number): 'index' | 'walk' {
   const matches = (
     ctx
       .prep(`SELECT count(*) AS n FROM (SELECT 1 FROM run_search WHERE run_search MATCH ? LIMIT ?)`)
-      .get(ftsPhrase(needle), threshold - inProjects) as { n: number }
+      .get(ftsPhrase(needle), limit + 1 - inProjects) as { n: number }
   ).n;
-  return inProjects + matches >= threshold ? 'scan' : 'index';
+  return inProjects + matches > limit ? 'walk' : 'index';
+}
+
+/** Runs a `walk` reads before falling back to the index: a page's worth at COMMON_SEARCH_SHARE. */
+export function searchWalkRows(limit: number): number {
+  return Math.ceil((limit + 1) / COMMON_SEARCH_SHARE);
+}
+
+/**
+ * The oldest id a `walk` reads: the `@walkRows`-th newest run of the filter (below the cursor), or none when
+ * the filter holds fewer — then the walk is the whole scan. An index-only walk over ids.
+ */
+export function walkFloorSql(opts: { project: boolean; cursor: boolean }): string {
+  const where = [opts.project ? 'project_id = @projectId' : null, opts.cursor ? 'id < @cursor' : null]
+    .filter((c) => c !== null)
+    .join(' AND ');
+  return `SELECT id FROM runs${where === '' ? '' : ` WHERE ${where}`} ORDER BY id DESC LIMIT 1 OFFSET @walkRows - 1`;
 }
 
 /** An FTS5 query for the needle as one literal phrase (quotes doubled; nothing else is special inside). */
@@ -182,7 +228,7 @@ export function ftsPhrase(needle: string): string {
 
 export function listRunsSql(
   view: RunView,
-  opts: { project: boolean; search: boolean; cursor: boolean; indexedSearch?: boolean },
+  opts: { project: boolean; search: boolean; cursor: boolean; indexedSearch?: boolean; floor?: boolean },
 ): string {
   const where = [viewCondition(view)];
   const branches = opts.search ? undefined : VIEW_BRANCHES[view];
@@ -205,7 +251,16 @@ export function listRunsSql(
     where.push(SEARCH_SQL);
   }
   if (opts.cursor) where.push('r.id < @cursor');
-  return `SELECT ${RUN_COLUMNS} FROM ${RUN_FROM} WHERE ${where.join(' AND ')} ORDER BY r.id DESC LIMIT @limit`;
+  if (opts.floor === true) where.push('r.id >= @floor');
+  // A substring walk over all runs reads title, workflow and project from runs_search_walk (migration 0005)
+  // and the table row only of the runs it keeps. Named: with `r.id >= @floor` SQLite would rather take the
+  // narrower id index and read every row it walks past. (With a project filter, runs_project is the walk;
+  // other views filter on columns this index does not hold.)
+  const from =
+    view === 'all' && opts.search && opts.indexedSearch !== true && !opts.project
+      ? RUN_FROM.replace(/^runs r\b/, 'runs r INDEXED BY runs_search_walk')
+      : RUN_FROM;
+  return `SELECT ${RUN_COLUMNS} FROM ${from} WHERE ${where.join(' AND ')} ORDER BY r.id DESC LIMIT @limit`;
 }
 
 function timeParams(ctx: StoreContext, now: number) {
@@ -239,23 +294,40 @@ export function listRuns(ctx: StoreContext, q: ListRunsQuery, now: number): RunL
   const search = q.search !== undefined && q.search.trim() !== '' ? q.search.trim() : null;
   const cursor = q.cursor ?? null;
   const needle = search?.toLowerCase() ?? null;
-  const indexedSearch = needle !== null && searchPlan(ctx, view, needle) === 'index';
-  const sql = listRunsSql(view, {
-    project: projectId !== null,
-    search: search !== null,
-    cursor: cursor !== null,
-    indexedSearch,
-  });
+  const plan = needle === null ? null : searchPlan(ctx, view, needle, q.limit);
   const params: Record<string, unknown> = { ...timeParams(ctx, now), limit: q.limit + 1 };
-  if (sql.includes('@view')) params.view = view;
   if (projectId !== null) params.projectId = projectId;
   if (search !== null && needle !== null) {
     params.search = needle;
     params.searchRaw = search;
-    if (indexedSearch) params.match = ftsPhrase(needle);
   }
   if (cursor !== null) params.cursor = cursor;
-  const rows = ctx.prep(sql).all(params) as RunRow[];
+  const shape = { project: projectId !== null, search: search !== null, cursor: cursor !== null };
+  const run = (sql: string, more: Record<string, unknown> = {}) => {
+    const all = { ...params, ...more };
+    if (sql.includes('@view')) all.view = view;
+    return ctx.prep(sql).all(all) as RunRow[];
+  };
+  const byIndex = () =>
+    run(listRunsSql(view, { ...shape, indexedSearch: true }), { match: ftsPhrase(needle as string) });
+
+  let rows: RunRow[];
+  if (plan === 'index') {
+    rows = byIndex();
+  } else if (plan === 'walk') {
+    const floor = (
+      ctx.prep(walkFloorSql(shape)).get({ ...params, walkRows: searchWalkRows(q.limit) }) as
+        { id: string } | undefined
+    )?.id;
+    rows = run(
+      listRunsSql(view, { ...shape, floor: floor !== undefined }),
+      floor === undefined ? {} : { floor },
+    );
+    // The window held less than a page and older runs exist: the newest matches may be older still.
+    if (rows.length <= q.limit && floor !== undefined) rows = byIndex();
+  } else {
+    rows = run(listRunsSql(view, shape));
+  }
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
   return {

@@ -329,6 +329,11 @@ export class RunStore {
     return this.#read((ctx) => maintenance.checkpoint(ctx));
   }
 
+  /** Forgets the remembered search plans: the benchmark measures a needle's first query with it. */
+  forgetSearchPlans(): void {
+    this.#ctx.searchPlans.clear();
+  }
+
   /** One bounded round of search-index merging, in its own short write transaction. */
   mergeSearchIndex(pages: number): boolean {
     return this.#write((ctx) => maintenance.mergeSearchIndex(ctx, pages));

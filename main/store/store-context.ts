@@ -19,6 +19,8 @@ export interface StoreContext {
   /** Extra tries of a write still busy after busy_timeout. */
   readonly busyRetries: number;
   prep(sql: string): Statement;
+  /** Recent search plans by needle (run-queries.ts, searchPlan): a page and its refreshes estimate once. */
+  readonly searchPlans: Map<string, { plan: 'index' | 'walk'; at: number }>;
 }
 
 /** Extra tries of a write still busy after busy_timeout, by default (with backoff). */
@@ -38,6 +40,7 @@ export function createContext(
     displayOptions,
     readOnlyReason,
     busyRetries,
+    searchPlans: new Map(),
     prep(sql: string): Statement {
       let stmt = cache.get(sql);
       if (stmt === undefined) {

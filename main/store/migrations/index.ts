@@ -2,7 +2,7 @@ import { migration0001 } from './0001-initial';
 import { migration0002 } from './0002-view-counts';
 import { migration0003 } from './0003-run-search';
 import { migration0004 } from './0004-owner-indexes';
-import { migration0005 } from './0005-search-merges';
+import { migration0005 } from './0005-search-upkeep';
 import type { Migration } from './migration';
 
 export type { Migration } from './migration';

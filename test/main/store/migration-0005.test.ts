@@ -1,6 +1,7 @@
 /**
  * Migration 0005 from a version-4 store (STYLE.md point 9): the search index no longer merges inside the
- * writes of whoever inserts or deletes a run; an explicit merge round still does, and search is unchanged.
+ * writes of whoever inserts or deletes a run (an explicit merge round still does), a common word walks an
+ * index instead of the table, and search finds the same runs.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,6 +9,7 @@ import Database from 'better-sqlite3';
 import { afterEach, expect, it } from 'vitest';
 import { migrate, openStore } from '../../../main/store/open-store';
 import { MIGRATIONS } from '../../../main/store/migrations';
+import { listRunsSql } from '../../../main/store/run-queries';
 import { createFakeClock, makeTempDir, RUNNER_ACTOR } from '../../helpers/temp-store';
 import { expectHealthy, expectInvariants } from './invariants';
 
@@ -27,7 +29,12 @@ const config = (db: Database.Database) =>
 const leafPages = (db: Database.Database) =>
   (db.prepare(`SELECT count(*) AS n FROM run_search_data WHERE id >= 1 << 37`).get() as { n: number }).n;
 
-it('0005 from version 4: automerge off; runs inserted one per transaction leave their segments alone', () => {
+const planOf = (db: Database.Database, sql: string, params: Record<string, unknown>) =>
+  (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as Array<{ detail: string }>)
+    .map((r) => r.detail)
+    .join(' | ');
+
+it('0005 from version 4: automerge off, the search walk index; search finds the same runs', () => {
   dir = makeTempDir();
   const file = path.join(dir, 's.sqlite');
   const db = new Database(file);
@@ -36,6 +43,11 @@ it('0005 from version 4: automerge off; runs inserted one per transaction leave 
   expect(migrate(db, MIGRATIONS.slice(0, 5))).toBe(5);
   expect(config(db).automerge).toBe(0);
   expect(migrate(db, MIGRATIONS.slice(0, 5))).toBe(5);
+  // A common word's newest-first walk tests title, workflow and project from the index alone.
+  const walk = listRunsSql('all', { project: false, search: true, cursor: false, indexedSearch: false });
+  expect(planOf(db, walk, { now: 1, unattendedBefore: 0, limit: 201, search: 'x', searchRaw: 'x' })).toMatch(
+    /SCAN r USING INDEX runs_search_walk/,
+  );
   db.close();
 
   const store = openStore(file, { clock: createFakeClock() });

@@ -123,14 +123,14 @@ it('a rare-word search reads the trigram index (no scan of runs), finds what the
   }
 });
 
-it('a common-word search in All takes the newest-first scan, rare words and other views the index; same rows', () => {
+it('a common-word search in All takes the newest-first walk, rare words and other views the index; same rows', () => {
   const probe = openStore(gen.storePath);
   try {
     const ctx = createContext(probe.db, () => probe.now(), DEFAULT_DISPLAY_OPTIONS, null);
     const needle = gen.searchCommon.toLowerCase();
-    expect(searchPlan(ctx, 'all', needle)).toBe('scan');
-    expect(searchPlan(ctx, 'all', gen.searchRare.toLowerCase())).toBe('index');
-    expect(searchPlan(ctx, 'failed', needle)).toBe('index');
+    expect(searchPlan(ctx, 'all', needle, PAGE)).toBe('walk');
+    expect(searchPlan(ctx, 'all', gen.searchRare.toLowerCase(), PAGE)).toBe('index');
+    expect(searchPlan(ctx, 'failed', needle, PAGE)).toBe('index');
     const params = {
       now: probe.now(),
       unattendedBefore: 0,
@@ -148,7 +148,7 @@ it('a common-word search in All takes the newest-first scan, rare words and othe
     expect(want).toHaveLength(PAGE);
     expect(search()).toEqual(want);
     // No timing here: at 20k runs the two plans cost about the same (the index sorts ~600 matches); the
-    // scan wins as the store grows (docs/PERFORMANCE.md round 3: 100k runs, ~3,300 matches).
+    // walk wins as the store grows (docs/PERFORMANCE.md rounds 3–4: 100k runs, ~3,300 matches).
   } finally {
     probe.close();
   }

@@ -9,7 +9,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunView } from '../../../main/store/store-types';
-import { listRunsSql, searchMode, searchPlan } from '../../../main/store/run-queries';
+import {
+  listRunsSql,
+  searchMode,
+  searchPlan,
+  SEARCH_PLAN_TTL_MS,
+  searchWalkRows,
+  walkFloorSql,
+} from '../../../main/store/run-queries';
 import { createContext } from '../../../main/store/store-context';
 import { DEFAULT_DISPLAY_OPTIONS } from '../../../shared/display-status';
 import { seededRandom } from '../../../main/bench/random';
@@ -82,11 +89,11 @@ afterAll(() => {
   t.cleanup();
 });
 
-function allPages(query: { view: RunView; search?: string; projectPath?: string }): string[] {
+function allPages(query: { view: RunView; search?: string; projectPath?: string }, limit = 7): string[] {
   const ids: string[] = [];
   let cursor: string | null = null;
   do {
-    const page = t.store.listRuns({ ...query, limit: 7, ...(cursor !== null && { cursor }) });
+    const page = t.store.listRuns({ ...query, limit, ...(cursor !== null && { cursor }) });
     ids.push(...page.items.map((i) => i.run.id));
     cursor = page.nextCursor;
   } while (cursor !== null);
@@ -186,18 +193,46 @@ describe('search by index agrees with the substring scan', () => {
     expect(modes.filter((m) => m === 'scan').length).toBeGreaterThan(5);
   });
 
-  it('in the All view, 3+ character needles take both plans: common ones the newest-first scan, rare ones the index', () => {
+  it('in the All view, 3+ character needles take both plans: more than a page of candidates the walk, fewer the index', () => {
     const ctx = createContext(t.store.db, t.clock, DEFAULT_DISPLAY_OPTIONS, null);
     const indexed = needles()
       .map((n) => n.trim().toLowerCase())
       .filter((n) => searchMode(n) === 'index');
-    const plans = indexed.map((n) => searchPlan(ctx, 'all', n));
-    expect(plans.filter((p) => p === 'scan').length).toBeGreaterThan(10);
+    const plans = indexed.map((n) => searchPlan(ctx, 'all', n, 7));
+    expect(plans.filter((p) => p === 'walk').length).toBeGreaterThan(10);
     expect(plans.filter((p) => p === 'index').length).toBeGreaterThan(10);
-    // A needle only the project path holds (every run of that project) is common too.
-    expect(searchPlan(ctx, 'all', path.basename(otherProject).toLowerCase())).toBe('scan');
+    // A needle only the project path holds (every run of that project) takes the unbounded scan.
+    expect(searchPlan(ctx, 'all', path.basename(otherProject).toLowerCase(), 7)).toBe('scan');
     // Other views keep the index: their rows are a subset, so a newest-first walk would not stop early.
-    for (const n of indexed) expect(searchPlan(ctx, 'completed', n)).toBe('index');
+    for (const n of indexed) expect(searchPlan(ctx, 'completed', n, 7)).toBe('index');
+  });
+
+  it('a walk whose window holds less than a page falls back to the index: same rows at every page size', () => {
+    // 160 runs: a window of searchWalkRows(limit) runs is smaller than the store for pages of 1 and 2,
+    // so walks both fill pages and fall back (the page of 7 above always walks the whole store).
+    expect(searchWalkRows(1)).toBeLessThan(160);
+    const ctx = createContext(t.store.db, t.clock, DEFAULT_DISPLAY_OPTIONS, null);
+    const floor = t.store.db.prepare(walkFloorSql({ project: false, cursor: false }));
+    expect(floor.get({ walkRows: searchWalkRows(1) })).toBeDefined();
+    let walked = 0;
+    for (const needle of needles()) {
+      const lowered = needle.trim().toLowerCase();
+      if (searchMode(lowered) === 'index' && searchPlan(ctx, 'all', lowered, 1) === 'walk') walked += 1;
+      for (const projectPath of [undefined, otherProject]) {
+        const want = expected('all', needle, projectPath);
+        for (const limit of [1, 2]) {
+          const got = allPages(
+            { view: 'all', search: needle, ...(projectPath !== undefined && { projectPath }) },
+            limit,
+          );
+          expect(
+            got,
+            `search ${JSON.stringify(needle)}, project ${projectPath ?? 'any'}, page ${limit}`,
+          ).toEqual(want);
+        }
+      }
+    }
+    expect(walked).toBeGreaterThan(10);
   });
 
   it.each(views)('view %s: every needle, all projects and one project, paged', (view) => {
@@ -244,6 +279,43 @@ describe('search by index agrees with the substring scan', () => {
           `${view} ${project}: ${plan}`,
         ).toEqual([]);
       }
+    }
+  });
+});
+
+describe('search plans are remembered per needle for a while', () => {
+  it('a stale plan costs time, never rows; after SEARCH_PLAN_TTL_MS the needle is counted again', () => {
+    const s = createTempStore();
+    try {
+      const ctx = createContext(s.store.db, s.clock, DEFAULT_DISPLAY_OPTIONS, null);
+      const make = (n: number) => {
+        for (let i = 0; i < n; i += 1) reserve(s, { title: `quokka ${i}`, workflow: 'w' });
+      };
+      make(3);
+      expect(searchPlan(ctx, 'all', 'quokka', 5)).toBe('index');
+      make(10);
+      // Remembered: still the index, which now sorts 13 candidates — and the store's own plan agrees.
+      expect(searchPlan(ctx, 'all', 'quokka', 5)).toBe('index');
+      const newest = s.store.listRuns({ view: 'all', limit: 50 }).items.map((i) => i.run.id);
+      const paged: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = s.store.listRuns({
+          view: 'all',
+          limit: 5,
+          search: 'QUOKKA',
+          ...(cursor !== null && { cursor }),
+        });
+        paged.push(...page.items.map((i) => i.run.id));
+        cursor = page.nextCursor;
+      } while (cursor !== null);
+      expect(paged).toEqual(newest);
+      s.clock.advance(SEARCH_PLAN_TTL_MS);
+      expect(searchPlan(ctx, 'all', 'quokka', 5)).toBe('walk');
+      // Per page size: a page of 20 holds all 13.
+      expect(searchPlan(ctx, 'all', 'quokka', 20)).toBe('index');
+    } finally {
+      s.cleanup();
     }
   });
 });
