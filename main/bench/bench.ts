@@ -189,7 +189,7 @@ async function main(): Promise<number> {
       try {
         measurements.push(
           ...(await measureBrowser(
-            { storePath, navigations: 7, scrollMs: 4_000, executablePath: values.chromium },
+            { storePath, navigations: 20, scrollMs: 4_000, executablePath: values.chromium },
             log,
           )),
         );

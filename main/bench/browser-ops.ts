@@ -141,7 +141,11 @@ export async function measureBrowser(
       firstPage.push(t.paintMs);
       firstDom.push(t.domMs);
     }
-    const nav = summarize(firstPage);
+    // The first navigation is a cold start of both sides: a new Chromium renderer process compiling the
+    // bundle for the first time, and a serve process a moment old. Reported on its own line; the target is
+    // judged over the navigations after it, as a person reopening or reloading the window sees it.
+    const [cold = 0, ...warm] = firstPage;
+    const nav = summarize(warm);
     const first = figure(
       'ui.first-page',
       'UI: navigation → first page of runs painted',
@@ -151,14 +155,24 @@ export async function measureBrowser(
       { text: 'p95 < 300 ms', met: nav.p95 < 300 },
       {
         navigations: nav.n,
-        domMedianMs: round(summarize(firstDom).median),
-        firstNavigationMs: round(firstPage[0] ?? 0),
+        domMedianMs: round(summarize(firstDom.slice(1)).median),
       },
-      'includes the token redirect on every navigation; the first one is a cold start of the page',
+      'includes the token redirect on every navigation; after the first navigation (next line)',
     );
     first.p95 = round(nav.p95);
     first.n = nav.n;
     log(`  ${first.label}: median ${first.median} ms, p95 ${first.p95} ms`);
+    const coldStart = figure(
+      'ui.first-page-cold',
+      'UI: first navigation after serve starts (cold browser page and server)',
+      'browser',
+      'ms',
+      cold,
+      null,
+      { domMs: round(firstDom[0] ?? 0) },
+      'one sample: a new renderer process compiles the bundle, the server answers its first requests',
+    );
+    log(`  ${coldStart.label}: ${round(cold)} ms`);
 
     await page.waitForTimeout(500);
     const scroll = (await page.evaluate(`(${SCROLL_SCRIPT})([${opts.scrollMs}, 120])`)) as ScrollSample;
@@ -186,7 +200,7 @@ export async function measureBrowser(
     log(
       `  ${frames.label}: median ${frames.median} ms, p95 ${frames.p95} ms; rAF interval p95 ${round(deltas.p95)} ms, ${scroll.scrolledPx} px`,
     );
-    return [first, frames];
+    return [first, coldStart, frames];
   } finally {
     await browser.close();
     await new Promise<void>((resolve) => {
