@@ -48,7 +48,7 @@ describe('store hygiene worker', () => {
     // A second connection (a runner) reads everything; the store is whole.
     const other = t.reopen();
     try {
-      expect(other.getSetting('k1499')).toBe(note);
+      expect(other.getSetting('k1499', null)).toBe(note);
     } finally {
       other.close();
     }
