@@ -26,6 +26,10 @@ export interface ProjectSummary extends Project {
 }
 
 /** Views of the window (SPEC §7); each maps to a display-status filter. */
+/** Runs per page the window's list asks for, and notifications its panel keeps (the host reads both first). */
+export const LIST_PAGE_SIZE = 200;
+export const NOTIFICATION_HISTORY = 200;
+
 export const RUN_VIEWS = ['needs-you', 'running', 'queued', 'parked', 'stale', 'failed', 'all'] as const;
 export type RunView = (typeof RUN_VIEWS)[number];
 

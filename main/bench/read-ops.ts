@@ -3,13 +3,14 @@
  * the same rows (run + project path + queue entry + lease) with better-sqlite3 and no application code.
  */
 import type Database from 'better-sqlite3';
+import { LIST_PAGE_SIZE } from '../../shared/views';
 import type { RunStore } from '../store';
 import type { ListRunsQuery } from '../store';
 import { readMeasurement, type Measurement } from './report-model';
 import { measurePaired, round, summarize, timeMs } from './stats';
 
 /** The UI's page size (renderer RunListState). */
-export const PAGE = 200;
+export const PAGE = LIST_PAGE_SIZE;
 const UNATTENDED_MS = 5 * 60_000;
 
 const BASE_SELECT = `SELECT r.*, p.canonical_path AS project_path,

@@ -9,7 +9,7 @@ import type { Response } from '../../shared/contract';
 import { worstTrayState } from '../../shared/display-status';
 import type { Actor } from '../../shared/domain';
 import type { Result } from '../../shared/errors';
-import type { Settings } from '../../shared/views';
+import { LIST_PAGE_SIZE, NOTIFICATION_HISTORY, type Settings } from '../../shared/views';
 import {
   isProcessAlive,
   openStore,
@@ -38,10 +38,10 @@ const NOTICE_ACTOR: Actor = { type: 'host', id: 'notifier', surface: 'sweeper' }
  * cached pages. Cold, at 100k runs, the first page took ~45 ms and the project list ~80 ms.
  */
 const WARM_UP_READS: ReadonlyArray<readonly [Channel, unknown]> = [
-  ['runs:list', { view: 'needs-you', limit: 200 }],
-  ['runs:list', { view: 'all', limit: 200 }],
+  ['runs:list', { view: 'needs-you', limit: LIST_PAGE_SIZE }],
+  ['runs:list', { view: 'all', limit: LIST_PAGE_SIZE }],
   ['projects:list', {}],
-  ['notifications:list', { limit: 200 }],
+  ['notifications:list', { limit: NOTIFICATION_HISTORY }],
 ];
 
 /** How the host opens the store: shared with the benchmark, so it measures the connection the app uses. */

@@ -16,6 +16,7 @@
  */
 import { createRequire } from 'node:module';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
+import { CHECKPOINT_PRAGMA, SEARCH_MERGE_SQL } from './maintenance';
 import type { RunStore } from './run-store';
 
 /** SQLite's default `wal_autocheckpoint`, restored when the worker is not running. */
@@ -65,7 +66,8 @@ type WorkerMessage = { type: 'ready' } | { type: 'round'; result: HygieneResult;
 
 /**
  * The worker, as CommonJS source run with `eval: true`: no second bundle entry for electron-vite, the CLI
- * build and vitest to agree on. It loads the very better-sqlite3 the main thread resolved. busy_timeout 0:
+ * build and vitest to agree on. It loads the very better-sqlite3 the main thread resolved, and runs the same
+ * statements as maintenance.ts (interpolated, not copied). busy_timeout 0:
  * a merge never waits for the write lock, it waits for the next round.
  */
 const WORKER_SOURCE = `
@@ -77,7 +79,7 @@ const db = new Database(workerData.file, {
   ...(workerData.nativeBinding ? { nativeBinding: workerData.nativeBinding } : {}),
 });
 db.pragma('synchronous = FULL');
-const merge = db.prepare("INSERT INTO run_search(run_search, rank) VALUES ('merge', ?)");
+const merge = db.prepare(${JSON.stringify(SEARCH_MERGE_SQL)});
 const totalChanges = db.prepare('SELECT total_changes() AS n').pluck();
 const mergeOnce = () => {
   const before = totalChanges.get();
@@ -93,7 +95,7 @@ const mergeOnce = () => {
 const round = (requestId) => {
   const started = performance.now();
   const merged = mergeOnce();
-  const row = db.pragma('wal_checkpoint(PASSIVE)')[0] || {};
+  const row = db.pragma(${JSON.stringify(CHECKPOINT_PRAGMA)})[0] || {};
   const result = {
     walPages: Math.max(0, row.log || 0),
     checkpointed: Math.max(0, row.checkpointed || 0),

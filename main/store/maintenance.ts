@@ -30,8 +30,13 @@ export function pruneTerminalRuns(
   return ids.length;
 }
 
+/** A passive checkpoint: copies what it can of the WAL back, never takes the write lock, never waits. */
+export const CHECKPOINT_PRAGMA = 'wal_checkpoint(PASSIVE)';
+/** One bounded round of search-index merging (FTS5 `merge`): at most `?` leaf pages of work. */
+export const SEARCH_MERGE_SQL = `INSERT INTO run_search(run_search, rank) VALUES ('merge', ?)`;
+
 export function checkpoint(ctx: StoreContext): { walPages: number; checkpointed: number } {
-  const rows = ctx.db.pragma('wal_checkpoint(PASSIVE)') as Array<{
+  const rows = ctx.db.pragma(CHECKPOINT_PRAGMA) as Array<{
     busy: number;
     log: number;
     checkpointed: number;
@@ -48,7 +53,7 @@ export function mergeSearchIndex(ctx: StoreContext, pages: number): boolean {
   if (!Number.isSafeInteger(pages) || pages <= 0) throw new RangeError(`merge pages: ${pages}`);
   const totalChanges = () => (ctx.prep('SELECT total_changes() AS n').get() as { n: number }).n;
   const before = totalChanges();
-  ctx.prep(`INSERT INTO run_search(run_search, rank) VALUES ('merge', ?)`).run(pages);
+  ctx.prep(SEARCH_MERGE_SQL).run(pages);
   // The FTS5 documentation's test for "did it do anything": more than the command's own row changed.
   return totalChanges() - before > 1;
 }

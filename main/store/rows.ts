@@ -66,6 +66,8 @@ export interface RunRow {
 /** Columns of `runs` joined with its project path; every run read uses this list. */
 export const RUN_COLUMNS = `r.*, p.canonical_path AS project_path`;
 export const RUN_FROM = `runs r JOIN projects p ON p.id = r.project_id`;
+/** RUN_FROM walking `runs_search_walk` (migration 0005): a substring walk over all runs (run-queries.ts). */
+export const RUN_FROM_SEARCH_WALK = `runs r INDEXED BY runs_search_walk JOIN projects p ON p.id = r.project_id`;
 
 export function parseJson(text: string | null): unknown {
   if (text === null) return null;

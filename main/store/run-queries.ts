@@ -11,7 +11,14 @@ import { VIEW_STATUSES } from '../../shared/views';
 import { listAttempts } from './attempts';
 import { runEvents } from './events';
 import { allProjects, filterPath, findProjectByPath } from './projects';
-import { RUN_COLUMNS, RUN_FROM, toSubmission, type RunRow, type SubmissionRow } from './rows';
+import {
+  RUN_COLUMNS,
+  RUN_FROM,
+  RUN_FROM_SEARCH_WALK,
+  toSubmission,
+  type RunRow,
+  type SubmissionRow,
+} from './rows';
 import { loadDisplaySnapshot, loadDisplaySnapshots, loadRunRow, loadSnapshot } from './run-state';
 import type {
   AttentionSummary,
@@ -258,7 +265,7 @@ export function listRunsSql(
   // other views filter on columns this index does not hold.)
   const from =
     view === 'all' && opts.search && opts.indexedSearch !== true && !opts.project
-      ? RUN_FROM.replace(/^runs r\b/, 'runs r INDEXED BY runs_search_walk')
+      ? RUN_FROM_SEARCH_WALK
       : RUN_FROM;
   return `SELECT ${RUN_COLUMNS} FROM ${from} WHERE ${where.join(' AND ')} ORDER BY r.id DESC LIMIT @limit`;
 }

@@ -2,8 +2,7 @@
 import type { RunwardenApi } from '../../../../shared/contract';
 import type { Notification } from '../../../../shared/domain';
 import type { ErrorInfo } from '../../../../shared/errors';
-
-const HISTORY = 200;
+import { NOTIFICATION_HISTORY } from '../../../../shared/views';
 
 export class NotificationsState {
   items = $state.raw<Notification[]>([]);
@@ -17,7 +16,7 @@ export class NotificationsState {
   }
 
   async load(): Promise<void> {
-    const result = await this.#api.listNotifications({ limit: HISTORY });
+    const result = await this.#api.listNotifications({ limit: NOTIFICATION_HISTORY });
     if (result.ok) {
       this.items = result.value;
       this.error = null;

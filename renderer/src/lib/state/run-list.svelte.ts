@@ -4,7 +4,7 @@
  */
 import type { RunwardenApi } from '../../../../shared/contract';
 import type { ErrorInfo } from '../../../../shared/errors';
-import type { RunListItem, RunView } from '../../../../shared/views';
+import { LIST_PAGE_SIZE, type RunListItem, type RunView } from '../../../../shared/views';
 
 export interface ListQuery {
   view: RunView;
@@ -39,7 +39,7 @@ export class RunListState {
   #refreshing: Promise<void> | null = null;
   #refreshAgain = false;
 
-  constructor(api: RunwardenApi, pageSize = 200) {
+  constructor(api: RunwardenApi, pageSize = LIST_PAGE_SIZE) {
     this.#api = api;
     this.#pageSize = Math.min(pageSize, MAX_PAGE);
   }
