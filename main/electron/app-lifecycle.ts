@@ -4,7 +4,6 @@
  * that disposes everything. Thin on purpose: every decision lives in a module tested on its own.
  */
 import { app, dialog, ipcMain, Notification, session } from 'electron';
-import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { PUSH_CHANNEL_PREFIX, type PushEvent } from '../../shared/channel-names';
 import type { Pushes } from '../../shared/contract';
@@ -16,7 +15,6 @@ import { DEEP_LINK_SCHEME, findDeepLink, parseDeepLink } from './deep-link';
 import { DisposableStore } from './disposables';
 import { isTrustedSender, registerIpcHandlers } from './ipc-main';
 import { applyLaunchAtLogin, startsHidden } from './login-item';
-import { chooseNativeBinding } from './native-binding';
 import { createNotifier } from './notifier';
 import { guardSession, guardWebContents } from './security-guards';
 import { createRunwardenTray, TRAY_MENU_RUNS, type RunwardenTray } from './tray';
@@ -165,18 +163,6 @@ export function runApp(mainModuleUrl: string): void {
     .then(() => {
       guardSession(session.defaultSession, new URL('./', entry.indexUrl).href);
 
-      const binding = chooseNativeBinding({
-        isPackaged: app.isPackaged,
-        env: process.env,
-        appPath: app.getAppPath(),
-        electronVersion: process.versions.electron ?? 'unknown',
-        exists: existsSync,
-      });
-      if (binding.kind === 'missing') {
-        fail('Runwarden cannot start', binding.message);
-        return;
-      }
-
       const notifier = createNotifier({
         create: (options) => new Notification(options),
         isSupported: () => Notification.isSupported(),
@@ -194,7 +180,6 @@ export function runApp(mainModuleUrl: string): void {
           notifier,
           push,
           onSettingsChanged,
-          ...(binding.kind === 'file' && { nativeBinding: binding.path }),
         });
       } catch (error) {
         log('runwarden: the store could not be opened', error);

@@ -56,12 +56,12 @@ export const HOST_STORE_OPTIONS = {
  * Starts the store hygiene worker for a host's store, or returns null for a read-only one. Failures are
  * logged, not thrown: without the worker, the sweeper and SQLite's auto-checkpoint do the work inline.
  */
-export function startHostHygiene(store: RunStore, nativeBinding?: string): HygieneWorker | null {
+export function startHostHygiene(store: RunStore): HygieneWorker | null {
   if (store.mode !== 'read-write') return null;
   const onError = (error: Error) =>
     console.warn(`runwarden: store hygiene is back on the main thread: ${error.message}`);
   try {
-    return startHygieneWorker(store, { onError, ...(nativeBinding !== undefined && { nativeBinding }) });
+    return startHygieneWorker(store, { onError });
   } catch (error) {
     onError(error as Error);
     return null;
@@ -73,7 +73,6 @@ export function createAppHost(options: AppHostOptions): AppHost {
   const store: RunStore = openStore(options.storePath, {
     clock,
     ...HOST_STORE_OPTIONS,
-    ...(options.nativeBinding !== undefined && { nativeBinding: options.nativeBinding }),
   });
   let hygieneWorker: HygieneWorker | null = null;
   let settings: Settings = loadSettings(store);
@@ -186,7 +185,7 @@ export function createAppHost(options: AppHostOptions): AppHost {
       return result;
     },
     start() {
-      hygieneWorker ??= startHostHygiene(store, options.nativeBinding);
+      hygieneWorker ??= startHostHygiene(store);
       pushStoreStatus();
       sweeper.start();
       pushAttention();

@@ -37,8 +37,6 @@ export interface AppHostOptions {
   notifier: Notifier;
   push: PushSink;
   onSettingsChanged?: (settings: Settings) => void;
-  /** better-sqlite3 native binding built for Electron's ABI (STACK.md pitfall 3). */
-  nativeBinding?: string;
 }
 
 export interface AppHost {

@@ -41,7 +41,6 @@ export interface HygieneResult {
 
 export interface HygieneWorkerOptions {
   intervalMs?: number;
-  nativeBinding?: string;
   /** The worker stopped unexpectedly (auto-checkpoint is back on by then). */
   onError?: (error: Error) => void;
   onRound?: (result: HygieneResult) => void;
@@ -73,11 +72,7 @@ type WorkerMessage = { type: 'ready' } | { type: 'round'; result: HygieneResult;
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.modulePath);
-const db = new Database(workerData.file, {
-  fileMustExist: true,
-  timeout: 0,
-  ...(workerData.nativeBinding ? { nativeBinding: workerData.nativeBinding } : {}),
-});
+const db = new Database(workerData.file, { fileMustExist: true, timeout: 0 });
 db.pragma('synchronous = FULL');
 const merge = db.prepare(${JSON.stringify(SEARCH_MERGE_SQL)});
 const totalChanges = db.prepare('SELECT total_changes() AS n').pluck();
@@ -125,7 +120,6 @@ export function startHygieneWorker(store: RunStore, options: HygieneWorkerOption
     workerData: {
       modulePath,
       file: store.path,
-      nativeBinding: options.nativeBinding ?? null,
       intervalMs: options.intervalMs ?? DEFAULT_INTERVAL_MS,
       mergePages: SEARCH_MERGE_PAGES,
     },

@@ -26,7 +26,6 @@ const QUICK_CHECK_MAX_BYTES = 32 * 1024 * 1024;
 export interface OpenStoreOptions {
   clock?: Clock;
   readonly?: boolean;
-  nativeBinding?: string;
   /** busy_timeout in ms (default 5000, SPEC §2). Tests lower it to keep a "locked" case fast. */
   busyTimeoutMs?: number;
   /**
@@ -222,14 +221,14 @@ function applyPragmas(db: Database.Database, busyTimeoutMs: number, writable: bo
 }
 
 /** A read-only copy in memory, for a folder where SQLite cannot create its -wal/-shm files. */
-function openSnapshot(file: string, nativeBinding: string | undefined): Database.Database {
+function openSnapshot(file: string): Database.Database {
   const bytes = fs.readFileSync(file);
   // An in-memory database cannot use WAL: mark the copy as rollback-journal (bytes 18-19). The file is untouched.
   if (bytes.length >= 20 && bytes[18] === 2) {
     bytes[18] = 1;
     bytes[19] = 1;
   }
-  return new Database(bytes, { readonly: true, ...(nativeBinding ? { nativeBinding } : {}) });
+  return new Database(bytes, { readonly: true });
 }
 
 /** Opens (creating if needed) the store at `storePath`. See the module comment for the bad-file rules. */
@@ -247,7 +246,6 @@ export function openStore(storePath: string, opts: OpenStoreOptions = {}): RunSt
       return false;
     }
   };
-  const binding = opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {};
   const displayOptions = opts.displayOptions ?? DEFAULT_DISPLAY_OPTIONS;
 
   if (!fs.existsSync(file)) {
@@ -286,8 +284,8 @@ export function openStore(storePath: string, opts: OpenStoreOptions = {}): RunSt
     try {
       db =
         dirWritable || fs.existsSync(`${file}-shm`)
-          ? new Database(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs, ...binding })
-          : openSnapshot(file, opts.nativeBinding);
+          ? new Database(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs })
+          : openSnapshot(file);
       identity = readIdentity(db, probe.fileSize <= QUICK_CHECK_MAX_BYTES, file);
     } catch (error) {
       throw mapOpenError(error, file, busyTimeoutMs);
@@ -337,12 +335,12 @@ export function openStore(storePath: string, opts: OpenStoreOptions = {}): RunSt
     if (mode === 'read-only') {
       db =
         dirWritable || fs.existsSync(`${file}-shm`)
-          ? new Database(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs, ...binding })
-          : openSnapshot(file, opts.nativeBinding);
+          ? new Database(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs })
+          : openSnapshot(file);
       applyPragmas(db, busyTimeoutMs, false);
       db.prepare('SELECT count(*) FROM sqlite_master').get();
     } else {
-      db = new Database(file, { fileMustExist: true, timeout: busyTimeoutMs, ...binding });
+      db = new Database(file, { fileMustExist: true, timeout: busyTimeoutMs });
       try {
         db.pragma(`busy_timeout = ${busyTimeoutMs}`);
         migrate(db, MIGRATIONS, file);

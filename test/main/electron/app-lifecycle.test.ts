@@ -2,7 +2,6 @@
  * The lifecycle wiring with a fake `electron`, a fake host and a fake store path: what Electron would do on
  * start, second launch, deep link, push and quit, driven by emitting the events the real app emits.
  */
-import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CHANNELS, type Channel } from '../../../shared/channel-names';
@@ -79,12 +78,10 @@ function loadPage(window: BrowserWindow | undefined): FakeWebContents {
 beforeEach(() => {
   resetFakeElectron();
   Object.assign(hostState, { options: null, throwOnCreate: null, started: 0, disposed: 0, dispatched: [] });
-  process.env.RUNWARDEN_NATIVE_BINDING = fileURLToPath(import.meta.url);
 });
 
 afterEach(() => {
   process.argv = savedArgv;
-  delete process.env.RUNWARDEN_NATIVE_BINDING;
 });
 
 describe('runApp', () => {
@@ -104,7 +101,6 @@ describe('runApp', () => {
       storePath: '/home/me/.local/share/runwarden/state.sqlite',
       surface: 'app',
       actorId: os.userInfo().username,
-      nativeBinding: fileURLToPath(import.meta.url),
     });
     expect([...ipcMain.handlers.keys()].toSorted()).toEqual([...CHANNELS].toSorted());
     expect(window?.loadedFile).toBe('/opt/Runwarden/resources/app.asar/out/renderer/index.html');
@@ -114,11 +110,10 @@ describe('runApp', () => {
     expect(app.protocolClients).toEqual([]);
   });
 
-  it('a packaged app registers the runwarden:// scheme and uses the rebuilt addon', async () => {
+  it('a packaged app registers the runwarden:// scheme', async () => {
     app.isPackaged = true;
     await started();
     expect(app.protocolClients).toEqual(['runwarden']);
-    expect(hostState.options?.nativeBinding).toBeUndefined();
   });
 
   it('guards every web contents created later (navigation, new windows)', async () => {
@@ -214,12 +209,5 @@ describe('runApp', () => {
     ]);
     expect(app.quitCalls).toBe(1);
     expect(BrowserWindow.created).toHaveLength(0);
-  });
-
-  it('without the Electron-ABI addon in development it says to use npm start', async () => {
-    process.env.RUNWARDEN_NATIVE_BINDING = '/nonexistent/better_sqlite3.node';
-    await started();
-    expect(dialog.errors[0]?.content).toMatch(/npm start/);
-    expect(hostState.options).toBeNull();
   });
 });

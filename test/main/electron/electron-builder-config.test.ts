@@ -3,7 +3,8 @@
  * own loader, checked against app-builder-lib's scheme.json with ajv (draft-07) and with electron-builder's
  * own validator, then the settings that matter for security and for the native addon asserted.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
+import { join, relative } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import Ajv from 'ajv';
@@ -19,11 +20,13 @@ interface BuilderConfig {
   asar?: boolean;
   asarUnpack?: string[];
   npmRebuild?: boolean;
+  nodeGypRebuild?: boolean;
+  buildDependenciesFromSource?: boolean;
   protocols?: Array<{ name: string; schemes: string[] }>;
   electronFuses?: Record<string, boolean>;
-  linux?: { target?: string[]; icon?: string };
-  mac?: { target?: string[]; entitlements?: string; hardenedRuntime?: boolean };
-  win?: { target?: string[] };
+  linux?: { target?: string[]; icon?: string; files?: string[] };
+  mac?: { target?: string[]; entitlements?: string; hardenedRuntime?: boolean; files?: string[] };
+  win?: { target?: string[]; files?: string[] };
   [key: string]: unknown;
 }
 
@@ -32,6 +35,24 @@ const builderConfig = require('app-builder-lib/out/util/config/config.js') as {
   validateConfiguration(config: BuilderConfig, debugLogger: unknown): Promise<void>;
 };
 const { DebugLogger } = require('builder-util') as { DebugLogger: new (enabled: boolean) => unknown };
+type FileFilter = (file: string, stat: Stats) => boolean;
+const fileMatcher = require('app-builder-lib/out/fileMatcher.js') as {
+  getNodeModuleFileMatcher(
+    appDir: string,
+    destination: string,
+    macroExpander: (pattern: string) => string,
+    platformOptions: { files?: string[] },
+    packager: { config: BuilderConfig; debugLogger: { isEnabled: boolean } },
+  ): { createFilter(): FileFilter };
+};
+
+function walk(dir: string): Array<{ path: string; stat: Stats }> {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    const stat = statSync(path);
+    return stat.isDirectory() ? walk(path) : [{ path, stat }];
+  });
+}
 
 let config: BuilderConfig;
 
@@ -78,12 +99,43 @@ describe('electron-builder.yml', () => {
     expect(config.electronFuses?.[fuse]).toBe(value);
   });
 
-  it('packs the built app into asar and unpacks the native addon', () => {
+  it('packs the built app into asar, unpacks the native addon, and never rebuilds it', () => {
     expect(config.asar).toBe(true);
-    expect(config.npmRebuild).toBe(true);
-    expect(config.asarUnpack).toContain('**/node_modules/better-sqlite3/**/*.node');
-    expect(filePatterns(config.files)).toEqual(expect.arrayContaining(['out/**', 'package.json']));
+    expect(config.npmRebuild).toBe(false);
+    expect(config.nodeGypRebuild).toBe(false);
+    expect(config.buildDependenciesFromSource).toBe(false);
+    expect(config.asarUnpack).toContain('**/node_modules/better-sqlite3/prebuilds/*.node');
+    expect(filePatterns(config.files)).toEqual(
+      expect.arrayContaining(['out/main/**', 'out/preload/**', 'out/renderer/**', 'package.json']),
+    );
+    // The CLI and the benchmark are built into out/ too, but are not part of the app.
+    expect(filePatterns(config.files)).not.toContain('out/**');
   });
+
+  it.each([
+    ['linux', 'x64', 'linux-x64.node'],
+    ['linux', 'arm64', 'linux-arm64.node'],
+    ['mac', 'arm64', 'darwin-arm64.node'],
+    ['mac', 'x64', 'darwin-x64.node'],
+    ['win', 'x64', 'win32-x64.node'],
+  ] as const)(
+    "%s %s packs better-sqlite3's %s only, without its sources (electron-builder's own node_modules filter)",
+    (platform, arch, binary) => {
+      const packageDir = join(root, 'node_modules', 'better-sqlite3');
+      const macro = (pattern: string) => pattern.replaceAll('${arch}', arch);
+      const matcher = fileMatcher.getNodeModuleFileMatcher(root, '/app', macro, config[platform] ?? {}, {
+        config,
+        debugLogger: { isEnabled: false },
+      });
+      const keep = matcher.createFilter();
+      const packed = walk(packageDir)
+        .filter(({ path, stat }) => keep(path, stat))
+        .map(({ path }) => relative(packageDir, path));
+      expect(packed.filter((file) => file.startsWith('prebuilds/'))).toEqual([`prebuilds/${binary}`]);
+      expect(packed.some((file) => file.startsWith('deps/') || file.startsWith('src/'))).toBe(false);
+      expect(packed).toEqual(expect.arrayContaining(['package.json', 'lib/index.js', 'lib/binding.js']));
+    },
+  );
 
   it('ships the entry package.json points at', () => {
     const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { main: string };

@@ -1,12 +1,6 @@
 import type Electron from 'electron';
 import { describe, expect, it, vi } from 'vitest';
 import { applyLaunchAtLogin, HIDDEN_ARG, startsHidden } from '../../../main/electron/login-item';
-import {
-  chooseNativeBinding,
-  electronNativeBindingPath,
-  NATIVE_BINDING_ENV,
-  type NativeBindingFacts,
-} from '../../../main/electron/native-binding';
 import { DisposableStore } from '../../../main/electron/disposables';
 
 describe('applyLaunchAtLogin', () => {
@@ -28,50 +22,7 @@ describe('applyLaunchAtLogin', () => {
     expect(startsHidden(['app'], false)).toBe(false);
   });
 });
-
-const facts = (overrides: Partial<NativeBindingFacts> = {}): NativeBindingFacts => ({
-  isPackaged: false,
-  env: {},
-  appPath: '/work/runwarden',
-  electronVersion: '45.5.0',
-  exists: () => true,
-  ...overrides,
-});
-
-describe('chooseNativeBinding (STACK.md pitfall 3)', () => {
-  it('a packaged app uses the addon electron-builder rebuilt', () => {
-    expect(
-      chooseNativeBinding(facts({ isPackaged: true, env: { [NATIVE_BINDING_ENV]: '/x.node' } })),
-    ).toEqual({
-      kind: 'default',
-    });
-  });
-
-  it('development uses the path npm start passed', () => {
-    expect(chooseNativeBinding(facts({ env: { [NATIVE_BINDING_ENV]: '/cache/b.node' } }))).toEqual({
-      kind: 'file',
-      path: '/cache/b.node',
-    });
-  });
-
-  it('development falls back to the cache folder for this Electron version', () => {
-    expect(chooseNativeBinding(facts())).toEqual({
-      kind: 'file',
-      path: '/work/runwarden/.cache/electron-native/45.5.0/better_sqlite3.node',
-    });
-    expect(electronNativeBindingPath('/p', '45.5.0')).toBe(
-      '/p/.cache/electron-native/45.5.0/better_sqlite3.node',
-    );
-  });
-
-  it('a missing addon is reported with how to fix it (never the Node-ABI copy)', () => {
-    const choice = chooseNativeBinding(facts({ exists: () => false }));
-    expect(choice.kind).toBe('missing');
-    expect(choice.kind === 'missing' && choice.message).toMatch(/npm start/);
-  });
-});
-
-describe('DisposableStore (STYLE.md point 12)', () => {
+describe('DisposableStore', () => {
   it('disposes newest first, once, and keeps going when one fails', () => {
     const errors: unknown[] = [];
     const order: string[] = [];
