@@ -161,7 +161,7 @@ export function runApp(mainModuleUrl: string): void {
   app
     .whenReady()
     .then(() => {
-      guardSession(session.defaultSession, new URL('./', entry.indexUrl).href);
+      guardSession(session.defaultSession, entry.indexUrl);
 
       const notifier = createNotifier({
         create: (options) => new Notification(options),

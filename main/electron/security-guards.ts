@@ -7,22 +7,34 @@ import type { Session, WebContents } from 'electron';
 import { CONTENT_SECURITY_POLICY_HEADER } from '../../shared/csp';
 import type { Disposer } from './disposables';
 
-/** A URL's path with percent-escapes decoded (Chromium and Node escape some characters of a path differently). */
-function decodedPath(url: URL): string | null {
+/**
+ * A file URL's path as the file system compares it: percent-escapes decoded (Chromium and Node escape some
+ * characters of a path differently), and case-folded on Windows. There paths are case-insensitive, and the
+ * two sides disagree in practice: Chromium upper-cases the drive letter of the page it loaded while Node
+ * keeps the case it was started with (`c:\...` from some terminals), so an exact comparison would refuse the
+ * page's own files and every IPC call.
+ */
+export function comparablePath(url: URL, platform: NodeJS.Platform = process.platform): string | null {
   // An escaped separator names no file on disk; refuse it rather than decode it into one.
   if (/%2f|%5c/i.test(url.pathname)) return null;
+  let path: string;
   try {
-    return decodeURIComponent(url.pathname);
+    path = decodeURIComponent(url.pathname);
   } catch {
     return null;
   }
+  return platform === 'win32' ? path.toLowerCase() : path;
 }
 
 /**
  * Checklist 13: navigation stays on our page. Only the app's own index.html (any fragment: the UI routes by
  * hash) is allowed; other files, query strings, other schemes and remote pages are refused.
  */
-export function isAppPageUrl(candidate: string, appIndexUrl: string): boolean {
+export function isAppPageUrl(
+  candidate: string,
+  appIndexUrl: string,
+  platform: NodeJS.Platform = process.platform,
+): boolean {
   let url: URL;
   let app: URL;
   try {
@@ -31,12 +43,13 @@ export function isAppPageUrl(candidate: string, appIndexUrl: string): boolean {
   } catch {
     return false;
   }
+  const path = comparablePath(url, platform);
   return (
     url.protocol === 'file:' &&
-    decodedPath(url) !== null &&
+    path !== null &&
     app.protocol === 'file:' &&
     url.host === app.host &&
-    decodedPath(url) === decodedPath(app) &&
+    path === comparablePath(app, platform) &&
     url.search === '' &&
     url.username === '' &&
     url.password === ''
@@ -47,7 +60,11 @@ export function isAppPageUrl(candidate: string, appIndexUrl: string): boolean {
  * Checklist 1 and 14: the renderer never reaches the network. Our page is `file://`; DevTools and inline
  * `data:`/`blob:` resources are local. Every other scheme (http, https, ws, ftp, ...) is cancelled.
  */
-export function isAllowedRequestUrl(candidate: string, rendererRoot: string): boolean {
+export function isAllowedRequestUrl(
+  candidate: string,
+  rendererRoot: string,
+  platform: NodeJS.Platform = process.platform,
+): boolean {
   let url: URL;
   try {
     url = new URL(candidate);
@@ -56,7 +73,11 @@ export function isAllowedRequestUrl(candidate: string, rendererRoot: string): bo
   }
   // Local files only from the built renderer's folder: a page that was tricked into loading another local
   // file would otherwise run it under `script-src 'self'`, which covers every file:// URL.
-  if (url.protocol === 'file:') return url.pathname.startsWith(new URL(rendererRoot).pathname);
+  if (url.protocol === 'file:') {
+    const path = comparablePath(url, platform);
+    const root = comparablePath(new URL(rendererRoot), platform);
+    return path !== null && root !== null && path.startsWith(root.endsWith('/') ? root : `${root}/`);
+  }
   return url.protocol === 'devtools:' || url.protocol === 'data:' || url.protocol === 'blob:';
 }
 
@@ -119,16 +140,44 @@ export interface GuardedSession {
 }
 
 /**
- * Guards the session: every permission request and check denied (checklist 5: the UI needs none), remote
- * requests cancelled, and the CSP added as a header to anything that does come back over HTTP. Our own
- * page is `file://`, which has no headers: there the meta tag injected at build time applies.
+ * The one permission the UI uses: `clipboard-sanitized-write`, which `navigator.clipboard.writeText` (the
+ * Copy buttons) asks for. Granted only to our own page's main frame; everything else stays denied.
  */
-export function guardSession(session: GuardedSession, rendererRoot: string): void {
-  session.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
-  session.setPermissionCheckHandler(() => false);
+export const GRANTED_PERMISSIONS: ReadonlySet<string> = new Set(['clipboard-sanitized-write']);
+
+export function isPermissionGranted(
+  permission: string,
+  requestingUrl: string | undefined,
+  appIndexUrl: string,
+  platform: NodeJS.Platform = process.platform,
+): boolean {
+  return (
+    GRANTED_PERMISSIONS.has(permission) &&
+    requestingUrl !== undefined &&
+    isAppPageUrl(requestingUrl, appIndexUrl, platform)
+  );
+}
+
+/**
+ * Guards the session: every permission request and check denied (checklist 5) except the clipboard write of
+ * our own page, remote requests cancelled, and the CSP added as a header to anything that does come back over
+ * HTTP. Our own page is `file://`, which has no headers: there the meta tag injected at build time applies.
+ */
+export function guardSession(
+  session: GuardedSession,
+  appIndexUrl: string,
+  platform: NodeJS.Platform = process.platform,
+): void {
+  const rendererRoot = new URL('./', appIndexUrl).href;
+  session.setPermissionRequestHandler((_contents, permission, callback, details) =>
+    callback(isPermissionGranted(permission, details?.requestingUrl, appIndexUrl, platform)),
+  );
+  session.setPermissionCheckHandler((_contents, permission, _origin, details) =>
+    isPermissionGranted(permission, details?.requestingUrl, appIndexUrl, platform),
+  );
   session.setDevicePermissionHandler(() => false);
   session.webRequest.onBeforeRequest((details, callback) => {
-    callback({ cancel: !isAllowedRequestUrl(details.url, rendererRoot) });
+    callback({ cancel: !isAllowedRequestUrl(details.url, rendererRoot, platform) });
   });
   session.webRequest.onHeadersReceived((details, callback) => {
     callback({ responseHeaders: withCspHeader(details.responseHeaders) });

@@ -97,7 +97,7 @@ function guardedContents() {
 
 function guardedSession() {
   const session = new FakeSession();
-  guardSession(session as unknown as GuardedSession, new URL('./', APP).href);
+  guardSession(session as unknown as GuardedSession, APP);
   return session;
 }
 
@@ -190,5 +190,92 @@ describe('guardSession', () => {
     let result: Record<string, string[]> | undefined;
     headers({ responseHeaders: {} }, (r) => (result = r.responseHeaders));
     expect(result?.['Content-Security-Policy']).toEqual([CONTENT_SECURITY_POLICY_HEADER]);
+  });
+});
+
+describe('Windows paths (case-insensitive, as the file system is)', () => {
+  // Started from a terminal that reports `c:\...`, Node's URL has a lower-case drive; Chromium's page URL has it upper-cased.
+  const NODE_SIDE = 'file:///c:/Users/me/runwarden/out/renderer/index.html';
+  const CHROMIUM_SIDE = 'file:///C:/Users/me/runwarden/out/renderer/index.html';
+
+  it('on win32 the page and its files match whatever the drive letter case', () => {
+    expect(isAppPageUrl(`${CHROMIUM_SIDE}#/runs/r1`, NODE_SIDE, 'win32')).toBe(true);
+    expect(isAppPageUrl('file:///C:/USERS/ME/Runwarden/OUT/renderer/INDEX.html', NODE_SIDE, 'win32')).toBe(
+      true,
+    );
+    const root = new URL('./', NODE_SIDE).href;
+    expect(
+      isAllowedRequestUrl('file:///C:/Users/me/runwarden/out/renderer/assets/index.js', root, 'win32'),
+    ).toBe(true);
+    expect(isAllowedRequestUrl('file:///C:/Users/me/Downloads/evil.js', root, 'win32')).toBe(false);
+    expect(isAllowedRequestUrl('file:///C:/Users/me/runwarden/out/renderer-evil/x.js', root, 'win32')).toBe(
+      false,
+    );
+    expect(isAppPageUrl('file:///D:/Users/me/runwarden/out/renderer/index.html', NODE_SIDE, 'win32')).toBe(
+      false,
+    );
+  });
+
+  it('elsewhere case still matters (Linux file systems are case-sensitive)', () => {
+    expect(isAppPageUrl(CHROMIUM_SIDE, NODE_SIDE, 'linux')).toBe(false);
+    expect(isAppPageUrl(APP.replace('renderer', 'Renderer'), APP, 'darwin')).toBe(false);
+  });
+
+  it('a Windows session lets the page load its own files and refuses others', () => {
+    const session = new FakeSession();
+    guardSession(session as unknown as GuardedSession, NODE_SIDE, 'win32');
+    const before = session.webRequest.beforeRequest as unknown as (
+      details: { url: string },
+      cb: (r: { cancel: boolean }) => void,
+    ) => void;
+    const cancelled = (url: string) => {
+      let cancel: boolean | undefined;
+      before({ url }, (r) => (cancel = r.cancel));
+      return cancel;
+    };
+    expect(cancelled(CHROMIUM_SIDE)).toBe(false);
+    expect(cancelled('file:///C:/Users/me/runwarden/out/renderer/assets/app.css')).toBe(false);
+    expect(cancelled('file:///C:/Windows/win.ini')).toBe(true);
+  });
+});
+
+describe('the clipboard write permission (the Copy buttons)', () => {
+  const request = (session: FakeSession, permission: string, details?: { requestingUrl: string }) => {
+    const answers: boolean[] = [];
+    const handler = session.permissionRequest as unknown as (
+      wc: unknown,
+      p: string,
+      cb: (granted: boolean) => void,
+      d?: { requestingUrl: string },
+    ) => void;
+    handler({}, permission, (granted) => answers.push(granted), details);
+    return answers;
+  };
+  const check = (session: FakeSession, permission: string, requestingUrl?: string) =>
+    (session.permissionCheck as unknown as (wc: unknown, p: string, o: string, d: object) => boolean)(
+      null,
+      permission,
+      'file:///',
+      requestingUrl === undefined ? { isMainFrame: true } : { requestingUrl, isMainFrame: true },
+    );
+
+  it('is granted to our page only', () => {
+    const session = guardedSession();
+    expect(request(session, 'clipboard-sanitized-write', { requestingUrl: `${APP}#/runs/r1` })).toEqual([
+      true,
+    ]);
+    expect(check(session, 'clipboard-sanitized-write', APP)).toBe(true);
+    expect(request(session, 'clipboard-sanitized-write', { requestingUrl: 'https://evil.example/' })).toEqual(
+      [false],
+    );
+    expect(check(session, 'clipboard-sanitized-write', 'file:///tmp/other.html')).toBe(false);
+    expect(check(session, 'clipboard-sanitized-write')).toBe(false);
+    expect(request(session, 'clipboard-sanitized-write')).toEqual([false]);
+  });
+
+  it('reading the clipboard stays denied, even to our page', () => {
+    const session = guardedSession();
+    expect(request(session, 'clipboard-read', { requestingUrl: APP })).toEqual([false]);
+    expect(check(session, 'clipboard-read', APP)).toBe(false);
   });
 });
