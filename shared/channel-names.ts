@@ -37,3 +37,9 @@ export type PushEvent = (typeof PUSH_EVENTS)[number];
 
 /** The IPC channel prefix for pushes, so request and push names can never collide. */
 export const PUSH_CHANNEL_PREFIX = 'push:';
+
+/**
+ * The page tells main which pushes it listens to (the events, as a list), each time that set changes: main
+ * holds a run to open until the page listens for `open-run`, instead of guessing from load events.
+ */
+export const LISTENING_CHANNEL = 'app:listening';

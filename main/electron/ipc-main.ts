@@ -5,7 +5,7 @@
  * ever crosses IPC raw: the renderer always gets `{ ok, ... }`.
  */
 import type { IpcMain, IpcMainInvokeEvent } from 'electron';
-import { CHANNELS, type Channel } from '../../shared/channel-names';
+import { CHANNELS, LISTENING_CHANNEL, PUSH_EVENTS, type Channel, type PushEvent } from '../../shared/channel-names';
 import type { ErrorInfo, Result } from '../../shared/errors';
 import type { Disposer } from './disposables';
 import { isAppPageUrl } from './security-guards';
@@ -98,4 +98,50 @@ export function registerIpcHandlers(registration: IpcRegistration): Disposer {
   return () => {
     for (const channel of CHANNELS) registration.ipcMain.removeHandler(channel);
   };
+}
+
+const NOT_LISTENING: ErrorInfo = {
+  code: 'VALIDATION',
+  message: 'The page reported pushes it listens to that do not exist.',
+};
+
+/** The pushes a `LISTENING_CHANNEL` message names, or null when it is not a list of declared pushes. */
+export function parseListening(input: unknown): PushEvent[] | null {
+  if (!Array.isArray(input) || input.length > PUSH_EVENTS.length) return null;
+  const events: PushEvent[] = [];
+  for (const item of input) {
+    const event = PUSH_EVENTS.find((e) => e === item);
+    if (event === undefined) return null;
+    events.push(event);
+  }
+  return events;
+}
+
+/**
+ * Registers the page's "I listen to these pushes" report (see run-opener.ts), with the same sender check as
+ * every contract channel. Returns the disposer.
+ */
+export function registerListeningHandler(
+  registration: Pick<IpcRegistration, 'ipcMain' | 'isTrusted' | 'log'> & {
+    onListening: (events: PushEvent[]) => void;
+  },
+): Disposer {
+  const log = registration.log ?? ((message, error) => console.error(message, error));
+  registration.ipcMain.handle(LISTENING_CHANNEL, (event: InvokeEvent, input: unknown): Result<null> => {
+    let trusted = false;
+    try {
+      trusted = registration.isTrusted(event);
+    } catch (error) {
+      log(`runwarden: sender check for ${LISTENING_CHANNEL} failed`, error);
+    }
+    if (!trusted) {
+      log(`runwarden: refused ${LISTENING_CHANNEL} from an untrusted sender`);
+      return { ok: false, error: FORBIDDEN };
+    }
+    const events = parseListening(input);
+    if (events === null) return { ok: false, error: NOT_LISTENING };
+    registration.onListening(events);
+    return { ok: true, value: null };
+  });
+  return () => registration.ipcMain.removeHandler(LISTENING_CHANNEL);
 }

@@ -10,6 +10,7 @@
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
 import {
   CHANNEL_METHODS,
+  LISTENING_CHANNEL,
   PUSH_CHANNEL_PREFIX,
   PUSH_EVENTS,
   type PushEvent,
@@ -30,17 +31,34 @@ function createPreloadApi(
   for (const [channel, method] of Object.entries(CHANNEL_METHODS)) {
     api[method] = (input: unknown) => renderer.invoke(channel, input);
   }
+  // How many listeners the page has per push; main hears the set of events whenever it changes.
+  const listeners = new Map<PushEvent, number>();
+  const announce = (): void => {
+    const events = [...listeners.keys()];
+    renderer.invoke(LISTENING_CHANNEL, events).catch(() => {
+      // Main answers only our own page; nothing to do if it is gone.
+    });
+  };
   api.on = (event: PushEvent, listener: Listener): (() => void) => {
     if (!isPushEvent(event)) throw new TypeError(`Unknown Runwarden event: ${String(event)}`);
     if (typeof listener !== 'function') throw new TypeError('The listener must be a function.');
     const channel = PUSH_CHANNEL_PREFIX + event;
     const forward = (_event: IpcRendererEvent, payload: unknown): void => listener(payload);
     renderer.on(channel, forward);
+    const before = listeners.get(event) ?? 0;
+    listeners.set(event, before + 1);
+    if (before === 0) announce();
     let subscribed = true;
     return () => {
       if (!subscribed) return;
       subscribed = false;
       renderer.removeListener(channel, forward);
+      const left = (listeners.get(event) ?? 1) - 1;
+      if (left > 0) listeners.set(event, left);
+      else {
+        listeners.delete(event);
+        announce();
+      }
     };
   };
   return Object.freeze(api);
