@@ -1,23 +1,29 @@
 /**
- * The Electron shell's lifecycle (SPEC §1, §7): single-instance lock with deep-link forwarding, the store
+ * The Electron shell's lifecycle: identity and single-instance lock with deep-link forwarding, the store
  * opened through the host services, window + tray + notifications + IPC wired to them, and one quit path
  * that disposes everything. Thin on purpose: every decision lives in a module tested on its own.
  */
-import { app, dialog, ipcMain, Notification, session } from 'electron';
+import { app, dialog, ipcMain, Menu, Notification, session } from 'electron';
 import os from 'node:os';
 import { PUSH_CHANNEL_PREFIX, type PushEvent } from '../../shared/channel-names';
 import type { Pushes } from '../../shared/contract';
-import type { AttentionSummary, Settings } from '../../shared/views';
+import type { Interaction } from '../../shared/domain';
+import type { Settings } from '../../shared/views';
 import { createAppHost } from '../services/app-host';
-import type { AppHost, PushSink } from '../services/host-types';
+import type { AppHost, PushSink, ShellAttention } from '../services/host-types';
 import { resolveStorePath } from '../store';
+import { applyAppIdentity } from './app-identity';
+import { applicationMenu } from './app-menu';
 import { DEEP_LINK_SCHEME, findDeepLink, parseDeepLink } from './deep-link';
 import { DisposableStore } from './disposables';
-import { isTrustedSender, registerIpcHandlers } from './ipc-main';
+import { isTrustedSender, registerIpcHandlers, registerListeningHandler } from './ipc-main';
 import { applyLaunchAtLogin, startsHidden } from './login-item';
-import { createNotifier } from './notifier';
+import { createNotifier, type DesktopNotifier } from './notifier';
+import { createQuickAnswers, type QuickAnswer } from './quick-answers';
+import { createRunOpener } from './run-opener';
 import { guardSession, guardWebContents } from './security-guards';
 import { createRunwardenTray, TRAY_MENU_RUNS, type RunwardenTray } from './tray';
+import { canHideToTray, detectTrayHost, type TrayHost } from './tray-host';
 import { appEntryPoints, createMainWindow, type MainWindow } from './window';
 
 const log = (message: string, error?: unknown): void => {
@@ -47,11 +53,20 @@ export function runApp(mainModuleUrl: string): void {
   let host: AppHost | null = null;
   let mainWindow: MainWindow | null = null;
   let tray: RunwardenTray | null = null;
+  let notifier: DesktopNotifier | null = null;
   let quitting = false;
-  let pageLoaded = false;
-  let pendingRunId: string | null = findDeepLink(process.argv)?.runId ?? null;
+  let attention: ShellAttention | null = null;
+  let notificationsUnavailable: string | null = null;
+  // Until the bus has answered, a Linux desktop is not assumed to show the icon.
+  let trayHost: TrayHost = process.platform === 'linux' ? 'unknown' : 'present';
 
-  // Checklist 4: every renderer sandboxed, whatever a window's options say.
+  // Before the lock: the lock lives in the userData folder, which differs for `npm start` and the installed app.
+  const identity = applyAppIdentity(app, process.platform);
+
+  // Asked early, in parallel with start-up; the answer decides what closing the window does.
+  const trayHostFound = detectTrayHost(process.platform, process.env);
+
+  // Every renderer sandboxed, whatever a window's options say.
   app.enableSandbox();
 
   // A second launch hands its arguments (and any deep link) to this one and exits.
@@ -64,58 +79,83 @@ export function runApp(mainModuleUrl: string): void {
 
   const reveal = (): void => mainWindow?.reveal();
 
-  const sendPush = <E extends PushEvent>(event: E, payload: Pushes[E]): void => {
+  const sendPush = <E extends PushEvent>(event: E, payload: Pushes[E]): boolean => {
     const contents = mainWindow?.window.webContents;
-    if (contents === undefined || contents.isDestroyed()) return;
+    if (contents === undefined || contents.isDestroyed()) return false;
     contents.send(PUSH_CHANNEL_PREFIX + event, payload);
+    return true;
   };
 
-  /** Shows the window and tells the UI to open a run; queued until the page can hear it. */
-  const openRun = (runId: string): void => {
-    if (mainWindow === null || !pageLoaded) {
-      pendingRunId = runId;
-      reveal();
-      return;
-    }
-    reveal();
-    sendPush('open-run', { runId });
-  };
+  const opener = createRunOpener(
+    { reveal, push: (runId) => sendPush('open-run', { runId }) },
+    findDeepLink(process.argv)?.runId ?? null,
+  );
+  const openRun = (runId: string): void => opener.open(runId);
 
-  let trayRefresh: Promise<void> | null = null;
-  let trayRefreshAgain = false;
-  /** Re-reads what needs the person and redraws the tray; calls while one is running coalesce into one more. */
-  const refreshTray = (): void => {
-    if (trayRefresh !== null) {
-      trayRefreshAgain = true;
-      return;
-    }
-    const current = host;
-    if (current === null || tray === null) return;
-    trayRefresh = current
-      .dispatch('attention:summary', { limit: TRAY_MENU_RUNS })
-      .then((result) => {
-        const summary: AttentionSummary | null = result.ok ? result.value : null;
-        if (!result.ok) log(`runwarden: the tray could not read attention: ${result.error.message}`);
-        tray?.update(summary, current.settings.notificationsPaused);
-      })
-      .catch((error: unknown) => log('runwarden: tray refresh failed', error))
-      .finally(() => {
-        trayRefresh = null;
-        if (trayRefreshAgain) {
-          trayRefreshAgain = false;
-          refreshTray();
-        }
+  const answers = createQuickAnswers({
+    dispatch: (channel, input) => {
+      if (host === null)
+        return Promise.resolve({ ok: false, error: { code: 'INTERNAL', message: 'Not started.' } });
+      return host.dispatch(channel, input);
+    },
+    changed: () => redrawTray(),
+    failed: (answer, error) => {
+      log(`runwarden: the answer to ${answer.interactionId} was not recorded: ${error.message}`);
+      // Said where the person looked: a notification if they can be shown, and the question is back in the tray.
+      notifier?.show({
+        title: 'Your answer was not recorded',
+        body: error.message,
+        level: 'failure',
+        runId: answer.runId,
       });
+    },
+  });
+
+  /** Redraws the tray from the latest attention read (no read of its own). */
+  const redrawTray = (): void => {
+    tray?.update(attention?.summary ?? null, settings()?.notificationsPaused ?? false, {
+      questions: attention?.questions ?? [],
+      hidden: answers.hidden,
+      notificationsUnavailable,
+    });
+  };
+
+  const onAttention = (next: ShellAttention): void => {
+    attention = next;
+    const open = next.questions.map((q) => q.id);
+    answers.reconcile(open);
+    notifier?.retire(open);
+    redrawTray();
+  };
+
+  const questionOf = (runId: string): Interaction | null =>
+    attention?.questions.find((q) => q.runId === runId && !answers.hidden.has(q.id)) ?? null;
+
+  /** Marks the run's unread notifications read, so the window's list agrees with what was clicked. */
+  const markRunRead = (runId: string): void => {
+    const current = host;
+    if (current === null) return;
+    void current
+      .dispatch('notifications:list', { unreadOnly: true, limit: 200 })
+      .then((listed) => {
+        if (!listed.ok) return null;
+        const ids = listed.value.filter((n) => n.runId === runId).map((n) => n.id);
+        return ids.length === 0 ? null : current.dispatch('notifications:markRead', { ids });
+      })
+      .then((marked) => {
+        if (marked !== null && !marked.ok)
+          log(`runwarden: could not mark notifications read: ${marked.error.message}`);
+      })
+      .catch((error: unknown) => log('runwarden: could not mark notifications read', error));
   };
 
   const push: PushSink = (event, payload) => {
     sendPush(event, payload);
-    if (event === 'attention') refreshTray();
   };
 
   const onSettingsChanged = (next: Settings): void => {
-    applyLaunchAtLogin(app, next.launchAtLogin, process.platform);
-    refreshTray();
+    applyLaunchAtLogin(app, next.launchAtLogin, process.platform, app.isPackaged);
+    redrawTray();
   };
 
   const onSecondInstance = (_event: Electron.Event, argv: string[]): void => {
@@ -140,7 +180,7 @@ export function runApp(mainModuleUrl: string): void {
     app.setAsDefaultProtocolClient(DEEP_LINK_SCHEME);
   }
 
-  // Checklist 13, 14 and 12 for every web contents ever created, not only the main window.
+  // Navigation, new-window and webview guards for every web contents ever created, not only the main window.
   const onWebContentsCreated = (_event: Electron.Event, contents: Electron.WebContents): void => {
     guardWebContents(contents, entry.indexUrl);
   };
@@ -162,24 +202,44 @@ export function runApp(mainModuleUrl: string): void {
     .whenReady()
     .then(() => {
       guardSession(session.defaultSession, entry.indexUrl);
+      const menu = applicationMenu({
+        packaged: app.isPackaged,
+        platform: process.platform,
+        productName: identity.name,
+      });
+      if (menu !== 'default') Menu.setApplicationMenu(menu === null ? null : Menu.buildFromTemplate(menu));
 
-      const notifier = createNotifier({
+      const createdNotifier = createNotifier({
         create: (options) => new Notification(options),
         isSupported: () => Notification.isSupported(),
         openRun,
         openWindow: reveal,
         paused: () => settings()?.notificationsPaused ?? false,
         platform: process.platform,
+        questionOf,
+        answer: (answer: QuickAnswer) => void answers.answer(answer),
+        markRead: markRunRead,
+        failed: (error) => {
+          if (notificationsUnavailable === null) {
+            log(
+              `runwarden: a notification could not be shown (${error}); the tray shows what needs you instead`,
+            );
+          }
+          notificationsUnavailable = error;
+          redrawTray();
+        },
       });
+      notifier = createdNotifier;
 
       try {
         host = createAppHost({
           storePath: resolveStorePath({ env: process.env }),
           surface: 'app',
           actorId: currentActorId(),
-          notifier,
+          notifier: createdNotifier,
           push,
           onSettingsChanged,
+          attention: { items: TRAY_MENU_RUNS, onAttention },
         });
       } catch (error) {
         log('runwarden: the store could not be opened', error);
@@ -189,45 +249,65 @@ export function runApp(mainModuleUrl: string): void {
       const openedHost = host;
       disposables.add(() => openedHost.dispose());
 
+      const isTrusted = (event: Parameters<typeof isTrustedSender>[0]): boolean =>
+        isTrustedSender(event, mainWindow?.window ?? null, entry.indexUrl);
       disposables.add(
         registerIpcHandlers({
           ipcMain,
           dispatch: (channel, input) => openedHost.dispatch(channel, input),
-          isTrusted: (event) => isTrustedSender(event, mainWindow?.window ?? null, entry.indexUrl),
+          isTrusted,
           log,
         }),
       );
+      disposables.add(
+        registerListeningHandler({
+          ipcMain,
+          isTrusted,
+          log,
+          onListening: (events) => opener.listening(events),
+        }),
+      );
 
+      const startHidden = startsHidden(process.argv, app.getLoginItemSettings().wasOpenedAtLogin);
       mainWindow = createMainWindow({
         entry,
         devTools: !app.isPackaged,
         closeToTray: () => openedHost.settings.closeToTray,
+        canHideToTray: () => canHideToTray(trayHost),
         isQuitting: () => quitting,
         onCloseRequestedQuit: () => app.quit(),
-        startHidden: startsHidden(process.argv, app.getLoginItemSettings().wasOpenedAtLogin),
+        startHidden,
+        onRendererGone: (details, reloaded) => {
+          opener.pageGone();
+          void dialog.showMessageBox({
+            type: 'warning',
+            title: 'Runwarden',
+            message: reloaded
+              ? 'The Runwarden window crashed and was reloaded.'
+              : 'The Runwarden window keeps crashing.',
+            detail: `${
+              reloaded
+                ? 'Nothing was lost: runs and answers live in the store.'
+                : 'Quit and start Runwarden again.'
+            } (${details.reason}, exit code ${details.exitCode})`,
+          });
+        },
         log,
       });
       const createdWindow = mainWindow;
       disposables.add(() => createdWindow.dispose());
-      const contents = createdWindow.window.webContents;
-      const onLoaded = (): void => {
-        pageLoaded = true;
-        if (pendingRunId !== null) {
-          const runId = pendingRunId;
-          pendingRunId = null;
-          openRun(runId);
-        }
+      // A new document (reload, or anything that replaces the page) has to say again that it listens.
+      const onStartNavigation = (
+        details: Electron.Event<Electron.WebContentsDidStartNavigationEventParams>,
+      ): void => {
+        if (details.isMainFrame && !details.isSameDocument) opener.pageGone();
       };
-      // oxlint-disable-next-line unicorn/consistent-function-scoping -- it writes this run's pageLoaded
-      const onLoading = (): void => {
-        pageLoaded = false;
-      };
-      contents.on('did-finish-load', onLoaded);
-      contents.on('did-start-loading', onLoading);
+      createdWindow.window.webContents.on('did-start-navigation', onStartNavigation);
 
       tray = createRunwardenTray({
         openRun,
         openWindow: reveal,
+        answer: (answer) => void answers.answer(answer),
         setNotificationsPaused: (paused) => {
           openedHost
             .dispatch('settings:set', { patch: { notificationsPaused: paused } })
@@ -241,9 +321,24 @@ export function runApp(mainModuleUrl: string): void {
       const createdTray = tray;
       disposables.add(() => createdTray.dispose());
 
-      applyLaunchAtLogin(app, openedHost.settings.launchAtLogin, process.platform);
+      void trayHostFound.then((found) => {
+        trayHost = found;
+        if (canHideToTray(found)) return;
+        log(
+          'runwarden: no tray icon host was found (on GNOME, install the AppIndicator extension); ' +
+            'closing the window minimises it instead of hiding it',
+        );
+        // Started hidden with nowhere to come back from: show the window after all.
+        if (startHidden && !createdWindow.window.isVisible()) reveal();
+      });
+
+      if (!applyLaunchAtLogin(app, openedHost.settings.launchAtLogin, process.platform, app.isPackaged)) {
+        if (openedHost.settings.launchAtLogin && !app.isPackaged) {
+          log('runwarden: "launch at login" applies to the installed app, not to `npm start`');
+        }
+      }
       openedHost.start();
-      refreshTray();
+      redrawTray();
     })
     .catch((error: unknown) => {
       log('runwarden: start-up failed', error);

@@ -5,7 +5,13 @@
  * ever crosses IPC raw: the renderer always gets `{ ok, ... }`.
  */
 import type { IpcMain, IpcMainInvokeEvent } from 'electron';
-import { CHANNELS, LISTENING_CHANNEL, PUSH_EVENTS, type Channel, type PushEvent } from '../../shared/channel-names';
+import {
+  CHANNELS,
+  LISTENING_CHANNEL,
+  PUSH_EVENTS,
+  type Channel,
+  type PushEvent,
+} from '../../shared/channel-names';
 import type { ErrorInfo, Result } from '../../shared/errors';
 import type { Disposer } from './disposables';
 import { isAppPageUrl } from './security-guards';

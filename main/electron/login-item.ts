@@ -1,6 +1,8 @@
 /**
  * The `launchAtLogin` setting → the OS login item. Electron supports login items on macOS and Windows only;
  * on Linux the setting is kept but has no effect here (desktop autostart entries are the packager's job).
+ * Only the installed app registers one: under `npm start` the running executable is the bare development
+ * Electron, and a login item for it would open Electron's default app at every login.
  */
 import type { App } from 'electron';
 
@@ -11,8 +13,9 @@ export function applyLaunchAtLogin(
   app: Pick<App, 'setLoginItemSettings'>,
   enabled: boolean,
   platform: NodeJS.Platform,
+  packaged = true,
 ): boolean {
-  if (platform !== 'darwin' && platform !== 'win32') return false;
+  if (!packaged || (platform !== 'darwin' && platform !== 'win32')) return false;
   app.setLoginItemSettings(
     platform === 'win32' ? { openAtLogin: enabled, args: [HIDDEN_ARG] } : { openAtLogin: enabled },
   );

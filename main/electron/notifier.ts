@@ -1,9 +1,13 @@
 /**
- * Desktop notifications (SPEC §7): the host decides what to show and when (rules, coalescing); this shows
- * it with Electron's Notification, as plain text, and a click opens the run.
+ * Desktop notifications: the host decides what to show and when (rules, coalescing); this shows it with
+ * Electron's Notification, as plain text. A click opens the run (seen); a question's notification is one per
+ * question, replaced rather than repeated, with its choices as buttons where the platform has them
+ * (answered), and closed once the question is no longer open.
  */
 import type { NotificationConstructorOptions } from 'electron';
+import type { Interaction } from '../../shared/domain';
 import type { DesktopNotice, Notifier } from '../services/host-types';
+import type { QuickAnswer } from './quick-answers';
 
 const MAX_TITLE = 120;
 const MAX_BODY = 400;
@@ -11,7 +15,7 @@ const MAX_BODY = 400;
 const MAX_LIVE = 20;
 
 /**
- * Plain text for a notification (SPEC §8: strings from the store are untrusted): control characters go and
+ * Plain text for a notification (strings from the store are untrusted): control characters go and
  * length is capped.
  */
 export function plainNotificationText(text: string, max: number): string {
@@ -44,10 +48,37 @@ export function notificationOptions(
   };
 }
 
+/** Buttons on a question's notification, at most (more would be cut off by the platforms). */
+export const MAX_NOTIFICATION_ACTIONS = 3;
+
+/** The Electron notification id of a question: macOS and Windows replace a shown one with the same id. */
+export function questionNotificationId(interactionId: string): string {
+  return `runwarden-question-${interactionId}`;
+}
+
+/**
+ * A question's choices as notification buttons, where Electron shows them: macOS (a signed app whose
+ * Info.plist asks for alert-style notifications) and Windows, both emitting `action` with the button's index.
+ * Linux notifications get none: a click opens the question.
+ */
+export function questionActions(
+  question: Interaction,
+  platform: NodeJS.Platform,
+): NotificationConstructorOptions['actions'] {
+  if (platform !== 'darwin' && platform !== 'win32') return undefined;
+  const choices = question.choices ?? [];
+  if (choices.length === 0 || choices.length > MAX_NOTIFICATION_ACTIONS) return undefined;
+  return choices.map((choice) => ({ type: 'button' as const, text: plainNotificationText(choice, 40) }));
+}
+
 /** The part of Electron's Notification this uses. */
 export interface ShownNotification {
-  on(event: 'click' | 'close', listener: () => void): unknown;
+  on(event: 'click', listener: () => void): unknown;
+  on(event: 'close', listener: () => void): unknown;
+  on(event: 'action', listener: (details: { actionIndex?: number }, actionIndex?: number) => void): unknown;
+  on(event: 'failed', listener: (event: unknown, error: string) => void): unknown;
   show(): void;
+  close(): void;
 }
 
 export interface NotifierDeps {
@@ -58,29 +89,118 @@ export interface NotifierDeps {
   /** The `notificationsPaused` setting, read at each notice. */
   paused(): boolean;
   platform: NodeJS.Platform;
+  /** The run's open question, from the latest attention read (null: none, or not known). */
+  questionOf?(runId: string): Interaction | null;
+  /** Answer a question with a button's choice (quick-answers.ts). */
+  answer?(answer: QuickAnswer): void;
+  /** The person saw (clicked) or answered the run's notification: the window lists it as read too. */
+  markRead?(runId: string): void;
+  /** The platform refused to show it (macOS without a signed build): logged, and the tray says so. */
+  failed?(error: string): void;
 }
 
-export function createNotifier(deps: NotifierDeps): Notifier {
+export interface DesktopNotifier extends Notifier {
+  /** Closes the notifications of questions that are no longer open (answered anywhere, expired). */
+  retire(openInteractionIds: Iterable<string>): void;
+  /** Question notifications on screen (for the tray and tests). */
+  readonly questionsShown: number;
+}
+
+interface ShownQuestion {
+  notification: ShownNotification;
+  /** What it said, so a repeat of the same notice is not shown twice. */
+  text: string;
+}
+
+export function createNotifier(deps: NotifierDeps): DesktopNotifier {
   const live = new Set<ShownNotification>();
+  const questions = new Map<string, ShownQuestion>();
+
+  const keep = (notification: ShownNotification): void => {
+    live.add(notification);
+    if (live.size > MAX_LIVE) {
+      const oldest = live.values().next().value;
+      if (oldest !== undefined) live.delete(oldest);
+    }
+  };
+
+  const forgetQuestion = (interactionId: string, notification: ShownNotification): void => {
+    if (questions.get(interactionId)?.notification === notification) questions.delete(interactionId);
+  };
+
   return {
     show(notice) {
       if (deps.paused() || !deps.isSupported()) return;
-      const notification = deps.create(notificationOptions(notice, deps.platform));
-      const release = (): void => {
-        live.delete(notification);
-      };
-      notification.on('click', () => {
-        release();
-        if (notice.runId !== null) deps.openRun(notice.runId);
-        else deps.openWindow();
-      });
-      notification.on('close', release);
-      live.add(notification);
-      if (live.size > MAX_LIVE) {
-        const oldest = live.values().next().value;
-        if (oldest !== undefined) live.delete(oldest);
+      const runId = notice.runId;
+      const question = runId === null ? null : (deps.questionOf?.(runId) ?? null);
+      const options = notificationOptions(notice, deps.platform);
+      if (question !== null) {
+        // One notification per question: the same text again is not repeated; new text replaces the old one.
+        const text = `${question.revision}\u0000${options.title ?? ''}\u0000${options.body ?? ''}`;
+        const previous = questions.get(question.id);
+        if (previous?.text === text) return;
+        if (previous !== undefined) {
+          questions.delete(question.id);
+          live.delete(previous.notification);
+          previous.notification.close();
+        }
+        options.id = questionNotificationId(question.id);
+        const actions = questionActions(question, deps.platform);
+        if (actions !== undefined) options.actions = actions;
+        const notification = deps.create(options);
+        questions.set(question.id, { notification, text });
+        wire(notification, notice, question);
+        return;
       }
-      notification.show();
+      wire(deps.create(options), notice, null);
+    },
+    retire(openInteractionIds) {
+      const open = new Set(openInteractionIds);
+      for (const [id, shown] of [...questions]) {
+        if (open.has(id)) continue;
+        questions.delete(id);
+        live.delete(shown.notification);
+        shown.notification.close();
+      }
+    },
+    get questionsShown() {
+      return questions.size;
     },
   };
+
+  function wire(notification: ShownNotification, notice: DesktopNotice, question: Interaction | null): void {
+    const release = (): void => {
+      live.delete(notification);
+      if (question !== null) forgetQuestion(question.id, notification);
+    };
+    notification.on('click', () => {
+      // Seen, not answered: the question stays open and stays in the tray.
+      release();
+      if (notice.runId !== null) {
+        deps.markRead?.(notice.runId);
+        deps.openRun(notice.runId);
+      } else deps.openWindow();
+    });
+    notification.on('action', (details, legacyIndex) => {
+      const index = details.actionIndex ?? legacyIndex ?? -1;
+      const choice = question?.choices?.[index];
+      release();
+      if (question === null || choice === undefined || deps.answer === undefined) return;
+      deps.answer({
+        runId: question.runId,
+        interactionId: question.id,
+        revision: question.revision,
+        choice,
+        index,
+      });
+      deps.markRead?.(question.runId);
+    });
+    notification.on('failed', (_event, error) => {
+      release();
+      deps.failed?.(String(error));
+    });
+    notification.on('close', release);
+    keep(notification);
+    notification.show();
+  }
 }

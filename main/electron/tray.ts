@@ -1,17 +1,26 @@
 /**
- * The tray (SPEC §7): the icon shows the worst state (needs-answer > stale > failed > running > idle), the
- * tooltip the count of runs that need you, and the menu lists them (click opens the run), the notification
+ * The tray (docs/DESKTOP-CHECKLIST.md#tray): the icon shows the worst state (needs-answer > stale > failed >
+ * running > idle), the tooltip the count of runs that need you, and the menu lists them: each open question
+ * as a submenu whose choices answer it (quick-answers.ts), with its deadline and default when they matter;
+ * every other run (stale, orphaned, an effect to resolve) as an item that opens it. Then the notification
  * pause switch, Open and Quit. `trayModel` is pure; `createRunwardenTray` only renders it with Electron.
  */
 import { Menu, Tray, nativeImage, type MenuItemConstructorOptions, type NativeImage } from 'electron';
 import { worstTrayState, type TrayState } from '../../shared/display-status';
+import type { Interaction } from '../../shared/domain';
 import type { AttentionSummary } from '../../shared/views';
 import type { Disposer } from './disposables';
+import type { QuickAnswer } from './quick-answers';
+import { templateTrayImage } from './template-image';
 import { TRAY_ICON_PNGS } from './tray-icons';
 
 /** At most this many runs in the menu; the rest are one "and N more" line that opens the window. */
 export const TRAY_MENU_RUNS = 8;
 const MAX_LABEL = 60;
+/** Choices shown per question; a question with more is answered in the window. */
+export const TRAY_MAX_CHOICES = 8;
+/** A default that applies within this long is shown next to a choice question. */
+export const DEFAULT_SOON_MS = 60 * 60_000;
 
 const STATE_WORDS: Record<TrayState, string> = {
   'needs-answer': 'waiting for an answer',
@@ -22,7 +31,7 @@ const STATE_WORDS: Record<TrayState, string> = {
 };
 
 /**
- * Run titles are untrusted text (SPEC §8). Native menus treat `&` as a mnemonic marker, so it is doubled;
+ * Run titles are untrusted text (docs/ARCHITECTURE.md). Native menus treat `&` as a mnemonic marker, so it is doubled;
  * control characters and line breaks are flattened; long titles are cut.
  */
 export function menuLabelText(text: string): string {
@@ -32,11 +41,27 @@ export function menuLabelText(text: string): string {
   return cut.replace(/&/g, '&&');
 }
 
+export interface TrayChoice {
+  label: string;
+  answer: QuickAnswer;
+}
+
 export type TrayMenuEntry =
   | { kind: 'run'; label: string; runId: string }
+  | {
+      kind: 'question';
+      label: string;
+      runId: string;
+      interactionId: string;
+      /** Empty for a form (fields or free text): it is answered in the window. */
+      choices: TrayChoice[];
+      /** "default 'no' at 14:05", when the deadline and default are worth knowing here. */
+      note: string | null;
+    }
   | { kind: 'more'; label: string }
   | { kind: 'heading'; label: string }
   | { kind: 'separator' }
+  | { kind: 'notice'; label: string }
   | { kind: 'toggle-notifications'; label: string; paused: boolean }
   | { kind: 'open'; label: string }
   | { kind: 'quit'; label: string };
@@ -49,10 +74,94 @@ export interface TrayModel {
   entries: TrayMenuEntry[];
 }
 
+/** What the tray knows besides the summary: the open questions of its runs, and the clock. */
+export interface TrayExtras {
+  /** Open questions of the summary's runs (one read with the summary, see app-host.ts). */
+  questions?: readonly Interaction[];
+  /** Questions just answered from here: not shown again while the store catches up. */
+  hidden?: ReadonlySet<string>;
+  now?: number;
+  /** Why notifications cannot be shown, when they cannot (macOS without a signed build): said in the menu. */
+  notificationsUnavailable?: string | null;
+}
+
+/** "14:05" today, "Dec 2 14:05" on another day (the person's local time). */
+export function clockTime(at: number, now: number): string {
+  const date = new Date(at);
+  const hhmm = `${String(date.getHours()).padStart(2, '0')}:${String(date.getMinutes()).padStart(2, '0')}`;
+  if (date.toDateString() === new Date(now).toDateString()) return hhmm;
+  return `${date.toLocaleDateString('en-US', { month: 'short', day: 'numeric' })} ${hhmm}`;
+}
+
+function defaultText(value: unknown): string | null {
+  if (typeof value === 'string') return `'${value}'`;
+  if (typeof value === 'number' || typeof value === 'boolean') return `'${String(value)}'`;
+  return null;
+}
+
+/**
+ * The line under a question: a form always says when its default applies (or when it expires); a choice
+ * question only when that is soon, since its choices are right there.
+ */
+export function questionNote(question: Interaction, now: number): string | null {
+  if (question.deadlineAt === null) return null;
+  const isForm = question.choices === null || question.choices.length === 0;
+  if (!isForm && question.deadlineAt - now > DEFAULT_SOON_MS) return null;
+  const at = clockTime(question.deadlineAt, now);
+  if (!question.hasDefault) return `expires at ${at} without an answer`;
+  const value = defaultText(question.defaultResponse);
+  return value === null ? `default applies at ${at}` : `default ${value} at ${at}`;
+}
+
+function questionEntry(question: Interaction, runTitle: string, now: number): TrayMenuEntry {
+  const choices = question.choices ?? [];
+  const fits = choices.length > 0 && choices.length <= TRAY_MAX_CHOICES;
+  return {
+    kind: 'question',
+    runId: question.runId,
+    interactionId: question.id,
+    label: menuLabelText(`${question.title || question.prompt || 'A question'} (${runTitle})`),
+    choices: fits
+      ? choices.map((choice, index) => ({
+          label: menuLabelText(
+            question.hasDefault && question.defaultResponse === choice ? `${choice} (default)` : choice,
+          ),
+          answer: {
+            runId: question.runId,
+            interactionId: question.id,
+            revision: question.revision,
+            choice,
+            index,
+          },
+        }))
+      : [],
+    note: questionNote(question, now),
+  };
+}
+
 /** What the tray shows for an attention summary (null before the first one arrives). */
-export function trayModel(summary: AttentionSummary | null, notificationsPaused: boolean): TrayModel {
+export function trayModel(
+  summary: AttentionSummary | null,
+  notificationsPaused: boolean,
+  extras: TrayExtras = {},
+): TrayModel {
+  const now = extras.now ?? Date.now();
+  const hidden = extras.hidden ?? new Set<string>();
   const state = summary === null ? 'idle' : worstTrayState(summary.counts);
-  const needsYou = summary?.needsYou ?? 0;
+
+  const byRun = new Map<string, Interaction[]>();
+  for (const question of extras.questions ?? []) {
+    if (question.status !== 'pending' && question.status !== 'presenting') continue;
+    const list = byRun.get(question.runId) ?? [];
+    list.push(question);
+    byRun.set(question.runId, list);
+  }
+  // A run whose every open question was just answered here leaves the menu (and the count) at once.
+  const answeredHere = (summary?.items ?? []).filter((item) => {
+    const open = byRun.get(item.run.id) ?? [];
+    return open.length > 0 && open.every((q) => hidden.has(q.id));
+  });
+  const needsYou = Math.max(0, (summary?.needsYou ?? 0) - answeredHere.length);
   const tooltip =
     summary === null
       ? 'Runwarden: starting…'
@@ -66,14 +175,18 @@ export function trayModel(summary: AttentionSummary | null, notificationsPaused:
       kind: 'heading',
       label: needsYou === 1 ? '1 run needs you' : `${needsYou} runs need you`,
     });
-    const shown = summary.items.slice(0, TRAY_MENU_RUNS);
+    const shown = summary.items.filter((item) => !answeredHere.includes(item)).slice(0, TRAY_MENU_RUNS);
     for (const item of shown) {
+      const title = item.run.title || item.run.workflow;
+      const open = (byRun.get(item.run.id) ?? []).filter((q) => !hidden.has(q.id));
+      if (open.length > 0) {
+        for (const question of open) entries.push(questionEntry(question, title, now));
+        continue;
+      }
       entries.push({
         kind: 'run',
         runId: item.run.id,
-        label: menuLabelText(
-          `${item.display.status.replace(/[-_]/g, ' ')}: ${item.run.title || item.run.workflow}`,
-        ),
+        label: menuLabelText(`${item.display.status.replace(/[-_]/g, ' ')}: ${title}`),
       });
     }
     const rest = needsYou - shown.length;
@@ -81,6 +194,12 @@ export function trayModel(summary: AttentionSummary | null, notificationsPaused:
     entries.push({ kind: 'separator' });
   } else if (summary !== null) {
     entries.push({ kind: 'heading', label: 'Nothing needs you' }, { kind: 'separator' });
+  }
+  if (extras.notificationsUnavailable) {
+    entries.push({
+      kind: 'notice',
+      label: menuLabelText(`Notifications unavailable: ${extras.notificationsUnavailable}`),
+    });
   }
   entries.push(
     {
@@ -92,11 +211,14 @@ export function trayModel(summary: AttentionSummary | null, notificationsPaused:
     { kind: 'open', label: 'Open Runwarden' },
     { kind: 'quit', label: 'Quit Runwarden' },
   );
+  // The count next to the icon (macOS) is also the fallback when notifications cannot be shown.
   return { state, tooltip, title: needsYou > 0 ? String(needsYou) : '', entries };
 }
 
 export interface TrayActions {
   openRun(runId: string): void;
+  /** Answer a question with one of its choices (quick-answers.ts). */
+  answer(answer: QuickAnswer): void;
   openWindow(): void;
   setNotificationsPaused(paused: boolean): void;
   quit(): void;
@@ -111,6 +233,21 @@ export function trayMenuTemplate(
     switch (entry.kind) {
       case 'run':
         return { label: entry.label, click: () => actions.openRun(entry.runId) };
+      case 'question': {
+        const submenu: MenuItemConstructorOptions[] = entry.choices.map((choice) => ({
+          label: choice.label,
+          click: () => actions.answer(choice.answer),
+        }));
+        if (submenu.length > 0) submenu.push({ type: 'separator' });
+        if (entry.note !== null) submenu.push({ label: entry.note, enabled: false });
+        submenu.push({
+          label: entry.choices.length > 0 ? 'Open in Runwarden…' : 'Answer in Runwarden…',
+          click: () => actions.openRun(entry.runId),
+        });
+        return { label: entry.label, submenu };
+      }
+      case 'notice':
+        return { label: entry.label, enabled: false };
       case 'more':
         return { label: entry.label, click: () => actions.openWindow() };
       case 'heading':
@@ -136,7 +273,7 @@ export function trayIcon(state: TrayState): NativeImage {
 }
 
 export interface RunwardenTray {
-  update(summary: AttentionSummary | null, notificationsPaused: boolean): void;
+  update(summary: AttentionSummary | null, notificationsPaused: boolean, extras?: TrayExtras): void;
   dispose: Disposer;
 }
 
@@ -148,7 +285,7 @@ export function createRunwardenTray(
   const iconFor = (state: TrayState): NativeImage => {
     let icon = icons.get(state);
     if (icon === undefined) {
-      icon = trayIcon(state);
+      icon = platform === 'darwin' ? templateTrayImage(trayIcon(state)) : trayIcon(state);
       icons.set(state, icon);
     }
     return icon;
@@ -159,9 +296,13 @@ export function createRunwardenTray(
   // Windows and Linux open the window on a click; macOS shows the menu on click instead.
   if (platform !== 'darwin') tray.on('click', onClick);
 
-  const update = (summary: AttentionSummary | null, notificationsPaused: boolean): void => {
+  const update = (
+    summary: AttentionSummary | null,
+    notificationsPaused: boolean,
+    extras: TrayExtras = {},
+  ): void => {
     if (tray.isDestroyed()) return;
-    const model = trayModel(summary, notificationsPaused);
+    const model = trayModel(summary, notificationsPaused, extras);
     if (model.state !== shownState) {
       tray.setImage(iconFor(model.state));
       shownState = model.state;

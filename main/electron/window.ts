@@ -1,6 +1,7 @@
 /**
- * The main window: hardened options and close-to-tray (SPEC §7). Its web contents get the guards of
- * security-guards.ts from the app-wide `web-contents-created` hook, like every other web contents.
+ * The main window: hardened options, close-to-tray (minimised instead where no tray icon can show), and a
+ * renderer that died is reloaded. Its web contents get the guards of security-guards.ts from the app-wide
+ * `web-contents-created` hook, like every other web contents.
  */
 import { BrowserWindow } from 'electron';
 import { fileURLToPath } from 'node:url';
@@ -23,11 +24,24 @@ export function appEntryPoints(mainModuleUrl: string): AppEntryPoints {
   };
 }
 
+/** At most this many reloads after renderer crashes within CRASH_WINDOW_MS; then the window stays as it is. */
+export const MAX_RELOADS_PER_WINDOW = 3;
+export const CRASH_WINDOW_MS = 60_000;
+
 export interface MainWindowDeps {
   entry: AppEntryPoints;
   devTools: boolean;
-  /** Read at each close: the `closeToTray` setting (SPEC §7: a setting can make close quit). */
+  /** Read at each close: the `closeToTray` setting (a setting can make close quit). */
   closeToTray: () => boolean;
+  /**
+   * Read at each close: whether a tray icon is known to show (tray-host.ts). When it is not, a close with
+   * close-to-tray on minimises the window instead of hiding it, so the app never vanishes.
+   */
+  canHideToTray?: () => boolean;
+  /** The page's renderer process died (not a clean exit); `reloaded` says whether it was reloaded. */
+  onRendererGone?: (details: Electron.RenderProcessGoneDetails, reloaded: boolean) => void;
+  /** A clock for the crash-loop limit. */
+  now?: () => number;
   /** True once the app is quitting: then close really closes. */
   isQuitting: () => boolean;
   /** Called when closing the window should end the app (closeToTray off). */
@@ -90,13 +104,30 @@ export function createMainWindow(deps: MainWindowDeps): MainWindow {
     if (deps.isQuitting()) return;
     if (deps.closeToTray()) {
       event.preventDefault();
-      window.hide();
+      if (deps.canHideToTray?.() ?? true) window.hide();
+      else window.minimize();
       return;
     }
     deps.onCloseRequestedQuit();
   };
   window.once('ready-to-show', onReadyToShow);
   window.on('close', onClose);
+
+  // A renderer that crashed (or was killed, or ran out of memory) leaves a blank window: reload it, unless
+  // it keeps dying, which a reload would only repeat.
+  const now = deps.now ?? Date.now;
+  const crashes: number[] = [];
+  const onRenderProcessGone = (_event: Electron.Event, details: Electron.RenderProcessGoneDetails): void => {
+    if (details.reason === 'clean-exit' || window.isDestroyed()) return;
+    const at = now();
+    while (crashes.length > 0 && (crashes[0] ?? at) < at - CRASH_WINDOW_MS) crashes.shift();
+    crashes.push(at);
+    const reload = crashes.length <= MAX_RELOADS_PER_WINDOW;
+    log(`runwarden: the window's renderer is gone (${details.reason}, exit code ${details.exitCode})`);
+    if (reload) window.webContents.reload();
+    deps.onRendererGone?.(details, reload);
+  };
+  window.webContents.on('render-process-gone', onRenderProcessGone);
 
   window
     .loadFile(deps.entry.indexHtmlPath)
@@ -107,6 +138,7 @@ export function createMainWindow(deps: MainWindowDeps): MainWindow {
     reveal,
     dispose: () => {
       window.off('close', onClose);
+      if (!window.isDestroyed()) window.webContents.off('render-process-gone', onRenderProcessGone);
       if (!window.isDestroyed()) window.destroy();
     },
   };

@@ -7,7 +7,7 @@ import os from 'node:os';
 import type { Channel } from '../../shared/channel-names';
 import type { Response } from '../../shared/contract';
 import { worstTrayState } from '../../shared/display-status';
-import type { Actor } from '../../shared/domain';
+import type { Actor, Interaction } from '../../shared/domain';
 import type { Result } from '../../shared/errors';
 import { LIST_PAGE_SIZE, NOTIFICATION_HISTORY, type Settings } from '../../shared/views';
 import {
@@ -103,14 +103,25 @@ export function createAppHost(options: AppHostOptions): AppHost {
     },
   );
 
+  /** One attention read per change: the window's push and the shell's tray are both fed from it. */
   const pushAttention = () => {
-    const summary = store.attentionSummary(1);
+    const tray = options.attention;
+    const summary = store.attentionSummary(tray?.items ?? 1);
     options.push('attention', {
       counts: summary.counts,
       needsYou: summary.needsYou,
       tray: worstTrayState(summary.counts),
     });
     ticksSinceAttention = 0;
+    if (tray === undefined) return;
+    const questions: Interaction[] = [];
+    for (const item of summary.items) {
+      if (item.openInteractions === 0) continue;
+      for (const question of store.getSnapshot(item.run.id).interactions) {
+        if (question.status === 'pending' || question.status === 'presenting') questions.push(question);
+      }
+    }
+    tray.onAttention({ summary, questions });
   };
 
   const warmUp = () => {
@@ -137,6 +148,8 @@ export function createAppHost(options: AppHostOptions): AppHost {
     if (report.durationMs > SLOW_REQUEST_MS) {
       console.warn(`runwarden: slow sweeper tick: ${Math.round(report.durationMs)} ms`);
     }
+    // Attention first: a new question's notification then finds the question in the shell's latest read.
+    if (report.changed !== null || ticksSinceAttention >= ATTENTION_REFRESH_TICKS) pushAttention();
     if (report.changed !== null) {
       options.push('changed', report.changed);
       const notices = noticesFor(report.events, settings, (runId) => store.runLabel(runId));
@@ -149,7 +162,6 @@ export function createAppHost(options: AppHostOptions): AppHost {
       }
       for (const notice of coalesce(notices)) options.notifier.show(notice);
     }
-    if (report.changed !== null || ticksSinceAttention >= ATTENTION_REFRESH_TICKS) pushAttention();
   };
 
   const sweeper = createSweeper(

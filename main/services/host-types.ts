@@ -4,9 +4,9 @@
  */
 import type { Channel, PushEvent } from '../../shared/channel-names';
 import type { Pushes, Response } from '../../shared/contract';
-import type { NotificationLevel, Surface } from '../../shared/domain';
+import type { Interaction, NotificationLevel, Surface } from '../../shared/domain';
 import type { Result } from '../../shared/errors';
-import type { Settings } from '../../shared/views';
+import type { AttentionSummary, Settings } from '../../shared/views';
 
 export type Clock = () => number;
 
@@ -27,6 +27,15 @@ export interface Notifier {
 
 export type PushSink = <E extends PushEvent>(event: E, payload: Pushes[E]) => void;
 
+/**
+ * What a shell's tray shows, from the same read as the window's `attention` push (one read per change):
+ * the summary with its first runs, and the open questions of those runs.
+ */
+export interface ShellAttention {
+  summary: AttentionSummary;
+  questions: Interaction[];
+}
+
 export interface AppHostOptions {
   storePath: string;
   /** Where the command came from: 'app' for the window, 'browser' for serve. */
@@ -37,6 +46,8 @@ export interface AppHostOptions {
   notifier: Notifier;
   push: PushSink;
   onSettingsChanged?: (settings: Settings) => void;
+  /** A shell with a tray: gets the attention read with this many runs and their open questions. */
+  attention?: { items: number; onAttention: (attention: ShellAttention) => void };
 }
 
 export interface AppHost {

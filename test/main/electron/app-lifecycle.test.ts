@@ -4,7 +4,7 @@
  */
 import os from 'node:os';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CHANNELS, type Channel } from '../../../shared/channel-names';
+import { CHANNELS, LISTENING_CHANNEL, type Channel } from '../../../shared/channel-names';
 import type { Result } from '../../../shared/errors';
 import { DEFAULT_SETTINGS, type AttentionSummary } from '../../../shared/views';
 import type { AppHost, AppHostOptions } from '../../../main/services/host-types';
@@ -67,12 +67,20 @@ async function started(argv: string[] = ['electron', '.']) {
   return { window };
 }
 
-/** The window finished loading our page. */
-function loadPage(window: BrowserWindow | undefined): FakeWebContents {
+/** The window shows our page and the page says (through the preload) which pushes it listens to. */
+function loadPage(
+  window: BrowserWindow | undefined,
+  listening: string[] = ['changed', 'attention', 'open-run', 'store-status'],
+): FakeWebContents {
   if (window === undefined) throw new Error('no window');
   window.webContents.mainFrame.url = APP_PAGE;
   window.webContents.emit('did-finish-load');
-  return window.webContents;
+  const contents = window.webContents;
+  void ipcMain.handlers.get(LISTENING_CHANNEL)?.(
+    { sender: contents, senderFrame: contents.mainFrame },
+    listening,
+  );
+  return contents;
 }
 
 beforeEach(() => {
@@ -102,7 +110,7 @@ describe('runApp', () => {
       surface: 'app',
       actorId: os.userInfo().username,
     });
-    expect([...ipcMain.handlers.keys()].toSorted()).toEqual([...CHANNELS].toSorted());
+    expect([...ipcMain.handlers.keys()].toSorted()).toEqual([...CHANNELS, LISTENING_CHANNEL].toSorted());
     expect(window?.loadedFile).toBe('/opt/Runwarden/resources/app.asar/out/renderer/index.html');
     expect(Tray.created).toHaveLength(1);
     expect(hostState.started).toBe(1);
@@ -164,17 +172,20 @@ describe('runApp', () => {
     expect(contents.sent).toContainEqual({ channel: 'push:open-run', payload: { runId: 'r9' } });
   });
 
-  it('host pushes reach the page, and attention refreshes the tray from the attention summary', async () => {
+  it('host pushes reach the page, and the tray is drawn from the host attention read, not a read of its own', async () => {
     const { window } = await started();
     const contents = loadPage(window);
     hostState.dispatched.length = 0;
     hostState.options?.push('attention', { counts: { stale: 1 }, needsYou: 1, tray: 'stale' });
+    const summary: AttentionSummary = { counts: { stale: 1 }, needsYou: 1, items: [] };
+    expect(hostState.options?.attention?.items).toBe(8);
+    hostState.options?.attention?.onAttention({ summary, questions: [] });
     await flush();
     expect(contents.sent).toContainEqual({
       channel: 'push:attention',
       payload: { counts: { stale: 1 }, needsYou: 1, tray: 'stale' },
     });
-    expect(hostState.dispatched).toEqual([{ channel: 'attention:summary', input: { limit: 8 } }]);
+    expect(hostState.dispatched).toEqual([]);
     expect(Tray.created[0]?.tooltip).toBe('Runwarden: 1 run needs you (a runner stopped responding)');
   });
 

@@ -6,6 +6,7 @@
  * is typed against electron.d.ts.
  */
 import { EventEmitter } from 'node:events';
+import { inflateSync } from 'node:zlib';
 
 type Listener = (...args: never[]) => unknown;
 
@@ -37,8 +38,12 @@ export class FakeWebContents extends EventEmitter {
     super();
     this.mainFrame = new FakeFrame(url);
   }
+  reloads = 0;
   send(channel: string, payload: unknown): void {
     this.sent.push({ channel, payload });
+  }
+  reload(): void {
+    this.reloads++;
   }
   setWindowOpenHandler(handler: (details: { url: string }) => { action: string }): void {
     this.windowOpenHandler = handler;
@@ -78,6 +83,12 @@ export class BrowserWindow extends EventEmitter {
   isMinimized(): boolean {
     return this.minimized;
   }
+  isVisible(): boolean {
+    return this.visible;
+  }
+  minimize(): void {
+    this.minimized = true;
+  }
   restore(): void {
     this.minimized = false;
   }
@@ -98,33 +109,108 @@ export class BrowserWindow extends EventEmitter {
 export interface FakeImage {
   scaleFactors: number[];
   buffers: Buffer[];
-  addRepresentation(options: { scaleFactor: number; buffer: Buffer }): void;
+  /** Set for images made from raw BGRA pixels (createFromBitmap / a bitmap representation). */
+  sizes: Array<{ width: number; height: number } | null>;
+  template: boolean;
+  addRepresentation(options: { scaleFactor: number; buffer: Buffer; width?: number; height?: number }): void;
+  getSize(scaleFactor?: number): { width: number; height: number };
+  toBitmap(options?: { scaleFactor?: number }): Buffer;
+  setTemplateImage(on: boolean): void;
+}
+
+function fakeImage(
+  buffer: Buffer,
+  scaleFactor: number,
+  size: { width: number; height: number } | null,
+): FakeImage {
+  const image: FakeImage = {
+    scaleFactors: [scaleFactor],
+    buffers: [buffer],
+    sizes: [size],
+    template: false,
+    addRepresentation(rep) {
+      image.scaleFactors.push(rep.scaleFactor);
+      image.buffers.push(rep.buffer);
+      image.sizes.push(
+        rep.width !== undefined && rep.height !== undefined ? { width: rep.width, height: rep.height } : null,
+      );
+    },
+    getSize(factor = 1) {
+      const i = Math.max(0, image.scaleFactors.indexOf(factor));
+      return image.sizes[i] ?? decodePng(image.buffers[i] ?? Buffer.alloc(0)).size;
+    },
+    toBitmap(options = {}) {
+      const i = Math.max(0, image.scaleFactors.indexOf(options.scaleFactor ?? 1));
+      const buf = image.buffers[i] ?? Buffer.alloc(0);
+      return image.sizes[i] !== null ? buf : decodePng(buf).bgra;
+    },
+    setTemplateImage(on) {
+      image.template = on;
+    },
+  };
+  return image;
+}
+
+/**
+ * Decodes the PNGs build/generate-icons.mjs writes (8-bit RGBA, filter 0 on every row) into Electron's
+ * bitmap order (BGRA), as `nativeImage.toBitmap` would.
+ */
+export function decodePng(png: Buffer): { size: { width: number; height: number }; bgra: Buffer } {
+  const width = png.readUInt32BE(16);
+  const height = png.readUInt32BE(20);
+  const idat: Buffer[] = [];
+  for (let at = 8; at < png.length;) {
+    const length = png.readUInt32BE(at);
+    const type = png.toString('ascii', at + 4, at + 8);
+    if (type === 'IDAT') idat.push(png.subarray(at + 8, at + 8 + length));
+    at += 12 + length;
+  }
+  const raw = inflateSync(Buffer.concat(idat));
+  const bgra = Buffer.alloc(width * height * 4);
+  for (let y = 0; y < height; y++) {
+    const row = y * (width * 4 + 1);
+    if (raw[row] !== 0) throw new Error('decodePng: only filter 0 rows are supported');
+    for (let x = 0; x < width; x++) {
+      const src = row + 1 + x * 4;
+      const dst = (y * width + x) * 4;
+      bgra[dst] = raw[src + 2] ?? 0;
+      bgra[dst + 1] = raw[src + 1] ?? 0;
+      bgra[dst + 2] = raw[src] ?? 0;
+      bgra[dst + 3] = raw[src + 3] ?? 0;
+    }
+  }
+  return { size: { width, height }, bgra };
 }
 
 export const nativeImage = {
   createFromBuffer(buffer: Buffer, options: { scaleFactor: number }): FakeImage {
-    const image: FakeImage = {
-      scaleFactors: [options.scaleFactor],
-      buffers: [buffer],
-      addRepresentation(rep) {
-        image.scaleFactors.push(rep.scaleFactor);
-        image.buffers.push(rep.buffer);
-      },
-    };
-    return image;
+    return fakeImage(buffer, options.scaleFactor, null);
+  },
+  createFromBitmap(
+    buffer: Buffer,
+    options: { width: number; height: number; scaleFactor?: number },
+  ): FakeImage {
+    return fakeImage(buffer, options.scaleFactor ?? 1, { width: options.width, height: options.height });
   },
 };
 
 export interface FakeMenuItem {
   label?: string;
   type?: string;
+  role?: string;
   enabled?: boolean;
   click?: () => void;
+  submenu?: FakeMenuItem[];
 }
 
 export const Menu = {
+  /** What `setApplicationMenu` was last given: undefined = never called (Electron's default menu). */
+  application: undefined as { items: FakeMenuItem[] } | null | undefined,
   buildFromTemplate(template: FakeMenuItem[]): { items: FakeMenuItem[] } {
     return { items: template };
+  },
+  setApplicationMenu(menu: { items: FakeMenuItem[] } | null): void {
+    Menu.application = menu;
   },
 };
 
@@ -168,12 +254,16 @@ export class Notification extends EventEmitter {
     return Notification.supported;
   }
   shown = false;
+  closed = false;
   constructor(readonly options: Record<string, unknown>) {
     super();
     Notification.created.push(this);
   }
   show(): void {
     this.shown = true;
+  }
+  close(): void {
+    this.closed = true;
   }
 }
 
@@ -241,8 +331,13 @@ export const session = { defaultSession: new FakeSession() };
 
 export const dialog = {
   errors: [] as Array<{ title: string; content: string }>,
+  messages: [] as Array<Record<string, unknown>>,
   showErrorBox(title: string, content: string): void {
     dialog.errors.push({ title, content });
+  },
+  showMessageBox(options: Record<string, unknown>): Promise<{ response: number }> {
+    dialog.messages.push(options);
+    return Promise.resolve({ response: 0 });
   },
 };
 
@@ -254,6 +349,9 @@ class FakeApp extends EventEmitter {
   loginItemSettings: Array<Record<string, unknown>> = [];
   protocolClients: string[] = [];
   appPath = '/project';
+  name = 'runwarden';
+  paths = new Map<string, string>([['appData', '/home/me/.config']]);
+  appUserModelId: string | null = null;
   #ready: (() => void) | null = null;
   #readyPromise: Promise<void> = this.#newReady();
 
@@ -274,7 +372,27 @@ class FakeApp extends EventEmitter {
     this.quitCalls = 0;
     this.loginItemSettings = [];
     this.protocolClients = [];
+    this.name = 'runwarden';
+    this.paths = new Map([['appData', '/home/me/.config']]);
+    this.appUserModelId = null;
     this.#readyPromise = this.#newReady();
+  }
+  setName(name: string): void {
+    this.name = name;
+  }
+  getName(): string {
+    return this.name;
+  }
+  setPath(name: string, path: string): void {
+    this.paths.set(name, path);
+  }
+  getPath(name: string): string {
+    const path = this.paths.get(name);
+    if (path === undefined) throw new Error(`fake app: no path ${name}`);
+    return path;
+  }
+  setAppUserModelId(id: string): void {
+    this.appUserModelId = id;
   }
   enableSandbox(): void {
     this.sandboxEnabled = true;
@@ -323,6 +441,8 @@ export function resetFakeElectron(): void {
   contextBridge.exposed.clear();
   session.defaultSession = new FakeSession();
   dialog.errors.length = 0;
+  dialog.messages.length = 0;
+  Menu.application = undefined;
 }
 
 export default {

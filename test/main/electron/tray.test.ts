@@ -30,6 +30,7 @@ function actions(): TrayActions & { calls: string[] } {
   return {
     calls,
     openRun: (runId) => calls.push(`open-run ${runId}`),
+    answer: (answer) => calls.push(`answer ${answer.interactionId} r${answer.revision} ${answer.choice}`),
     openWindow: () => calls.push('open-window'),
     setNotificationsPaused: (paused) => calls.push(`paused ${paused}`),
     quit: () => calls.push('quit'),
