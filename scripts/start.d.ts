@@ -14,3 +14,16 @@ export declare function isMainModule(
 ): boolean;
 export declare function locateElectron(req: (id: string) => unknown, electronVersion: string): string;
 export declare function main(argv?: string[]): Promise<number>;
+export interface StartFs {
+  readFile(path: string): string;
+  stat(path: string): { uid: number; mode: number };
+  readdir(path: string): string[];
+  realpath(path: string): string;
+}
+export declare const realFs: StartFs;
+export declare function sandboxProblem(options: {
+  platform: NodeJS.Platform;
+  electronPath: string;
+  fs?: StartFs;
+}): string | null;
+export declare function sandboxRemedy(helper: string, binary: string): string;

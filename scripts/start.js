@@ -10,7 +10,7 @@
  * The pure helpers below are unit-tested (test/main/electron/start-script.test.ts).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, realpathSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -42,6 +42,89 @@ export function isMainModule(moduleUrl, argv1, realpath = realpathSync) {
   }
 }
 
+/** The real file system, as the sandbox check reads it (tests pass fakes). */
+export const realFs = {
+  readFile: (path) => readFileSync(path, 'utf8'),
+  stat: (path) => statSync(path),
+  readdir: (path) => readdirSync(path),
+  realpath: (path) => realpathSync(path),
+};
+
+function readOr(fs, path, fallback) {
+  try {
+    return fs.readFile(path).trim();
+  } catch {
+    return fallback;
+  }
+}
+
+/**
+ * Linux only: will Chromium's sandbox start? It needs either unprivileged user namespaces or the setuid
+ * helper `chrome-sandbox` next to the Electron binary, owned by root with mode 4755. npm installs that helper
+ * as the user, so where the kernel restricts user namespaces (Ubuntu 23.10 and later:
+ * `kernel.apparmor_restrict_unprivileged_userns = 1`; older Debian: `kernel.unprivileged_userns_clone = 0`)
+ * Electron aborts at once with "The SUID sandbox helper binary was found, but is not configured correctly".
+ * An AppArmor profile for this Electron that allows `userns` lifts the restriction for it.
+ *
+ * Returns null when the sandbox can start (or this is not Linux), else the sentence with both remedies.
+ * The sandbox is never turned off (no --no-sandbox): the person chooses a remedy.
+ */
+export function sandboxProblem({ platform, electronPath, fs = realFs }) {
+  if (platform !== 'linux') return null;
+  const restricted =
+    readOr(fs, '/proc/sys/kernel/apparmor_restrict_unprivileged_userns', '0') === '1' ||
+    readOr(fs, '/proc/sys/kernel/unprivileged_userns_clone', '1') === '0';
+  if (!restricted) return null;
+  const helper = join(dirname(electronPath), 'chrome-sandbox');
+  let stats;
+  try {
+    stats = fs.stat(helper);
+  } catch {
+    return null; // No helper: Electron then reports its own error, which names the missing file.
+  }
+  const setuidRoot = stats.uid === 0 && (stats.mode & 0o7777) === 0o4755;
+  if (setuidRoot) return null;
+  let binary = electronPath;
+  try {
+    binary = fs.realpath(electronPath);
+  } catch {
+    // Keep the path as given.
+  }
+  if (hasAppArmorProfileFor(fs, binary)) return null;
+  return sandboxRemedy(helper, binary);
+}
+
+/** Whether some AppArmor profile names this Electron binary (then it governs its user namespaces). */
+function hasAppArmorProfileFor(fs, binary) {
+  let names;
+  try {
+    names = fs.readdir('/etc/apparmor.d');
+  } catch {
+    return false;
+  }
+  for (const name of names) {
+    try {
+      if (fs.readFile(join('/etc/apparmor.d', name)).includes(binary)) return true;
+    } catch {
+      // A folder or an unreadable file: not a profile for us.
+    }
+  }
+  return false;
+}
+
+export function sandboxRemedy(helper, binary) {
+  return [
+    'Electron cannot start its sandbox here: this kernel restricts unprivileged user namespaces',
+    `(AppArmor), and ${helper} is not owned by root with mode 4755.`,
+    'Fix it once, with either:',
+    `  sudo chown root:root '${helper}' && sudo chmod 4755 '${helper}'`,
+    'or an AppArmor profile that lets this Electron use user namespaces:',
+    `  printf 'abi <abi/4.0>,\\ninclude <tunables/global>\\nprofile runwarden-electron "%s" flags=(unconfined) {\\n  userns,\\n}\\n' '${binary}' | sudo tee /etc/apparmor.d/runwarden-electron >/dev/null && sudo apparmor_parser -r /etc/apparmor.d/runwarden-electron`,
+    'then run `npm start` again (npm ci replaces the helper: the chown/chmod is needed again after it).',
+    'The sandbox stays on. Without Electron, browser mode shows the same window: `npx runwarden serve`.',
+  ].join('\n');
+}
+
 const say = (message) => console.log(`runwarden start: ${message}`);
 
 function runSync(command, args, options) {
@@ -55,7 +138,12 @@ export function locateElectron(req, electronVersion) {
   try {
     return req('electron');
   } catch (error) {
-    const cause = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    const first = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    // Electron's own wording ("failed to install correctly, delete node_modules/electron") blames the
+    // install; the cause is almost always that the download did not get through.
+    const cause = /failed to install correctly/i.test(first ?? '')
+      ? 'the download did not complete; nothing was left in node_modules'
+      : first;
     throw new Error(electronMissingMessage(electronVersion, cause), { cause: error });
   }
 }
@@ -67,6 +155,8 @@ export async function main(argv = process.argv.slice(2)) {
 
   say(`locating the Electron ${electronVersion} binary (downloaded on first use)…`);
   const electronPath = locateElectron(req, electronVersion);
+  const sandbox = sandboxProblem({ platform: process.platform, electronPath });
+  if (sandbox !== null) throw new Error(sandbox);
 
   say('building main, preload and renderer (electron-vite build)…');
   const viteBin = join(dirname(req.resolve('electron-vite/package.json')), 'bin', 'electron-vite.js');

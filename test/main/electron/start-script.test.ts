@@ -8,6 +8,9 @@ import {
   electronMissingMessage,
   isMainModule,
   locateElectron,
+  sandboxProblem,
+  sandboxRemedy,
+  type StartFs,
 } from '../../../scripts/start.js';
 
 describe('scripts/start.js helpers', () => {
@@ -35,7 +38,13 @@ describe('scripts/start.js helpers', () => {
       throw new Error('Electron failed to install correctly.\nmore detail');
     };
     expect(() => locateElectron(failing, '45.5.0')).toThrow(
-      electronMissingMessage('45.5.0', 'Electron failed to install correctly.'),
+      electronMissingMessage('45.5.0', 'the download did not complete; nothing was left in node_modules'),
+    );
+    const other = () => {
+      throw new Error('EACCES: permission denied, open path.txt\nstack');
+    };
+    expect(() => locateElectron(other, '45.5.0')).toThrow(
+      electronMissingMessage('45.5.0', 'EACCES: permission denied, open path.txt'),
     );
     expect(electronMissingMessage('45.5.0', 'x')).toMatch(/runwarden serve/);
     expect(locateElectron(() => '/dist/electron', '45.5.0')).toBe('/dist/electron');
@@ -53,5 +62,102 @@ describe('scripts/start.js helpers', () => {
     expect(isMainModule(url, script)).toBe(true);
     expect(isMainModule(url, join(root, 'other.js'))).toBe(false);
     expect(isMainModule(url, undefined)).toBe(false);
+  });
+});
+
+describe('the Linux sandbox check (Ubuntu 23.10+ AppArmor user-namespace restriction)', () => {
+  const ELECTRON = '/home/me/runwarden/node_modules/electron/dist/electron';
+  const HELPER = '/home/me/runwarden/node_modules/electron/dist/chrome-sandbox';
+
+  function fakeFs(files: Record<string, string>, helper: { uid: number; mode: number } | null): StartFs {
+    return {
+      readFile: (path) => {
+        const text = files[path];
+        if (text === undefined) throw new Error(`ENOENT: ${path}`);
+        return text;
+      },
+      stat: (path) => {
+        if (path !== HELPER || helper === null) throw new Error(`ENOENT: ${path}`);
+        return helper;
+      },
+      readdir: (path) => {
+        const prefix = `${path}/`;
+        const names = Object.keys(files)
+          .filter((f) => f.startsWith(prefix))
+          .map((f) => f.slice(prefix.length));
+        if (names.length === 0) throw new Error(`ENOENT: ${path}`);
+        return names;
+      },
+      realpath: (path) => path,
+    };
+  }
+  const ubuntu = { '/proc/sys/kernel/apparmor_restrict_unprivileged_userns': '1\n' };
+  const userOwned = { uid: 1000, mode: 0o100755 };
+
+  it('Ubuntu 24.04 with the helper as npm installed it: the exact remedy, sandbox kept on', () => {
+    const problem = sandboxProblem({
+      platform: 'linux',
+      electronPath: ELECTRON,
+      fs: fakeFs(ubuntu, userOwned),
+    });
+    expect(problem).toBe(sandboxRemedy(HELPER, ELECTRON));
+    expect(problem).toContain(`sudo chown root:root '${HELPER}' && sudo chmod 4755 '${HELPER}'`);
+    expect(problem).toContain('apparmor_parser -r /etc/apparmor.d/runwarden-electron');
+    expect(problem).toContain(`'${ELECTRON}'`);
+    expect(problem).toMatch(/runwarden serve/);
+    expect(problem).not.toMatch(/--no-sandbox/);
+  });
+
+  it('older Debian (unprivileged_userns_clone = 0) is the same problem', () => {
+    const fs = fakeFs({ '/proc/sys/kernel/unprivileged_userns_clone': '0' }, userOwned);
+    expect(sandboxProblem({ platform: 'linux', electronPath: ELECTRON, fs })).toBe(
+      sandboxRemedy(HELPER, ELECTRON),
+    );
+  });
+
+  it.each([
+    ['a root-owned 4755 helper', ubuntu, { uid: 0, mode: 0o104755 }],
+    ['user namespaces allowed', { '/proc/sys/kernel/apparmor_restrict_unprivileged_userns': '0' }, userOwned],
+    ['neither sysctl present (not Ubuntu, not old Debian)', {}, userOwned],
+    [
+      'an AppArmor profile for this Electron',
+      {
+        ...ubuntu,
+        '/etc/apparmor.d/runwarden-electron': `profile runwarden-electron "${ELECTRON}" flags=(unconfined) {\n  userns,\n}\n`,
+      },
+      userOwned,
+    ],
+    ['no helper at all (Electron names it itself)', ubuntu, null],
+  ] as const)('no problem with %s', (_case, files, helper) => {
+    expect(
+      sandboxProblem({ platform: 'linux', electronPath: ELECTRON, fs: fakeFs(files, helper) }),
+    ).toBeNull();
+  });
+
+  it('a root-owned helper without the setuid bit is still a problem; so is a profile for another binary', () => {
+    expect(
+      sandboxProblem({
+        platform: 'linux',
+        electronPath: ELECTRON,
+        fs: fakeFs(ubuntu, { uid: 0, mode: 0o100755 }),
+      }),
+    ).not.toBeNull();
+    const other = {
+      ...ubuntu,
+      '/etc/apparmor.d/chrome': 'profile chrome /opt/google/chrome/chrome {\n userns,\n}\n',
+    };
+    expect(
+      sandboxProblem({ platform: 'linux', electronPath: ELECTRON, fs: fakeFs(other, userOwned) }),
+    ).not.toBeNull();
+  });
+
+  it.each(['darwin', 'win32'] as const)('%s has no such check', (platform) => {
+    expect(sandboxProblem({ platform, electronPath: ELECTRON, fs: fakeFs(ubuntu, userOwned) })).toBeNull();
+  });
+
+  it('reads this machine without throwing', () => {
+    expect(() =>
+      sandboxProblem({ platform: process.platform, electronPath: '/nonexistent/electron' }),
+    ).not.toThrow();
   });
 });
