@@ -14,6 +14,7 @@ import type { AppHost, PushSink, ShellAttention } from '../services/host-types';
 import { resolveStorePath } from '../store';
 import { applyAppIdentity } from './app-identity';
 import { applicationMenu } from './app-menu';
+import { registerAppImageScheme } from './appimage-scheme';
 import { DEEP_LINK_SCHEME, findDeepLink, parseDeepLink } from './deep-link';
 import { DisposableStore } from './disposables';
 import { isTrustedSender, registerIpcHandlers, registerListeningHandler } from './ipc-main';
@@ -23,6 +24,7 @@ import { createQuickAnswers, type QuickAnswer } from './quick-answers';
 import { createRunOpener } from './run-opener';
 import { guardSession, guardWebContents } from './security-guards';
 import { createRunwardenTray, TRAY_MENU_RUNS, type RunwardenTray } from './tray';
+import { runCommand } from './run-command';
 import { canHideToTray, detectTrayHost, type TrayHost } from './tray-host';
 import { appEntryPoints, createMainWindow, type MainWindow } from './window';
 
@@ -178,6 +180,18 @@ export function runApp(mainModuleUrl: string): void {
   // Packaged builds own the scheme; a development Electron registering it would hijack the installed app's.
   if (app.isPackaged && !app.isDefaultProtocolClient(DEEP_LINK_SCHEME)) {
     app.setAsDefaultProtocolClient(DEEP_LINK_SCHEME);
+  }
+  // An AppImage installs no desktop entry of its own: it writes one so the desktop can hand it links.
+  if (app.isPackaged && process.platform === 'linux') {
+    void registerAppImageScheme({
+      env: process.env,
+      home: os.homedir(),
+      scheme: DEEP_LINK_SCHEME,
+      run: runCommand,
+    }).then((outcome) => {
+      if (typeof outcome === 'object')
+        log(`runwarden: could not register runwarden:// links: ${outcome.failed}`);
+    });
   }
 
   // Navigation, new-window and webview guards for every web contents ever created, not only the main window.

@@ -5,29 +5,14 @@
  * there the icon never appears, and hiding the window to the tray would make the app vanish. macOS and
  * Windows always have a place for it. See docs/DESKTOP-CHECKLIST.md#linux.
  */
-import { execFile } from 'node:child_process';
+import { runCommand, type RunCommand } from './run-command';
+
+export type { RunCommand } from './run-command';
 
 export const STATUS_NOTIFIER_WATCHER = 'org.kde.StatusNotifierWatcher';
 
 /** `present`: an icon will show; `absent`: no host answered; `unknown`: the bus could not be asked. */
 export type TrayHost = 'present' | 'absent' | 'unknown';
-
-/** Runs a command; resolves with its stdout, rejects when it cannot run or exits non-zero. */
-export type RunCommand = (
-  command: string,
-  args: readonly string[],
-  env: NodeJS.ProcessEnv,
-) => Promise<string>;
-
-const QUERY_TIMEOUT_MS = 2_000;
-
-export const runCommand: RunCommand = (command, args, env) =>
-  new Promise((resolve, reject) => {
-    execFile(command, [...args], { env, timeout: QUERY_TIMEOUT_MS, encoding: 'utf8' }, (error, stdout) => {
-      if (error !== null) reject(error);
-      else resolve(stdout);
-    });
-  });
 
 /** The two standard command-line D-Bus clients, each asking the bus whether the watcher name has an owner. */
 const QUERIES: ReadonlyArray<{ command: string; args: string[]; parse: (out: string) => boolean | null }> = [

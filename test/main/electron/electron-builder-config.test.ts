@@ -8,6 +8,7 @@ import { join, relative } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import Ajv from 'ajv';
+import { APP_ID, PRODUCT_NAME } from '../../../main/electron/app-identity';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -24,8 +25,14 @@ interface BuilderConfig {
   buildDependenciesFromSource?: boolean;
   protocols?: Array<{ name: string; schemes: string[] }>;
   electronFuses?: Record<string, boolean>;
-  linux?: { target?: string[]; icon?: string; files?: string[] };
-  mac?: { target?: string[]; entitlements?: string; hardenedRuntime?: boolean; files?: string[] };
+  linux?: { target?: string[]; icon?: string; files?: string[]; maintainer?: string };
+  mac?: {
+    target?: string[];
+    entitlements?: string;
+    hardenedRuntime?: boolean;
+    files?: string[];
+    extendInfo?: Record<string, unknown>;
+  };
   win?: { target?: string[]; files?: string[] };
   [key: string]: unknown;
 }
@@ -148,6 +155,8 @@ describe('electron-builder.yml', () => {
   it('names the app and registers the runwarden:// scheme', () => {
     expect(config.productName).toBe('Runwarden');
     expect(config.appId).toMatch(/^[a-z0-9.-]+$/);
+    // Windows groups windows and attributes notifications by this id: the app sets the same one.
+    expect(config.appId).toBe(APP_ID);
     expect(config.protocols).toEqual([{ name: expect.any(String), schemes: ['runwarden'] }]);
   });
 
@@ -159,5 +168,47 @@ describe('electron-builder.yml', () => {
     for (const file of [config.linux?.icon, config.mac?.entitlements]) {
       expect(file && existsSync(`${root}${file}`)).toBe(true);
     }
+  });
+});
+
+describe('what the deb step and the installers need', () => {
+  const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as {
+    productName?: string;
+    homepage?: string;
+    author?: { name?: string; email?: string };
+  };
+  const EMAIL = /^[^\s@<>]+@[^\s@<>]+\.[a-z]{2,}$/;
+
+  it('package.json has a productName, an author with an email, and a homepage (fpm refuses a deb without)', () => {
+    expect(pkg.productName).toBe(PRODUCT_NAME);
+    expect(pkg.author?.name).toBeTruthy();
+    expect(pkg.author?.email).toMatch(EMAIL);
+    expect(pkg.homepage).toMatch(/^https:\/\/\S+$/);
+  });
+
+  it('the deb names a maintainer with an email', () => {
+    expect(config.linux?.maintainer).toMatch(/^[^<>]+ <[^\s@<>]+@[^\s@<>]+\.[a-z]{2,}>$/);
+  });
+
+  it('macOS asks for alert-style notifications (needed for choice buttons)', () => {
+    expect(config.mac?.extendInfo?.NSUserNotificationAlertStyle).toBe('alert');
+  });
+
+  it("leaves valibot's package out: it is bundled into out/main", () => {
+    const matcher = fileMatcher.getNodeModuleFileMatcher(
+      root,
+      '/app',
+      (p) => p.replaceAll('${arch}', 'x64'),
+      config.linux ?? {},
+      {
+        config,
+        debugLogger: { isEnabled: false },
+      },
+    );
+    const keep = matcher.createFilter();
+    const valibot = join(root, 'node_modules', 'valibot');
+    const packed = walk(valibot).filter(({ path, stat }) => keep(path, stat));
+    expect(packed).toEqual([]);
+    expect(pkg).toBeTruthy();
   });
 });
