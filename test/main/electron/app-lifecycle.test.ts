@@ -15,10 +15,14 @@ import {
   FakeEvent,
   FakeWebContents,
   ipcMain,
+  Menu,
+  Notification,
   resetFakeElectron,
   session,
   Tray,
+  type FakeMenuItem,
 } from './fake-electron';
+import type { Interaction } from '../../../shared/domain';
 
 vi.mock('electron', () => import('./fake-electron'));
 
@@ -45,6 +49,12 @@ vi.mock('../../../main/services/app-host', () => ({
       },
     };
   },
+}));
+
+const trayHostState = vi.hoisted(() => ({ found: 'present' as 'present' | 'absent' | 'unknown' }));
+vi.mock('../../../main/electron/tray-host', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../../../main/electron/tray-host')>()),
+  detectTrayHost: () => Promise.resolve(trayHostState.found),
 }));
 
 vi.mock('../../../main/store', () => ({
@@ -85,6 +95,7 @@ function loadPage(
 
 beforeEach(() => {
   resetFakeElectron();
+  trayHostState.found = 'present';
   Object.assign(hostState, { options: null, throwOnCreate: null, started: 0, disposed: 0, dispatched: [] });
 });
 
@@ -220,5 +231,121 @@ describe('runApp', () => {
     ]);
     expect(app.quitCalls).toBe(1);
     expect(BrowserWindow.created).toHaveLength(0);
+  });
+
+  it('takes its own identity before the lock: a development run does not share the installed app’s lock', async () => {
+    app.hasLock = false;
+    await started();
+    expect(app.name).toBe('Runwarden Dev');
+    expect(app.getPath('userData')).toBe('/home/me/.config/Runwarden Dev');
+  });
+
+  it('a packaged app has no default menu (no DevTools, Reload, Help); a development run keeps it', async () => {
+    await started();
+    expect(Menu.application).toBeUndefined();
+    resetFakeElectron();
+    app.isPackaged = true;
+    await started();
+    expect(Menu.application).toBeNull();
+    expect(app.name).toBe('Runwarden');
+  });
+
+  it('opens runs after in-page view changes; after a new document, once the page listens again', async () => {
+    const { window } = await started();
+    const contents = loadPage(window);
+    const opened = () => contents.sent.filter((s) => s.channel === 'push:open-run').map((s) => s.payload);
+    contents.emit('did-start-loading');
+    contents.emit('did-start-navigation', {
+      isMainFrame: true,
+      isSameDocument: true,
+      url: `${APP_PAGE}#/v/failed`,
+    });
+    app.emit('second-instance', new FakeEvent(), ['runwarden', 'runwarden://run/r1']);
+    expect(opened()).toEqual([{ runId: 'r1' }]);
+    contents.emit('did-start-navigation', { isMainFrame: true, isSameDocument: false, url: APP_PAGE });
+    app.emit('second-instance', new FakeEvent(), ['runwarden', 'runwarden://run/r2']);
+    expect(opened()).toEqual([{ runId: 'r1' }]);
+    loadPage(window);
+    expect(opened()).toEqual([{ runId: 'r1' }, { runId: 'r2' }]);
+  });
+
+  it('a crashed renderer is reloaded, the person is told, and runs wait for the reloaded page', async () => {
+    const { window } = await started();
+    const contents = loadPage(window);
+    contents.emit('render-process-gone', new FakeEvent(), { reason: 'crashed', exitCode: 139 });
+    expect(contents.reloads).toBe(1);
+    expect(dialog.messages).toEqual([
+      expect.objectContaining({ message: 'The Runwarden window crashed and was reloaded.' }),
+    ]);
+    app.emit('second-instance', new FakeEvent(), ['runwarden', 'runwarden://run/r5']);
+    expect(contents.sent.filter((s) => s.channel === 'push:open-run')).toEqual([]);
+    loadPage(window);
+    expect(contents.sent.filter((s) => s.channel === 'push:open-run')).toEqual([
+      { channel: 'push:open-run', payload: { runId: 'r5' } },
+    ]);
+  });
+
+  it('where no tray icon can show, closing the window minimises it instead of hiding it', async () => {
+    trayHostState.found = 'absent';
+    const { window } = await started();
+    await flush();
+    window?.show();
+    expect(window?.requestClose()).toBe(false);
+    expect(window).toMatchObject({ visible: true, minimized: true });
+  });
+
+  it('a question answered through the tray menu goes to interactions:answer, and a notification click opens its run', async () => {
+    const { window } = await started();
+    const contents = loadPage(window);
+    const question = {
+      id: 'q9',
+      runId: 'r9',
+      kind: 'decision',
+      title: 'Roll back?',
+      prompt: '',
+      choices: ['yes', 'no'],
+      fields: null,
+      hasDefault: false,
+      defaultResponse: null,
+      deadlineAt: null,
+      status: 'pending',
+      revision: 4,
+    } as unknown as Interaction;
+    const summary = {
+      counts: { 'needs-answer': 1 },
+      needsYou: 1,
+      items: [
+        { run: { id: 'r9', title: 'Deploy', workflow: 'deploy' }, display: { status: 'needs-answer' } },
+      ],
+    } as unknown as AttentionSummary;
+    hostState.options?.attention?.onAttention({ summary, questions: [question] });
+    const item = Tray.created[0]?.menu?.items.find((i: FakeMenuItem) => i.label === 'Roll back? (Deploy)');
+    hostState.dispatched.length = 0;
+    item?.submenu?.find((i) => i.label === 'no')?.click?.();
+    await flush();
+    expect(hostState.dispatched).toEqual([
+      {
+        channel: 'interactions:answer',
+        input: {
+          interactionId: 'q9',
+          interactionRevision: 4,
+          idempotencyKey: 'quick:q9:r4:c1',
+          payload: 'no',
+        },
+      },
+    ]);
+    expect(Tray.created[0]?.menu?.items.some((i: FakeMenuItem) => i.label === 'Roll back? (Deploy)')).toBe(
+      false,
+    );
+
+    // A notification for another run, clicked after the person changed view in the window.
+    hostState.options?.notifier.show({ title: 'Run failed', body: 'x', level: 'failure', runId: 'r3' });
+    contents.emit('did-start-navigation', {
+      isMainFrame: true,
+      isSameDocument: true,
+      url: `${APP_PAGE}#/v/failed`,
+    });
+    Notification.created.at(-1)?.emit('click');
+    expect(contents.sent).toContainEqual({ channel: 'push:open-run', payload: { runId: 'r3' } });
   });
 });

@@ -1,10 +1,12 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { CHANNELS, CHANNEL_METHODS, type Channel } from '../../../shared/channel-names';
+import { CHANNELS, CHANNEL_METHODS, LISTENING_CHANNEL, type Channel } from '../../../shared/channel-names';
 import type { Result } from '../../../shared/errors';
 import {
   channelHandler,
   isTrustedSender,
+  parseListening,
   registerIpcHandlers,
+  registerListeningHandler,
   type InvokeEvent,
   type IpcRegistration,
   type TrustedWindow,
@@ -179,5 +181,49 @@ describe('registerIpcHandlers over a fake ipcMain', () => {
     expect(ipcMain.handlers.size).toBe(0);
     register();
     expect(ipcMain.handlers.size).toBe(CHANNELS.length);
+  });
+});
+
+describe('the page says which pushes it listens to', () => {
+  const PAGE = 'file:///opt/Runwarden/resources/app.asar/out/renderer/index.html';
+  function registered(trusted: boolean) {
+    const handlers = new Map<string, (event: unknown, input: unknown) => unknown>();
+    const heard: unknown[] = [];
+    const dispose = registerListeningHandler({
+      ipcMain: {
+        handle: (channel: string, handler: (event: unknown, input: unknown) => unknown) =>
+          void handlers.set(channel, handler),
+        removeHandler: (channel: string) => void handlers.delete(channel),
+      } as never,
+      isTrusted: () => trusted,
+      log: () => {},
+      onListening: (events) => heard.push(events),
+    });
+    const call = (input: unknown) =>
+      handlers.get(LISTENING_CHANNEL)?.({ sender: {}, senderFrame: { url: PAGE } }, input);
+    return { call, heard, handlers, dispose };
+  }
+
+  it('a trusted page is heard; bad lists are refused without being heard', () => {
+    const { call, heard } = registered(true);
+    expect(call(['open-run', 'changed'])).toEqual({ ok: true, value: null });
+    expect(call([])).toEqual({ ok: true, value: null });
+    for (const bad of [['open-run', 'nope'], 'open-run', null, [1], Array(9).fill('changed')]) {
+      expect(call(bad)).toMatchObject({ ok: false, error: { code: 'VALIDATION' } });
+    }
+    expect(heard).toEqual([['open-run', 'changed'], []]);
+  });
+
+  it('an untrusted sender is refused and not heard; the disposer removes the handler', () => {
+    const { call, heard, handlers, dispose } = registered(false);
+    expect(call(['open-run'])).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
+    expect(heard).toEqual([]);
+    dispose();
+    expect(handlers.size).toBe(0);
+  });
+
+  it('parseListening keeps only declared push events', () => {
+    expect(parseListening(['attention', 'store-status'])).toEqual(['attention', 'store-status']);
+    expect(parseListening(['__proto__'])).toBeNull();
   });
 });

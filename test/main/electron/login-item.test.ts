@@ -16,6 +16,15 @@ describe('applyLaunchAtLogin', () => {
     expect(app.setLoginItemSettings.mock.calls.map((c) => c[0])).toEqual(calls);
   });
 
+  it.each(['darwin', 'win32'] as const)(
+    'under npm start (not packaged) on %s registers nothing: the login item would be bare Electron',
+    (platform) => {
+      const app = { setLoginItemSettings: vi.fn<(settings: Electron.Settings) => void>() };
+      expect(applyLaunchAtLogin(app, true, platform, false)).toBe(false);
+      expect(app.setLoginItemSettings).not.toHaveBeenCalled();
+    },
+  );
+
   it('a login launch starts hidden', () => {
     expect(startsHidden(['app', HIDDEN_ARG], false)).toBe(true);
     expect(startsHidden(['app'], true)).toBe(true);

@@ -8,6 +8,7 @@ import {
   type NotifierDeps,
 } from '../../../main/electron/notifier';
 import type { DesktopNotice } from '../../../main/services/host-types';
+import type { Interaction } from '../../../shared/domain';
 import { Notification } from './fake-electron';
 
 const notice = (overrides: Partial<DesktopNotice> = {}): DesktopNotice => ({
@@ -37,7 +38,7 @@ function notifier(overrides: Partial<NotifierDeps> = {}) {
   return { n: createNotifier(deps), calls, created };
 }
 
-describe('notification text (SPEC §8: plain text)', () => {
+describe('notification text (plain text)', () => {
   it('on Linux escapes markup in the body, so servers with body-markup show it as typed', () => {
     expect(notificationBody('<b>x</b> & <a href="u">l</a>', 'linux')).toBe(
       '&lt;b&gt;x&lt;/b&gt; &amp; &lt;a href="u"&gt;l&lt;/a&gt;',
@@ -93,5 +94,96 @@ describe('createNotifier (fake Notification)', () => {
     const unsupported = notifier({ isSupported: () => false });
     unsupported.n.show(notice());
     expect(unsupported.created).toHaveLength(0);
+  });
+});
+
+describe('question notifications', () => {
+  const question = (overrides: Partial<Interaction> = {}): Interaction =>
+    ({
+      id: 'q1',
+      runId: 'run_1',
+      choices: ['yes', 'no'],
+      revision: 1,
+      status: 'pending',
+      ...overrides,
+    }) as Interaction;
+
+  function questionNotifier(platform: NodeJS.Platform, q: Interaction | null = question()) {
+    const answered: string[] = [];
+    const read: string[] = [];
+    const failures: string[] = [];
+    const made = notifier({
+      platform,
+      questionOf: () => q,
+      answer: (a) => answered.push(`${a.interactionId} r${a.revision} ${a.choice}`),
+      markRead: (runId) => read.push(runId),
+      failed: (e) => failures.push(e),
+    });
+    return { ...made, answered, read, failures };
+  }
+
+  it.each(['darwin', 'win32'] as const)(
+    'on %s: up to 3 choices as buttons, and a button answers',
+    (platform) => {
+      const { n, created, answered, read, calls } = questionNotifier(platform);
+      n.show(notice());
+      const shown = created[0] as Notification;
+      expect(shown.options).toMatchObject({
+        id: 'runwarden-question-q1',
+        actions: [
+          { type: 'button', text: 'yes' },
+          { type: 'button', text: 'no' },
+        ],
+      });
+      shown.emit('action', { actionIndex: 1 }, 1);
+      expect(answered).toEqual(['q1 r1 no']);
+      expect(read).toEqual(['run_1']);
+      expect(calls).toEqual([]);
+    },
+  );
+
+  it('on Linux no buttons (Electron has none there): a click opens the question, and is "seen", not answered', () => {
+    const { n, created, answered, read, calls } = questionNotifier('linux');
+    n.show(notice());
+    expect(created[0]?.options.actions).toBeUndefined();
+    created[0]?.emit('click');
+    expect(calls).toEqual(['open-run run_1']);
+    expect(read).toEqual(['run_1']);
+    expect(answered).toEqual([]);
+  });
+
+  it('more than 3 choices: no buttons (the click opens the question)', () => {
+    const { n, created } = questionNotifier('darwin', question({ choices: ['a', 'b', 'c', 'd'] }));
+    n.show(notice());
+    expect(created[0]?.options.actions).toBeUndefined();
+  });
+
+  it('one notification per question: the same notice is not repeated, new text replaces the old one', () => {
+    const { n, created } = questionNotifier('win32');
+    n.show(notice());
+    n.show(notice());
+    expect(created).toHaveLength(1);
+    n.show(notice({ body: 'Deploy to prod? (asked again)' }));
+    expect(created).toHaveLength(2);
+    expect(created[0]?.closed).toBe(true);
+    expect(created[1]?.options.id).toBe(created[0]?.options.id);
+    expect(n.questionsShown).toBe(1);
+  });
+
+  it('retire closes notifications of questions no longer open', () => {
+    const { n, created } = questionNotifier('darwin');
+    n.show(notice());
+    n.retire(['q1']);
+    expect(created[0]?.closed).toBe(false);
+    n.retire([]);
+    expect(created[0]?.closed).toBe(true);
+    expect(n.questionsShown).toBe(0);
+  });
+
+  it('a failed notification (macOS, unsigned) is reported, so it is logged and the tray says so', () => {
+    const { n, created, failures } = questionNotifier('darwin', null);
+    n.show(notice());
+    created[0]?.emit('failed', {}, 'Notifications are not allowed for this application');
+    expect(failures).toEqual(['Notifications are not allowed for this application']);
   });
 });

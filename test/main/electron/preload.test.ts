@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   CHANNEL_METHODS,
+  LISTENING_CHANNEL,
   PUSH_CHANNEL_PREFIX,
   PUSH_EVENTS,
   type ApiMethod,
@@ -95,5 +96,25 @@ describe('preload source', () => {
     );
     const imports = [...source.matchAll(/^import\s[^'"]*['"]([^'"]+)['"]/gm)].map((m) => m[1]);
     expect(imports.toSorted()).toEqual(['../../shared/channel-names', 'electron']);
+  });
+});
+
+describe('preload: telling main which pushes the page listens to', () => {
+  const reports = () =>
+    ipcRenderer.invocations.filter((i) => i.channel === LISTENING_CHANNEL).map((i) => i.args[0]);
+
+  it('reports the set when the first listener of an event comes and when the last one goes', () => {
+    ipcRenderer.invocations.length = 0;
+    const offA = api.on?.('open-run', () => {}) as () => void;
+    const offB = api.on?.('open-run', () => {}) as () => void;
+    const offC = api.on?.('changed', () => {}) as () => void;
+    expect(reports()).toEqual([['open-run'], ['open-run', 'changed']]);
+    offA();
+    expect(reports()).toHaveLength(2);
+    offB();
+    offB();
+    expect(reports().at(-1)).toEqual(['changed']);
+    offC();
+    expect(reports().at(-1)).toEqual([]);
   });
 });

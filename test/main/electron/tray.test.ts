@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { TRAY_STATE_ORDER, type DisplayStatus } from '../../../shared/display-status';
+import type { Interaction } from '../../../shared/domain';
 import type { AttentionSummary, RunListItem, StatusCounts } from '../../../shared/views';
 import {
   createRunwardenTray,
@@ -186,5 +187,163 @@ describe('createRunwardenTray (fake Tray)', () => {
     expect(tray.listenerCount('click')).toBe(0);
     created.update(summary({ failed: 1 }, []), false);
     expect(tray.tooltip).not.toMatch(/failed/);
+  });
+});
+
+describe('trayModel with open questions', () => {
+  const NOW = new Date(2026, 11, 1, 14, 0).getTime();
+  function question(overrides: Partial<Interaction> = {}): Interaction {
+    return {
+      id: 'q1',
+      runId: 'r1',
+      attemptId: null,
+      kind: 'decision',
+      title: 'Ship it?',
+      prompt: '',
+      choices: ['yes', 'no'],
+      fields: null,
+      defaultResponse: null,
+      hasDefault: false,
+      deadlineAt: null,
+      status: 'pending',
+      revision: 2,
+      presenterId: null,
+      presenterExpiresAt: null,
+      response: null,
+      provenance: null,
+      createdAt: NOW - 1000,
+      settledAt: null,
+      ...overrides,
+    };
+  }
+  const withQuestion = (q: Interaction, extra: RunListItem[] = []) =>
+    trayModel(summary({ 'needs-answer': 1 + extra.length }, [item('r1', 'Release 1.4'), ...extra]), false, {
+      questions: [q],
+      now: NOW,
+    });
+
+  it('lists a choice question with its choices as answers (revision kept for the compare-and-set)', () => {
+    const model = withQuestion(question());
+    const entry = model.entries.find((e) => e.kind === 'question');
+    expect(entry).toEqual({
+      kind: 'question',
+      runId: 'r1',
+      interactionId: 'q1',
+      label: 'Ship it? (Release 1.4)',
+      note: null,
+      choices: [
+        { label: 'yes', answer: { runId: 'r1', interactionId: 'q1', revision: 2, choice: 'yes', index: 0 } },
+        { label: 'no', answer: { runId: 'r1', interactionId: 'q1', revision: 2, choice: 'no', index: 1 } },
+      ],
+    });
+    expect(model.entries.some((e) => e.kind === 'run')).toBe(false);
+  });
+
+  it("shows the default and its time when it applies soon: default 'no' at 14:05", () => {
+    const soon = withQuestion(
+      question({ hasDefault: true, defaultResponse: 'no', deadlineAt: NOW + 5 * 60_000 }),
+    );
+    const entry = soon.entries.find((e) => e.kind === 'question');
+    expect(entry).toMatchObject({ note: "default 'no' at 14:05" });
+    expect(entry?.kind === 'question' && entry.choices.map((c) => c.label)).toEqual(['yes', 'no (default)']);
+    const later = withQuestion(
+      question({ hasDefault: true, defaultResponse: 'no', deadlineAt: NOW + 3 * 3600_000 }),
+    );
+    expect(later.entries.find((e) => e.kind === 'question')).toMatchObject({ note: null });
+    const noDefault = withQuestion(question({ deadlineAt: NOW + 60_000 }));
+    expect(noDefault.entries.find((e) => e.kind === 'question')).toMatchObject({
+      note: 'expires at 14:01 without an answer',
+    });
+  });
+
+  it('a form (fields) has no choices: it shows its deadline and default, and is answered in the window', () => {
+    const form = question({
+      choices: null,
+      fields: [{ name: 'reason', type: 'string' }],
+      hasDefault: true,
+      defaultResponse: { reason: 'n/a' },
+      deadlineAt: new Date(2026, 11, 2, 9, 30).getTime(),
+    });
+    const model = withQuestion(form);
+    const entry = model.entries.find((e) => e.kind === 'question');
+    expect(entry).toMatchObject({ choices: [], note: 'default applies at Dec 2 09:30' });
+    const a = actions();
+    const template = trayMenuTemplate(model.entries, a);
+    const submenu = template.find((t) => t.label === 'Ship it? (Release 1.4)')?.submenu as Array<{
+      label?: string;
+      enabled?: boolean;
+      click?: () => void;
+    }>;
+    expect(submenu.map((s) => s.label)).toEqual(['default applies at Dec 2 09:30', 'Answer in Runwarden…']);
+    expect(submenu[0]?.enabled).toBe(false);
+    submenu[1]?.click?.();
+    expect(a.calls).toEqual(['open-run r1']);
+  });
+
+  it('a choice click answers; stale runs and runs with effects to resolve stay items that open them', () => {
+    const model = withQuestion(question(), [
+      item('r2', 'Nightly ETL', 'stale'),
+      item('r3', 'Refund', 'ambiguous'),
+    ]);
+    const a = actions();
+    const template = trayMenuTemplate(model.entries, a);
+    const submenu = template.find((t) => t.label === 'Ship it? (Release 1.4)')?.submenu as Array<{
+      label?: string;
+      click?: () => void;
+    }>;
+    submenu.find((s) => s.label === 'no')?.click?.();
+    (template.find((t) => t.label === 'stale: Nightly ETL')?.click as () => void)();
+    (template.find((t) => t.label === 'ambiguous: Refund')?.click as () => void)();
+    expect(a.calls).toEqual(['answer q1 r2 no', 'open-run r2', 'open-run r3']);
+  });
+
+  it('a question answered here leaves the menu and the count at once', () => {
+    const model = trayModel(
+      summary({ 'needs-answer': 2 }, [item('r1', 'Release 1.4'), item('r2', 'Other')]),
+      false,
+      {
+        questions: [question(), question({ id: 'q2', runId: 'r2' })],
+        hidden: new Set(['q1']),
+        now: NOW,
+      },
+    );
+    expect(model.entries[0]).toEqual({ kind: 'heading', label: '1 run needs you' });
+    expect(
+      model.entries.filter((e) => e.kind === 'question').map((e) => e.kind === 'question' && e.interactionId),
+    ).toEqual(['q2']);
+    expect(model.title).toBe('1');
+  });
+
+  it('questions that are no longer open, or with too many choices for a menu, are not offered as answers', () => {
+    const settled = withQuestion(question({ status: 'settled' }));
+    expect(settled.entries.some((e) => e.kind === 'question')).toBe(false);
+    expect(settled.entries.some((e) => e.kind === 'run')).toBe(true);
+    const many = withQuestion(question({ choices: Array.from({ length: 12 }, (_, i) => `c${i}`) }));
+    expect(many.entries.find((e) => e.kind === 'question')).toMatchObject({ choices: [] });
+  });
+
+  it('says so in the menu when notifications cannot be shown (the count stays as the badge)', () => {
+    const model = trayModel(summary({ 'needs-answer': 1 }, [item('r1', 'A')]), false, {
+      notificationsUnavailable: 'Notifications are not allowed for this application',
+    });
+    expect(model.entries.find((e) => e.kind === 'notice')).toEqual({
+      kind: 'notice',
+      // Cut like every menu label; the full reason is in the log.
+      label: menuLabelText('Notifications unavailable: Notifications are not allowed for this application'),
+    });
+    expect(model.title).toBe('1');
+  });
+});
+
+describe('createRunwardenTray on macOS', () => {
+  beforeEach(() => resetFakeElectron());
+  it('uses template images (black + alpha, tinted by the menu bar)', () => {
+    const { tray } = trayOf('darwin');
+    expect((tray.image as FakeImage).template).toBe(true);
+    const { tray: linuxTray } = (() => {
+      resetFakeElectron();
+      return trayOf('linux');
+    })();
+    expect((linuxTray.image as FakeImage).template).toBe(false);
   });
 });

@@ -1,6 +1,12 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { appEntryPoints, createMainWindow, type MainWindowDeps } from '../../../main/electron/window';
-import { BrowserWindow, resetFakeElectron } from './fake-electron';
+import {
+  CRASH_WINDOW_MS,
+  MAX_RELOADS_PER_WINDOW,
+  appEntryPoints,
+  createMainWindow,
+  type MainWindowDeps,
+} from '../../../main/electron/window';
+import { BrowserWindow, FakeEvent, resetFakeElectron } from './fake-electron';
 
 vi.mock('electron', () => import('./fake-electron'));
 
@@ -131,5 +137,52 @@ describe('createMainWindow', () => {
     expect(window.destroyed).toBe(true);
     expect(window.listenerCount('close')).toBe(0);
     created.reveal();
+  });
+});
+
+describe('createMainWindow: no tray icon host, and renderer crashes', () => {
+  beforeEach(() => resetFakeElectron());
+
+  it('with close-to-tray on but no tray icon showing, close minimises instead of hiding', () => {
+    let canHide = false;
+    const { window, state } = make({ canHideToTray: () => canHide });
+    window.show();
+    expect(window.requestClose()).toBe(false);
+    expect(window).toMatchObject({ visible: true, minimized: true });
+    expect(state.quitRequests).toBe(0);
+    canHide = true;
+    expect(window.requestClose()).toBe(false);
+    expect(window.visible).toBe(false);
+  });
+
+  it('a crashed renderer is reloaded and reported; a clean exit is not', () => {
+    const gone: Array<[string, boolean]> = [];
+    const { window } = make({ onRendererGone: (details, reloaded) => gone.push([details.reason, reloaded]) });
+    window.webContents.emit('render-process-gone', new FakeEvent(), { reason: 'clean-exit', exitCode: 0 });
+    expect(window.webContents.reloads).toBe(0);
+    window.webContents.emit('render-process-gone', new FakeEvent(), { reason: 'crashed', exitCode: 11 });
+    expect(window.webContents.reloads).toBe(1);
+    expect(gone).toEqual([['crashed', true]]);
+  });
+
+  it('a renderer that keeps crashing is not reloaded forever; a minute later it is again', () => {
+    let now = 1_000_000;
+    const gone: boolean[] = [];
+    const { window } = make({ now: () => now, onRendererGone: (_d, reloaded) => gone.push(reloaded) });
+    for (let i = 0; i < MAX_RELOADS_PER_WINDOW + 1; i++) {
+      window.webContents.emit('render-process-gone', new FakeEvent(), { reason: 'oom', exitCode: 1 });
+    }
+    expect(window.webContents.reloads).toBe(MAX_RELOADS_PER_WINDOW);
+    expect(gone.at(-1)).toBe(false);
+    now += CRASH_WINDOW_MS + 1;
+    window.webContents.emit('render-process-gone', new FakeEvent(), { reason: 'crashed', exitCode: 1 });
+    expect(window.webContents.reloads).toBe(MAX_RELOADS_PER_WINDOW + 1);
+  });
+
+  it('dispose removes the crash handler', () => {
+    const { created, window } = make();
+    expect(window.webContents.listenerCount('render-process-gone')).toBe(1);
+    created.dispose();
+    expect(window.webContents.listenerCount('render-process-gone')).toBe(0);
   });
 });
