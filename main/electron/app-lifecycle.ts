@@ -26,6 +26,7 @@ import { guardSession, guardWebContents } from './security-guards';
 import { createRunwardenTray, TRAY_MENU_RUNS, type RunwardenTray } from './tray';
 import { runCommand } from './run-command';
 import { canHideToTray, detectTrayHost, type TrayHost } from './tray-host';
+import { createTestHooks, testHooksEnabled } from './test-hooks';
 import { appEntryPoints, createMainWindow, type MainWindow } from './window';
 
 const log = (message: string, error?: unknown): void => {
@@ -223,8 +224,14 @@ export function runApp(mainModuleUrl: string): void {
       });
       if (menu !== 'default') Menu.setApplicationMenu(menu === null ? null : Menu.buildFromTemplate(menu));
 
+      const hooks = testHooksEnabled(app.isPackaged, process.env);
+      const shownNotifications: Notification[] = [];
       const createdNotifier = createNotifier({
-        create: (options) => new Notification(options),
+        create: (options) => {
+          const notification = new Notification(options);
+          if (hooks) shownNotifications.push(notification);
+          return notification;
+        },
         isSupported: () => Notification.isSupported(),
         openRun,
         openWindow: reveal,
@@ -334,6 +341,16 @@ export function runApp(mainModuleUrl: string): void {
       });
       const createdTray = tray;
       disposables.add(() => createdTray.dispose());
+      if (hooks) {
+        Object.assign(globalThis, {
+          __runwardenTest: createTestHooks({
+            trayMenu: () => createdTray.menu,
+            notifications: () => shownNotifications,
+            emitClick: (notification) => (notification as Notification).emit('click', {}),
+            canHideToTray: () => canHideToTray(trayHost),
+          }),
+        });
+      }
 
       void trayHostFound.then((found) => {
         trayHost = found;

@@ -274,6 +274,8 @@ export function trayIcon(state: TrayState): NativeImage {
 
 export interface RunwardenTray {
   update(summary: AttentionSummary | null, notificationsPaused: boolean, extras?: TrayExtras): void;
+  /** The menu as last drawn (read by the real-Electron tests through test-hooks.ts). */
+  readonly menu: MenuItemConstructorOptions[];
   dispose: Disposer;
 }
 
@@ -309,12 +311,17 @@ export function createRunwardenTray(
     }
     tray.setToolTip(model.tooltip);
     if (platform === 'darwin') tray.setTitle(model.title);
-    tray.setContextMenu(Menu.buildFromTemplate(trayMenuTemplate(model.entries, actions)));
+    menu = trayMenuTemplate(model.entries, actions);
+    tray.setContextMenu(Menu.buildFromTemplate(menu));
   };
+  let menu: MenuItemConstructorOptions[] = [];
   update(null, false);
 
   return {
     update,
+    get menu() {
+      return menu;
+    },
     dispose: () => {
       tray.off('click', onClick);
       if (!tray.isDestroyed()) tray.destroy();
