@@ -343,7 +343,7 @@ export function runApp(mainModuleUrl: string): void {
       disposables.add(() => createdTray.dispose());
       if (hooks) {
         Object.assign(globalThis, {
-          __runwardenTest: createTestHooks({
+          runwardenTestHooks: createTestHooks({
             trayMenu: () => createdTray.menu,
             notifications: () => shownNotifications,
             emitClick: (notification) => (notification as Notification).emit('click', {}),

@@ -156,7 +156,7 @@ export function createNotifier(deps: NotifierDeps): DesktopNotifier {
     },
     retire(openInteractionIds) {
       const open = new Set(openInteractionIds);
-      for (const [id, shown] of [...questions]) {
+      for (const [id, shown] of questions) {
         if (open.has(id)) continue;
         questions.delete(id);
         live.delete(shown.notification);

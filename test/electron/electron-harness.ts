@@ -61,8 +61,8 @@ export async function launchDesktop(extraArgs: string[] = []): Promise<Desktop> 
       app.evaluate(
         (_electronModule, [hookName, hookArgs]) => {
           const hooks = (
-            globalThis as unknown as { __runwardenTest: Record<string, (...a: unknown[]) => unknown> }
-          ).__runwardenTest;
+            globalThis as unknown as { runwardenTestHooks: Record<string, (...a: unknown[]) => unknown> }
+          ).runwardenTestHooks;
           return hooks[hookName as string]?.(...(hookArgs as unknown[]));
         },
         [name, args] as const,

@@ -199,24 +199,24 @@ describe('the page says which pushes it listens to', () => {
       log: () => {},
       onListening: (events) => heard.push(events),
     });
-    const call = (input: unknown) =>
+    const send = (input: unknown) =>
       handlers.get(LISTENING_CHANNEL)?.({ sender: {}, senderFrame: { url: PAGE } }, input);
-    return { call, heard, handlers, dispose };
+    return { send, heard, handlers, dispose };
   }
 
   it('a trusted page is heard; bad lists are refused without being heard', () => {
-    const { call, heard } = registered(true);
-    expect(call(['open-run', 'changed'])).toEqual({ ok: true, value: null });
-    expect(call([])).toEqual({ ok: true, value: null });
+    const { send, heard } = registered(true);
+    expect(send(['open-run', 'changed'])).toEqual({ ok: true, value: null });
+    expect(send([])).toEqual({ ok: true, value: null });
     for (const bad of [['open-run', 'nope'], 'open-run', null, [1], Array(9).fill('changed')]) {
-      expect(call(bad)).toMatchObject({ ok: false, error: { code: 'VALIDATION' } });
+      expect(send(bad)).toMatchObject({ ok: false, error: { code: 'VALIDATION' } });
     }
     expect(heard).toEqual([['open-run', 'changed'], []]);
   });
 
   it('an untrusted sender is refused and not heard; the disposer removes the handler', () => {
-    const { call, heard, handlers, dispose } = registered(false);
-    expect(call(['open-run'])).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
+    const { send, heard, handlers, dispose } = registered(false);
+    expect(send(['open-run'])).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
     expect(heard).toEqual([]);
     dispose();
     expect(handlers.size).toBe(0);

@@ -292,8 +292,10 @@ describe('trayModel with open questions', () => {
       click?: () => void;
     }>;
     submenu.find((s) => s.label === 'no')?.click?.();
-    (template.find((t) => t.label === 'stale: Nightly ETL')?.click as () => void)();
-    (template.find((t) => t.label === 'ambiguous: Refund')?.click as () => void)();
+    const click = (label: string) =>
+      (template.find((t) => t.label === label)?.click as (() => void) | undefined)?.();
+    click('stale: Nightly ETL');
+    click('ambiguous: Refund');
     expect(a.calls).toEqual(['answer q1 r2 no', 'open-run r2', 'open-run r3']);
   });
 
