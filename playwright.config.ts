@@ -1,6 +1,6 @@
 import { defineConfig } from '@playwright/test';
 
-/** End-to-end tests: the real UI from `runwarden serve`, driven in Debian's Chromium (STACK.md). */
+/** End-to-end tests: the real UI from `runwarden serve`, driven in Debian's Chromium (Playwright cannot download its own browser here). */
 export default defineConfig({
   testDir: 'test/e2e',
   testMatch: '**/*.e2e.ts',

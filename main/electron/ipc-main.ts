@@ -1,5 +1,5 @@
 /**
- * The one IPC wrapper (SPEC §8, STYLE.md point 5): every contract channel is registered here and nowhere
+ * The one IPC wrapper: every contract channel is registered here and nowhere
  * else. Each call is checked to come from our window's main frame showing our page, then handed to the
  * host's dispatcher (which validates the input and returns the Result envelope). Nothing thrown in main
  * ever crosses IPC raw: the renderer always gets `{ ok, ... }`.

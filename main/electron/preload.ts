@@ -1,11 +1,12 @@
 /**
  * The preload (sandboxed, context-isolated): exposes `window.runwarden`, one method per contract channel
- * plus `on(event, listener)` for the declared pushes (STYLE.md points 3 and 4). Never raw `ipcRenderer`:
- * the page cannot name a channel, and listeners never see the IpcRendererEvent (it carries `sender`).
+ * plus `on(event, listener)` for the declared pushes (a declared set, never a generic bus). Never raw
+ * `ipcRenderer`: the page cannot name a channel, and listeners never see the IpcRendererEvent (it carries
+ * `sender`). It also tells main which pushes the page listens to (LISTENING_CHANNEL, see run-opener.ts).
  *
- * Built alone into out/preload/index.cjs; it may import only `electron` and shared/channel-names
- * (STACK.md pitfall 5), and exports nothing. Tests load it with a fake `electron` and check the exposed
- * object against `RunwardenApi`.
+ * Built alone into out/preload/index.cjs; it may import only `electron` and shared/channel-names (a
+ * sandboxed preload cannot require anything else), and exports nothing. Tests load it with a fake
+ * `electron` and check the exposed object against `RunwardenApi`.
  */
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
 import {

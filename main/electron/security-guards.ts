@@ -104,7 +104,7 @@ export type GuardedContents = Pick<WebContents, 'on' | 'off' | 'setWindowOpenHan
 /**
  * Guards one web contents: navigation and redirects away from our page (checklist 13), new windows
  * (checklist 14: denied, and *not* forwarded to `shell.openExternal`: links from runs are never opened,
- * SPEC §8), and `<webview>` attachment (checklist 12).
+ * the window never hands a run's text to the OS), and `<webview>` attachment (checklist 12).
  */
 export function guardWebContents(contents: GuardedContents, appIndexUrl: string): Disposer {
   const onWillNavigate = (event: Electron.Event<Electron.WebContentsWillNavigateEventParams>): void => {

@@ -31,7 +31,7 @@ const STATE_WORDS: Record<TrayState, string> = {
 };
 
 /**
- * Run titles are untrusted text (docs/ARCHITECTURE.md). Native menus treat `&` as a mnemonic marker, so it is doubled;
+ * Run titles are untrusted text (a runner writes them). Native menus treat `&` as a mnemonic marker, so it is doubled;
  * control characters and line breaks are flattened; long titles are cut.
  */
 export function menuLabelText(text: string): string {

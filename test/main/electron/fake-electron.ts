@@ -1,6 +1,6 @@
 /**
- * A fake `electron` module for the shell's tests (Electron cannot start on these machines: TESTING.md
- * layer 5). Each test file does `vi.mock('electron', () => import('./fake-electron'))` and inspects the
+ * A fake `electron` module for the shell's tests (wherever the Electron binary is missing; the
+ * real-Electron tests are in test/electron/). Each test file does `vi.mock('electron', () => import('./fake-electron'))` and inspects the
  * fakes below; `resetFakeElectron()` in `beforeEach` gives each test a clean slate. The fakes record calls;
  * they implement only what main/electron uses, with the real signatures checked where the code under test
  * is typed against electron.d.ts.

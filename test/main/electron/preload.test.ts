@@ -89,7 +89,7 @@ describe('preload (fake contextBridge)', () => {
 });
 
 describe('preload source', () => {
-  it('imports only electron and shared/channel-names (sandboxed preload, STACK.md pitfall 5)', () => {
+  it('imports only electron and shared/channel-names (a sandboxed preload can require nothing else)', () => {
     const source = readFileSync(
       fileURLToPath(new URL('../../../main/electron/preload.ts', import.meta.url)),
       'utf8',
