@@ -127,12 +127,18 @@ export function runApp(mainModuleUrl: string): void {
     attention = next;
     const open = next.questions.map((q) => q.id);
     answers.reconcile(open);
-    notifier?.retire(open);
+    notifier?.retire({
+      open: new Set(open),
+      runs: new Set(next.summary.items.map((item) => item.run.id)),
+      complete: next.summary.items.length >= next.summary.needsYou,
+    });
     redrawTray();
   };
 
-  const questionOf = (runId: string): Interaction | null =>
-    attention?.questions.find((q) => q.runId === runId && !answers.hidden.has(q.id)) ?? null;
+  const questionById = (interactionId: string): Interaction | null =>
+    answers.hidden.has(interactionId)
+      ? null
+      : (attention?.questions.find((q) => q.id === interactionId) ?? null);
 
   /** Marks the run's unread notifications read, so the window's list agrees with what was clicked. */
   const markRunRead = (runId: string): void => {
@@ -237,7 +243,7 @@ export function runApp(mainModuleUrl: string): void {
         openWindow: reveal,
         paused: () => settings()?.notificationsPaused ?? false,
         platform: process.platform,
-        questionOf,
+        questionById,
         answer: (answer: QuickAnswer) => void answers.answer(answer),
         markRead: markRunRead,
         failed: (error) => {

@@ -89,8 +89,8 @@ export interface NotifierDeps {
   /** The `notificationsPaused` setting, read at each notice. */
   paused(): boolean;
   platform: NodeJS.Platform;
-  /** The run's open question, from the latest attention read (null: none, or not known). */
-  questionOf?(runId: string): Interaction | null;
+  /** An open question by id, from the latest attention read (null: not open, or beyond what it read). */
+  questionById?(interactionId: string): Interaction | null;
   /** Answer a question with a button's choice (quick-answers.ts). */
   answer?(answer: QuickAnswer): void;
   /** The person saw (clicked) or answered the run's notification: the window lists it as read too. */
@@ -99,15 +99,29 @@ export interface NotifierDeps {
   failed?(error: string): void;
 }
 
+/** What the latest attention read says about questions, for closing the notifications of answered ones. */
+export interface OpenQuestions {
+  /** Open questions of the runs the read listed. */
+  open: ReadonlySet<string>;
+  /** The runs the read listed. */
+  runs: ReadonlySet<string>;
+  /** The read listed every run that needs the person (none left out by its limit). */
+  complete: boolean;
+}
+
 export interface DesktopNotifier extends Notifier {
-  /** Closes the notifications of questions that are no longer open (answered anywhere, expired). */
-  retire(openInteractionIds: Iterable<string>): void;
+  /**
+   * Closes the notifications of questions that are no longer open (answered anywhere, expired): those of a
+   * run the read listed, and, when the read was complete, any not among its open questions.
+   */
+  retire(questions: OpenQuestions): void;
   /** Question notifications on screen (for the tray and tests). */
   readonly questionsShown: number;
 }
 
 interface ShownQuestion {
   notification: ShownNotification;
+  runId: string | null;
   /** What it said, so a repeat of the same notice is not shown twice. */
   text: string;
 }
@@ -131,33 +145,34 @@ export function createNotifier(deps: NotifierDeps): DesktopNotifier {
   return {
     show(notice) {
       if (deps.paused() || !deps.isSupported()) return;
-      const runId = notice.runId;
-      const question = runId === null ? null : (deps.questionOf?.(runId) ?? null);
       const options = notificationOptions(notice, deps.platform);
-      if (question !== null) {
-        // One notification per question: the same text again is not repeated; new text replaces the old one.
-        const text = `${question.revision}\u0000${options.title ?? ''}\u0000${options.body ?? ''}`;
-        const previous = questions.get(question.id);
-        if (previous?.text === text) return;
-        if (previous !== undefined) {
-          questions.delete(question.id);
-          live.delete(previous.notification);
-          previous.notification.close();
-        }
-        options.id = questionNotificationId(question.id);
-        const actions = questionActions(question, deps.platform);
-        if (actions !== undefined) options.actions = actions;
-        const notification = deps.create(options);
-        questions.set(question.id, { notification, text });
-        wire(notification, notice, question);
+      const interactionId = notice.interactionId;
+      if (interactionId === undefined) {
+        wire(deps.create(options), notice, null, null);
         return;
       }
-      wire(deps.create(options), notice, null);
+      // One notification per question: the same text again is not repeated; new text replaces the old one.
+      const question = deps.questionById?.(interactionId) ?? null;
+      const text = `${options.title ?? ''}\u0000${options.body ?? ''}`;
+      const previous = questions.get(interactionId);
+      if (previous?.text === text) return;
+      if (previous !== undefined) {
+        questions.delete(interactionId);
+        live.delete(previous.notification);
+        previous.notification.close();
+      }
+      options.id = questionNotificationId(interactionId);
+      const actions = question === null ? undefined : questionActions(question, deps.platform);
+      if (actions !== undefined) options.actions = actions;
+      const notification = deps.create(options);
+      questions.set(interactionId, { notification, runId: notice.runId, text });
+      wire(notification, notice, question, interactionId);
     },
-    retire(openInteractionIds) {
-      const open = new Set(openInteractionIds);
+    retire({ open, runs, complete }) {
       for (const [id, shown] of questions) {
         if (open.has(id)) continue;
+        const listed = shown.runId !== null && runs.has(shown.runId);
+        if (!listed && !complete) continue;
         questions.delete(id);
         live.delete(shown.notification);
         shown.notification.close();
@@ -168,10 +183,15 @@ export function createNotifier(deps: NotifierDeps): DesktopNotifier {
     },
   };
 
-  function wire(notification: ShownNotification, notice: DesktopNotice, question: Interaction | null): void {
+  function wire(
+    notification: ShownNotification,
+    notice: DesktopNotice,
+    question: Interaction | null,
+    interactionId: string | null,
+  ): void {
     const release = (): void => {
       live.delete(notification);
-      if (question !== null) forgetQuestion(question.id, notification);
+      if (interactionId !== null) forgetQuestion(interactionId, notification);
     };
     notification.on('click', () => {
       // Seen, not answered: the question stays open and stays in the tray.

@@ -17,6 +17,8 @@ export interface DesktopNotice {
   level: NotificationLevel;
   /** The run a click opens, if any. */
   runId: string | null;
+  /** The question this notice is about (a new question): the shell shows one notification per question. */
+  interactionId?: string;
   /** Already in the notification history (a runner's own `notify`): shown, not recorded again. */
   recorded?: boolean;
 }

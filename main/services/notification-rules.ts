@@ -97,13 +97,15 @@ function noticeFor(event: RunEvent, settings: Settings, run: RunLabel | null): D
   const project = shortProject(run.projectPath);
   switch (kind) {
     case 'needsAnswer': {
-      const question = (event.payload as { title?: unknown } | null)?.title;
+      const payload = event.payload as { title?: unknown; interactionId?: unknown } | null;
+      const question = payload?.title;
       const asked = typeof question === 'string' && question !== '' ? question : run.title;
       return {
         title: `Needs an answer: ${asked}`,
         body: `${run.title} — ${project}`,
         level: 'attention',
         runId: event.runId,
+        ...(typeof payload?.interactionId === 'string' && { interactionId: payload.interactionId }),
       };
     }
     case 'stale':

@@ -108,13 +108,15 @@ describe('question notifications', () => {
       ...overrides,
     }) as Interaction;
 
+  const ask = (overrides: Partial<DesktopNotice> = {}) => notice({ interactionId: 'q1', ...overrides });
+
   function questionNotifier(platform: NodeJS.Platform, q: Interaction | null = question()) {
     const answered: string[] = [];
     const read: string[] = [];
     const failures: string[] = [];
     const made = notifier({
       platform,
-      questionOf: () => q,
+      questionById: () => q,
       answer: (a) => answered.push(`${a.interactionId} r${a.revision} ${a.choice}`),
       markRead: (runId) => read.push(runId),
       failed: (e) => failures.push(e),
@@ -126,7 +128,7 @@ describe('question notifications', () => {
     'on %s: up to 3 choices as buttons, and a button answers',
     (platform) => {
       const { n, created, answered, read, calls } = questionNotifier(platform);
-      n.show(notice());
+      n.show(ask());
       const shown = created[0] as Notification;
       expect(shown.options).toMatchObject({
         id: 'runwarden-question-q1',
@@ -144,7 +146,7 @@ describe('question notifications', () => {
 
   it('on Linux no buttons (Electron has none there): a click opens the question, and is "seen", not answered', () => {
     const { n, created, answered, read, calls } = questionNotifier('linux');
-    n.show(notice());
+    n.show(ask());
     expect(created[0]?.options.actions).toBeUndefined();
     created[0]?.emit('click');
     expect(calls).toEqual(['open-run run_1']);
@@ -154,16 +156,16 @@ describe('question notifications', () => {
 
   it('more than 3 choices: no buttons (the click opens the question)', () => {
     const { n, created } = questionNotifier('darwin', question({ choices: ['a', 'b', 'c', 'd'] }));
-    n.show(notice());
+    n.show(ask());
     expect(created[0]?.options.actions).toBeUndefined();
   });
 
   it('one notification per question: the same notice is not repeated, new text replaces the old one', () => {
     const { n, created } = questionNotifier('win32');
-    n.show(notice());
-    n.show(notice());
+    n.show(ask());
+    n.show(ask());
     expect(created).toHaveLength(1);
-    n.show(notice({ body: 'Deploy to prod? (asked again)' }));
+    n.show(ask({ body: 'Deploy to prod? (asked again)' }));
     expect(created).toHaveLength(2);
     expect(created[0]?.closed).toBe(true);
     expect(created[1]?.options.id).toBe(created[0]?.options.id);
@@ -172,17 +174,46 @@ describe('question notifications', () => {
 
   it('retire closes notifications of questions no longer open', () => {
     const { n, created } = questionNotifier('darwin');
-    n.show(notice());
-    n.retire(['q1']);
+    n.show(ask());
+    n.retire({ open: new Set(['q1']), runs: new Set(['run_1']), complete: true });
     expect(created[0]?.closed).toBe(false);
-    n.retire([]);
+    n.retire({ open: new Set(), runs: new Set(['run_1']), complete: false });
     expect(created[0]?.closed).toBe(true);
     expect(n.questionsShown).toBe(0);
   });
 
+  it('a read that left the run out (beyond its limit) does not close its question; a complete one does', () => {
+    const { n, created } = questionNotifier('win32');
+    n.show(ask());
+    n.retire({ open: new Set(), runs: new Set(['other']), complete: false });
+    expect(created[0]?.closed).toBe(false);
+    n.retire({ open: new Set(), runs: new Set(), complete: true });
+    expect(created[0]?.closed).toBe(true);
+  });
+
+  it('a question beyond the read still gets one notification (keyed by its id), without buttons', () => {
+    const { n, created } = questionNotifier('darwin', null);
+    n.show(ask());
+    n.show(ask());
+    expect(created).toHaveLength(1);
+    expect(created[0]?.options).toMatchObject({ id: 'runwarden-question-q1' });
+    expect(created[0]?.options.actions).toBeUndefined();
+  });
+
+  it('other notices about a run with an open question stay plain (no buttons, not keyed)', () => {
+    const { n, created } = questionNotifier('darwin');
+    n.show(notice({ title: 'Runner lost: Deploy', level: 'attention' }));
+    n.show(notice({ title: 'Your answer was not recorded', level: 'failure' }));
+    expect(created).toHaveLength(2);
+    for (const shown of created) {
+      expect(shown.options.id).toBeUndefined();
+      expect(shown.options.actions).toBeUndefined();
+    }
+  });
+
   it('a failed notification (macOS, unsigned) is reported, so it is logged and the tray says so', () => {
     const { n, created, failures } = questionNotifier('darwin', null);
-    n.show(notice());
+    n.show(ask());
     created[0]?.emit('failed', {}, 'Notifications are not allowed for this application');
     expect(failures).toEqual(['Notifications are not allowed for this application']);
   });

@@ -59,8 +59,8 @@ function shell(platform: NodeJS.Platform = 'linux') {
     openWindow: () => {},
     paused: () => false,
     platform,
-    questionOf: (runId) =>
-      latest?.questions.find((q) => q.runId === runId && !answers.hidden.has(q.id)) ?? null,
+    questionById: (id) =>
+      answers.hidden.has(id) ? null : (latest?.questions.find((q) => q.id === id) ?? null),
     answer: (answer) => void answers.answer(answer),
   });
   const redraw = () =>
@@ -87,7 +87,11 @@ function shell(platform: NodeJS.Platform = 'linux') {
         reads.push(attention);
         latest = attention;
         answers.reconcile(attention.questions.map((q) => q.id));
-        notifier.retire(attention.questions.map((q) => q.id));
+        notifier.retire({
+          open: new Set(attention.questions.map((q) => q.id)),
+          runs: new Set(attention.summary.items.map((i) => i.run.id)),
+          complete: attention.summary.items.length >= attention.summary.needsYou,
+        });
         redraw();
       },
     },
