@@ -111,22 +111,31 @@ test('closing the window keeps the app in the tray; Quit from the tray ends it',
   const hides = await desktop.hook<boolean>('canHideToTray');
   const after = await desktop.app.evaluate(({ BrowserWindow }) => {
     const [window] = BrowserWindow.getAllWindows();
+    // Without a window manager (xvfb) a minimise is never confirmed by isMinimized(): record the call instead.
+    let minimiseCalls = 0;
+    if (window !== undefined) {
+      const minimize = window.minimize.bind(window);
+      window.minimize = () => {
+        minimiseCalls++;
+        minimize();
+      };
+    }
     window?.close();
-    return new Promise<{ count: number; visible: boolean; minimized: boolean }>((resolve) =>
+    return new Promise<{ count: number; visible: boolean; minimiseCalls: number }>((resolve) =>
       setTimeout(
         () =>
           resolve({
             count: BrowserWindow.getAllWindows().length,
             visible: window?.isVisible() ?? false,
-            minimized: window?.isMinimized() ?? false,
+            minimiseCalls,
           }),
         500,
       ),
     );
   });
   expect(after.count).toBe(1);
-  if (hides) expect(after.visible).toBe(false);
-  else expect(after.minimized).toBe(true);
+  if (hides) expect(after).toMatchObject({ visible: false, minimiseCalls: 0 });
+  else expect(after.minimiseCalls).toBe(1);
   const exited = new Promise<number | null>((resolve) =>
     desktop?.app.process().once('exit', (code) => resolve(code)),
   );
