@@ -66,9 +66,6 @@ export function runApp(mainModuleUrl: string): void {
   // Before the lock: the lock lives in the userData folder, which differs for `npm start` and the installed app.
   const identity = applyAppIdentity(app, process.platform);
 
-  // Asked early, in parallel with start-up; the answer decides what closing the window does.
-  const trayHostFound = detectTrayHost(process.platform, process.env);
-
   // Every renderer sandboxed, whatever a window's options say.
   app.enableSandbox();
 
@@ -77,6 +74,9 @@ export function runApp(mainModuleUrl: string): void {
     app.quit();
     return;
   }
+
+  // Asked early, in parallel with start-up; the answer decides what closing the window does.
+  const trayHostFound = detectTrayHost(process.platform, process.env);
 
   const settings = (): Settings | null => host?.settings ?? null;
 
