@@ -190,6 +190,33 @@ describe('what the deb step and the installers need', () => {
     expect(config.linux?.maintainer).toMatch(/^[^<>]+ <[^\s@<>]+@[^\s@<>]+\.[a-z]{2,}>$/);
   });
 
+  it("passes electron-builder's own deb metadata check (the step `npm run dist` failed at)", async () => {
+    const { default: FpmTarget } = require('app-builder-lib/out/targets/FpmTarget.js') as {
+      default: { prototype: { computeFpmMetaInfoOptions(this: unknown): Promise<Record<string, string>> } };
+    };
+    const { AppInfo } = require('app-builder-lib/out/appInfo.js') as {
+      AppInfo: { prototype: { computePackageUrl(this: unknown): Promise<string | null> } };
+    };
+    const check = (metadata: object, options: object) => {
+      const info = { metadata, repositoryInfo: Promise.resolve(null) };
+      const appInfo = {
+        linuxPackageName: 'runwarden',
+        computePackageUrl: () => AppInfo.prototype.computePackageUrl.call({ info, notNullDevMetadata: {} }),
+      };
+      return FpmTarget.prototype.computeFpmMetaInfoOptions.call({ packager: { appInfo, info }, options });
+    };
+    await expect(
+      check(pkg, { ...config.linux, ...(config.deb as object | undefined) }),
+    ).resolves.toMatchObject({
+      maintainer: config.linux?.maintainer,
+      url: pkg.homepage,
+    });
+    // The same check on the metadata the project had before: both of the deb step's complaints.
+    await expect(check({ name: 'runwarden' }, {})).rejects.toThrow(
+      /homepage[\s\S]*email|email[\s\S]*homepage/i,
+    );
+  });
+
   it('macOS asks for alert-style notifications (needed for choice buttons)', () => {
     expect(config.mac?.extendInfo?.NSUserNotificationAlertStyle).toBe('alert');
   });
