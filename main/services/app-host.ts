@@ -103,7 +103,10 @@ export function createAppHost(options: AppHostOptions): AppHost {
     },
   );
 
-  /** One attention read per change: the window's push and the shell's tray are both fed from it. */
+  /**
+   * One attention summary per change feeds both the window's push and the shell's tray (not a second read
+   * for the tray); for the tray, the open questions of the runs it lists are read with it.
+   */
   const pushAttention = () => {
     const tray = options.attention;
     const summary = store.attentionSummary(tray?.items ?? 1);
@@ -117,8 +120,13 @@ export function createAppHost(options: AppHostOptions): AppHost {
     const questions: Interaction[] = [];
     for (const item of summary.items) {
       if (item.openInteractions === 0) continue;
-      for (const question of store.getSnapshot(item.run.id).interactions) {
-        if (question.status === 'pending' || question.status === 'presenting') questions.push(question);
+      try {
+        for (const question of store.getSnapshot(item.run.id).interactions) {
+          if (question.status === 'pending' || question.status === 'presenting') questions.push(question);
+        }
+      } catch (error) {
+        // Pruned or unreadable since the summary: the tray shows that run without its question this time.
+        console.warn(`runwarden: the tray could not read the questions of ${item.run.id}`, error);
       }
     }
     tray.onAttention({ summary, questions });

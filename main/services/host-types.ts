@@ -30,8 +30,8 @@ export interface Notifier {
 export type PushSink = <E extends PushEvent>(event: E, payload: Pushes[E]) => void;
 
 /**
- * What a shell's tray shows, from the same read as the window's `attention` push (one read per change):
- * the summary with its first runs, and the open questions of those runs.
+ * What a shell's tray shows, from the same attention summary as the window's `attention` push (one per
+ * change): the summary with its first runs, and the open questions of those runs.
  */
 export interface ShellAttention {
   summary: AttentionSummary;
