@@ -115,7 +115,7 @@ export interface DesktopNotifier extends Notifier {
    * run the read listed, and, when the read was complete, any not among its open questions.
    */
   retire(questions: OpenQuestions): void;
-  /** Question notifications on screen (for the tray and tests). */
+  /** Question notifications on screen. */
   readonly questionsShown: number;
 }
 

@@ -116,6 +116,7 @@ export function questionNote(question: Interaction, now: number): string | null 
 function questionEntry(question: Interaction, runTitle: string, now: number): TrayMenuEntry {
   const choices = question.choices ?? [];
   const fits = choices.length > 0 && choices.length <= TRAY_MAX_CHOICES;
+  const note = questionNote(question, now);
   return {
     kind: 'question',
     runId: question.runId,
@@ -135,7 +136,8 @@ function questionEntry(question: Interaction, runTitle: string, now: number): Tr
           },
         }))
       : [],
-    note: questionNote(question, now),
+    // The default is the runner's text: a label like any other.
+    note: note === null ? null : menuLabelText(note),
   };
 }
 
