@@ -68,6 +68,8 @@ export const ACTIVE_ATTEMPT_STATUSES: readonly AttemptStatus[] = ['pending', 'ru
 export type InteractionKind = 'decision' | 'input';
 export const INTERACTION_STATUSES = ['pending', 'presenting', 'settled', 'cancelled', 'expired'] as const;
 export type InteractionStatus = (typeof INTERACTION_STATUSES)[number];
+/** A question still waiting for its answer (presenting: a dialog is showing it). */
+export const OPEN_INTERACTION_STATUSES: readonly InteractionStatus[] = ['pending', 'presenting'];
 export type ResolutionProvenance = 'human' | 'timeout_policy' | 'explicit_cancel' | 'expired_no_default';
 
 export type FieldType = 'string' | 'number' | 'boolean';
@@ -159,11 +161,51 @@ export interface Lease {
   expiresAt: number | null;
 }
 
+/**
+ * Every event type the store appends (docs/ARCHITECTURE.md#run-model-and-state-machine). A new type goes
+ * here first: the timeline's wording is an exhaustive map over this list, so it fails the type-check
+ * until the new type has words.
+ */
+export const EVENT_TYPES = [
+  'run.reserved',
+  'run.claimed',
+  'run.running',
+  'run.progress',
+  'run.parked',
+  'run.released',
+  'run.completed',
+  'run.failed',
+  'run.timed_out',
+  'run.cancelled',
+  'run.cancel_requested',
+  'run.pause_requested',
+  'run.paused',
+  'run.resumed',
+  'run.retried',
+  'run.runner_lost',
+  'attempt.started',
+  'attempt.finished',
+  'interaction.requested',
+  'interaction.answered',
+  'interaction.expired',
+  'effect.reserved',
+  'effect.applying',
+  'effect.applied',
+  'effect.rejected',
+  'effect.ambiguous',
+  'effect.resolved',
+  'host.claimed',
+  'notification',
+  'settings.changed',
+  'store.pruned',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
 export interface RunEvent {
   seq: number;
   runId: string | null;
   runRevision: number | null;
-  type: string;
+  type: EventType;
   actorType: ActorType;
   actorId: string | null;
   surface: Surface | null;

@@ -25,13 +25,15 @@ export interface ProjectSummary extends Project {
   total: number;
 }
 
-/** Views of the window (SPEC §7); each maps to a display-status filter. */
 /** Runs per page the window's list asks for, and notifications its panel keeps (the host reads both first). */
 export const LIST_PAGE_SIZE = 200;
 export const NOTIFICATION_HISTORY = 200;
 
+/** Views of the window; each maps to a display-status filter. */
 export const RUN_VIEWS = ['needs-you', 'running', 'queued', 'parked', 'stale', 'failed', 'all'] as const;
 export type RunView = (typeof RUN_VIEWS)[number];
+/** What a run list may be filtered by: a window view, or any single display status (the CLI's `--status`). */
+export type ListView = RunView | DisplayStatus;
 
 /**
  * The display statuses each window view lists; `needs-you` and `all` are not status sets. One table, so the

@@ -1,31 +1,14 @@
-/** Attempts (steps): at most one active per run, enforced by a unique partial index as well (SPEC §2). */
-import type { Attempt } from '../../shared/domain';
+/** Attempt (step) transitions of a runner; the row helpers are in attempt-rows.ts. */
+import { ACTIVE_ATTEMPT_STATUSES, type Attempt } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
-import { toAttempt, type AttemptRow } from './rows';
+import { activeAttempt, getAttempt } from './attempt-rows';
+import { toAttempt } from './rows';
 import { commitRun, conflict, fence, runnerActor, type ClaimRef } from './run-state';
-import { requireText } from './runs';
+import { requireText } from './input-checks';
 import type { StoreContext } from './store-context';
 
 const FINISH_STATUSES = ['completed', 'failed', 'timed_out', 'cancelled'] as const;
 export type AttemptEnding = (typeof FINISH_STATUSES)[number];
-
-export function activeAttempt(ctx: StoreContext, runId: string): AttemptRow | undefined {
-  return ctx
-    .prep(`SELECT * FROM attempts WHERE run_id = ? AND status IN ('pending', 'running', 'waiting')`)
-    .get(runId) as AttemptRow | undefined;
-}
-
-export function getAttempt(ctx: StoreContext, attemptId: number): AttemptRow {
-  const row = ctx.prep(`SELECT * FROM attempts WHERE id = ?`).get(attemptId) as AttemptRow | undefined;
-  if (row === undefined) throw new RunwardenError('NOT_FOUND', `No attempt ${attemptId} in this store.`);
-  return row;
-}
-
-export function listAttempts(ctx: StoreContext, runId: string): Attempt[] {
-  return (ctx.prep(`SELECT * FROM attempts WHERE run_id = ? ORDER BY id`).all(runId) as AttemptRow[]).map(
-    toAttempt,
-  );
-}
 
 export function startAttempt(
   ctx: StoreContext,
@@ -79,7 +62,7 @@ export function finishAttempt(
   if (attempt.run_id !== claim.runId) {
     throw new RunwardenError('NOT_FOUND', `Attempt ${attemptId} does not belong to run ${claim.runId}.`);
   }
-  if (attempt.status !== 'pending' && attempt.status !== 'running' && attempt.status !== 'waiting') {
+  if (!ACTIVE_ATTEMPT_STATUSES.includes(attempt.status)) {
     throw conflict(ctx, claim.runId, `Attempt ${attemptId} is already ${attempt.status}.`);
   }
   ctx

@@ -1,28 +1,16 @@
-/** Side effects a step performs: reserve → applying → applied | rejected | ambiguous; a person resolves ambiguity. */
-import type { Actor, Effect, EffectResolution } from '../../shared/domain';
+/**
+ * A runner's side-effect transitions: reserve → applying → applied | rejected | ambiguous. A person resolves
+ * an ambiguous one (person-commands.ts, resolveEffect).
+ */
+import type { Effect } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
-import { activeAttempt } from './attempts';
+import { activeAttempt } from './attempt-rows';
+import { loadEffectRow } from './effect-rows';
 import { toEffect, type EffectRow } from './rows';
-import {
-  actorOf,
-  checkRevision,
-  commitRun,
-  conflict,
-  fence,
-  loadRunRow,
-  refuseLiveOwner,
-  runnerActor,
-  type ClaimRef,
-} from './run-state';
-import { requireText } from './runs';
+import { commitRun, conflict, fence, runnerActor, type ClaimRef } from './run-state';
+import { requireText } from './input-checks';
 import type { ReserveEffectInput } from './store-types';
 import type { StoreContext } from './store-context';
-
-export function loadEffectRow(ctx: StoreContext, effectId: number): EffectRow {
-  const row = ctx.prep(`SELECT * FROM effects WHERE id = ?`).get(effectId) as EffectRow | undefined;
-  if (row === undefined) throw new RunwardenError('NOT_FOUND', `No effect ${effectId} in this store.`);
-  return row;
-}
 
 function ownEffect(ctx: StoreContext, claim: ClaimRef, effectId: number): EffectRow {
   const row = loadEffectRow(ctx, effectId);
@@ -111,55 +99,6 @@ export function settleEffect(
     actor: runnerActor(lease),
     leaseGeneration: lease.generation,
     payload: { effectId },
-  });
-  return toEffect(loadEffectRow(ctx, effectId));
-}
-
-export interface ResolveEffectInput {
-  resolution: EffectResolution;
-  note: string;
-  expectedRevision: number;
-  actor: Actor;
-}
-
-/** A person says what happened to an ambiguous effect (SPEC §4): applied, or not applied (→ rejected). */
-export function resolveEffect(
-  ctx: StoreContext,
-  effectId: number,
-  input: ResolveEffectInput,
-  now: number,
-): Effect {
-  if (input.resolution !== 'applied' && input.resolution !== 'not_applied') {
-    throw new RunwardenError('VALIDATION', 'resolution must be applied or not_applied.');
-  }
-  requireText(input.note, 'A note saying how you know');
-  const row = loadEffectRow(ctx, effectId);
-  const run = loadRunRow(ctx, row.run_id);
-  checkRevision(ctx, run, input.expectedRevision);
-  refuseLiveOwner(ctx, run, now, 'resolve an effect of');
-  if (row.status !== 'ambiguous') {
-    throw conflict(
-      ctx,
-      row.run_id,
-      `Effect ${effectId} is ${row.status}, not ambiguous; nothing to resolve.`,
-    );
-  }
-  ctx
-    .prep(
-      `UPDATE effects SET status = ?, resolution = ?, resolution_note = ?, resolved_by = ?, updated_at = ? WHERE id = ?`,
-    )
-    .run(
-      input.resolution === 'applied' ? 'applied' : 'rejected',
-      input.resolution,
-      input.note,
-      input.actor.id,
-      now,
-      effectId,
-    );
-  commitRun(ctx, row.run_id, now, {
-    type: 'effect.resolved',
-    actor: actorOf(input.actor),
-    payload: { effectId, resolution: input.resolution, note: input.note },
   });
   return toEffect(loadEffectRow(ctx, effectId));
 }

@@ -1,6 +1,7 @@
 /** The store's public API: the app, the CLI, runners and tests import from here. */
 export { openStore, migrate, APPLICATION_ID, type OpenStoreOptions } from './open-store';
 export { RunStore, type StoreMode, type StoreModeReasonCode } from './run-store';
+export type { StoreReader, StoreWriter } from './store-facets';
 export { resolveStorePath, type StorePathOptions } from './store-path';
 export {
   startHygieneWorker,
@@ -12,7 +13,7 @@ export {
 export { processStartId, isProcessAlive } from './process-identity';
 export { HOST_LEASE_NAME } from './leases';
 export { VALID_STATUS_PAIRS } from './doctor';
-export { responseIssues } from './interactions';
+export { responseIssues } from '../../shared/answer-rules';
 export { MIGRATIONS, SUPPORTED_SCHEMA_VERSION } from './migrations';
 export type { Clock } from './store-context';
 export type { AttemptEnding } from './attempts';

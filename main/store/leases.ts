@@ -1,8 +1,11 @@
-/** Leases beyond the claim itself: heartbeats, the host (sweeper) lease, and what the sweeper reads (SPEC §3, §5). */
+/**
+ * Lease transitions beyond the claim itself (docs/ARCHITECTURE.md#leases-and-fencing): heartbeats, the host
+ * (sweeper) lease, the sweeper's verdict that a runner is lost, and the lease lists the sweeper reads.
+ */
 import type { Actor } from '../../shared/domain';
-import { RunwardenError } from '../../shared/errors';
-import { hashToken, newToken } from './ids';
-import type { LeaseRow } from './rows';
+import { requireLeaseMs } from './input-checks';
+import { clearHeldLease, extendLease, isHeldByOther, takeLease } from './lease-rows';
+import { TERMINAL_RUN_SQL, type LeaseRow } from './rows';
 import { actorOf, appendEvent, commitRun } from './run-state';
 import type { Claim, ClaimKey, HeartbeatAnswer, LeaseSummary, OwnerInfo } from './store-types';
 import type { StoreContext } from './store-context';
@@ -11,100 +14,58 @@ import type { StoreContext } from './store-context';
 export const HOST_LEASE_NAME = 'host';
 
 /**
- * Extends a live lease. The check is inside the UPDATE (SPEC §3): an expired owner never revives itself.
- * No event and no revision bump (a heartbeat changes nothing a person sees); the answer carries the
- * cancel/pause requests.
+ * Extends a live run lease. An expired owner never revives itself. No event and no revision bump (a
+ * heartbeat changes nothing a person sees); the answer carries the cancel/pause requests.
  */
 export function heartbeat(ctx: StoreContext, claim: ClaimKey, leaseMs: number, now: number): HeartbeatAnswer {
-  if (!Number.isInteger(leaseMs) || leaseMs <= 0) {
-    throw new RunwardenError('VALIDATION', 'leaseMs must be a positive integer (milliseconds).');
-  }
-  const updated = ctx
-    .prep(
-      `UPDATE leases SET heartbeat_at = ?, expires_at = ?
-       WHERE run_id = ? AND token_hash = ? AND generation = ? AND owner_type = ? AND expires_at > ?
-       RETURNING expires_at`,
-    )
-    .get(now, now + leaseMs, claim.runId, hashToken(claim.token), claim.generation, claim.ownerType, now) as
-    { expires_at: number } | undefined;
+  requireLeaseMs(leaseMs);
+  const expiresAt = extendLease(ctx, { runId: claim.runId }, claim, leaseMs, now);
   const flags = ctx
     .prep(`SELECT cancel_requested, pause_requested FROM runs WHERE id = ?`)
     .get(claim.runId) as { cancel_requested: number; pause_requested: number } | undefined;
   const cancelRequested = flags?.cancel_requested === 1;
   const pauseRequested = flags?.pause_requested === 1;
-  if (updated === undefined) return { ok: false, cancelRequested, pauseRequested, expiresAt: null };
-  ctx.prep(`UPDATE runs SET owner_expires_at = ? WHERE id = ?`).run(updated.expires_at, claim.runId);
-  return { ok: true, cancelRequested, pauseRequested, expiresAt: updated.expires_at };
+  if (expiresAt === null) return { ok: false, cancelRequested, pauseRequested, expiresAt: null };
+  ctx.prep(`UPDATE runs SET owner_expires_at = ? WHERE id = ?`).run(expiresAt, claim.runId);
+  return { ok: true, cancelRequested, pauseRequested, expiresAt };
 }
+
+const HOST = { name: HOST_LEASE_NAME };
 
 function hostLease(ctx: StoreContext): LeaseRow {
   return ctx.prep(`SELECT * FROM leases WHERE name = ?`).get(HOST_LEASE_NAME) as LeaseRow;
 }
 
-/** Only one sweeper acts at a time (SPEC §5). Null when another host holds a live lease. */
+/** Only one sweeper acts at a time. Null when another host holds a live lease. */
 export function claimHostLease(
   ctx: StoreContext,
   owner: OwnerInfo & { leaseMs: number },
   now: number,
 ): Claim | null {
-  const lease = hostLease(ctx);
-  const live = lease.owner_type !== null && lease.expires_at !== null && lease.expires_at > now;
-  if (live && !(lease.owner_type === owner.ownerType && lease.owner_id === owner.ownerId)) return null;
-  const token = newToken();
-  const expiresAt = now + owner.leaseMs;
-  const row = ctx
-    .prep(
-      `UPDATE leases SET generation = generation + 1, owner_type = ?, owner_id = ?, token_hash = ?, owner_pid = ?,
-         owner_hostname = ?, owner_start_id = ?, acquired_at = ?, heartbeat_at = ?, expires_at = ?
-       WHERE name = ? RETURNING generation`,
-    )
-    .get(
-      owner.ownerType,
-      owner.ownerId,
-      hashToken(token),
-      owner.pid,
-      owner.hostname,
-      owner.startId ?? null,
-      now,
-      now,
-      expiresAt,
-      HOST_LEASE_NAME,
-    ) as { generation: number };
+  if (isHeldByOther(hostLease(ctx), owner, now)) return null;
+  const taken = takeLease(ctx, HOST, { ...owner, startId: owner.startId ?? null }, owner.leaseMs, now);
   appendEvent(ctx, now, null, null, {
     type: 'host.claimed',
     actor: { type: owner.ownerType, id: owner.ownerId, surface: 'sweeper' },
-    leaseGeneration: row.generation,
+    leaseGeneration: taken.generation,
     payload: { pid: owner.pid, hostname: owner.hostname },
   });
   return {
     runId: HOST_LEASE_NAME,
-    generation: row.generation,
-    token,
-    expiresAt,
+    generation: taken.generation,
+    token: taken.token,
+    expiresAt: taken.expiresAt,
     ownerType: owner.ownerType,
     ownerId: owner.ownerId,
   };
 }
 
 export function renewHostLease(ctx: StoreContext, claim: ClaimKey, leaseMs: number, now: number): boolean {
-  const result = ctx
-    .prep(
-      `UPDATE leases SET heartbeat_at = ?, expires_at = ?
-       WHERE name = ? AND token_hash = ? AND generation = ? AND owner_type = ? AND expires_at > ?`,
-    )
-    .run(now, now + leaseMs, HOST_LEASE_NAME, hashToken(claim.token), claim.generation, claim.ownerType, now);
-  return result.changes === 1;
+  return extendLease(ctx, HOST, claim, leaseMs, now) !== null;
 }
 
 export function releaseHostLease(ctx: StoreContext, claim: ClaimKey): boolean {
-  const result = ctx
-    .prep(
-      `UPDATE leases SET owner_type = NULL, owner_id = NULL, token_hash = NULL, owner_pid = NULL, owner_hostname = NULL,
-         owner_start_id = NULL, acquired_at = NULL, heartbeat_at = NULL, expires_at = NULL
-       WHERE name = ? AND token_hash = ? AND generation = ?`,
-    )
-    .run(HOST_LEASE_NAME, hashToken(claim.token), claim.generation);
-  return result.changes === 1;
+  return clearHeldLease(ctx, HOST, claim);
 }
 
 interface LeaseSummaryRow {
@@ -136,14 +97,14 @@ export const EXPIRED_LEASES_SQL = `SELECT ${LEASE_SUMMARY}
   FROM leases l JOIN runs r ON r.id = l.run_id
   WHERE l.owner_type IS NOT NULL AND l.run_id IS NOT NULL
     AND (l.lost_generation IS NULL OR l.lost_generation != l.generation) AND l.expires_at <= ?
-    AND r.status NOT IN ('completed', 'failed', 'timed_out', 'cancelled')
+    AND r.status NOT IN ${TERMINAL_RUN_SQL}
   ORDER BY l.expires_at LIMIT ?`;
 
 /** Every stale lease, noticed or not. */
 export const STALE_LEASES_SQL = `SELECT ${LEASE_SUMMARY}
   FROM leases l JOIN runs r ON r.id = l.run_id
   WHERE l.owner_type IS NOT NULL AND l.run_id IS NOT NULL AND l.expires_at <= ?
-    AND r.status NOT IN ('completed', 'failed', 'timed_out', 'cancelled')
+    AND r.status NOT IN ${TERMINAL_RUN_SQL}
   ORDER BY l.expires_at LIMIT ?`;
 
 /**
@@ -169,7 +130,7 @@ export function listStaleLeases(
   return (ctx.prep(STALE_LEASES_SQL).all(now - olderThanMs, limit) as LeaseSummaryRow[]).map(toSummary);
 }
 
-/** Live runner leases on one host, for the pid / start-identity check (SPEC §3). */
+/** Live runner leases on one host, for the pid / start-identity check (docs/ARCHITECTURE.md#liveness). */
 export function listLiveLeasesOnHost(
   ctx: StoreContext,
   hostname: string,
@@ -189,7 +150,7 @@ export function listLiveLeasesOnHost(
 }
 
 /**
- * The sweeper's verdict that a runner is gone (SPEC §3 "Stale"): expires the lease now if the generation
+ * The sweeper's verdict that a runner is gone (docs/ARCHITECTURE.md#sweeper): expires the lease now if the generation
  * still matches, and records `run.runner_lost` once per generation. True when it wrote.
  */
 export function markRunnerLost(
@@ -204,7 +165,7 @@ export function markRunnerLost(
     .prep(
       `SELECT l.* FROM leases l JOIN runs r ON r.id = l.run_id
        WHERE l.run_id = ? AND l.generation = ? AND l.owner_type IS NOT NULL
-         AND r.status NOT IN ('completed', 'failed', 'timed_out', 'cancelled')`,
+         AND r.status NOT IN ${TERMINAL_RUN_SQL}`,
     )
     .get(runId, generation) as LeaseRow | undefined;
   if (lease === undefined || lease.lost_generation === generation) return false;
@@ -237,7 +198,7 @@ export function markRunnersLost(
     `UPDATE leases SET expires_at = MIN(expires_at, @now), lost_generation = generation
      WHERE run_id = @runId AND generation = @generation AND owner_type IS NOT NULL
        AND (lost_generation IS NULL OR lost_generation != generation)
-       AND EXISTS (SELECT 1 FROM runs r WHERE r.id = @runId AND r.status NOT IN ('completed', 'failed', 'timed_out', 'cancelled'))
+       AND EXISTS (SELECT 1 FROM runs r WHERE r.id = @runId AND r.status NOT IN ${TERMINAL_RUN_SQL})
      RETURNING owner_id, owner_pid, expires_at`,
   );
   const bump = ctx.prep(

@@ -4,7 +4,7 @@ import { NOTIFICATION_LEVELS } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
 import { toNotification, type NotificationRow } from './rows';
 import { actorOf, appendEvent, loadRunRow } from './run-state';
-import { requireText } from './runs';
+import { requireText } from './input-checks';
 import type { StoreContext } from './store-context';
 
 export interface NotifyInput {

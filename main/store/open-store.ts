@@ -5,13 +5,14 @@
  * a 0-byte file is initialised only after checking, under the write lock, that it is still empty.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { DEFAULT_DISPLAY_OPTIONS, type DisplayOptions } from '../../shared/display-status';
 import { RunwardenError } from '../../shared/errors';
 import { MIGRATIONS, SUPPORTED_SCHEMA_VERSION, type Migration } from './migrations';
 import { RunStore, type StoreMode, type StoreModeReasonCode } from './run-store';
-import { BUSY_RETRIES, createContext, sqliteCode, type Clock } from './store-context';
+import { createContext, sqliteCode, type Clock, type StoreIdentity } from './store-context';
 
 /**
  * Runwarden's SQLite `application_id`: 0x52574431, the ASCII bytes "RWD1" (decimal 1381450801).
@@ -34,6 +35,10 @@ export interface OpenStoreOptions {
    */
   busyRetries?: number;
   displayOptions?: DisplayOptions;
+  /** Who the store acts as when it takes a control claim (default: this process on this host). */
+  identity?: StoreIdentity;
+  /** How long a control claim is taken for (default CONTROL_LEASE_MS). */
+  controlLeaseMs?: number;
   /** Writability check (default fs.accessSync); injectable because tests run as root, who may write anything. */
   access?: (target: string, mode: number) => void;
 }
@@ -359,7 +364,11 @@ export function openStore(storePath: string, opts: OpenStoreOptions = {}): RunSt
     clock,
     displayOptions,
     mode === 'read-only' ? (reason ?? 'read-only') : null,
-    opts.busyRetries ?? BUSY_RETRIES,
+    {
+      busyRetries: opts.busyRetries,
+      identity: opts.identity ?? { pid: process.pid, hostname: os.hostname() },
+      controlLeaseMs: opts.controlLeaseMs,
+    },
   );
   return new RunStore(ctx, {
     path: file,

@@ -7,6 +7,7 @@ import type {
   Effect,
   EffectResolution,
   EffectStatus,
+  EventType,
   ExecutionMode,
   Interaction,
   InteractionField,
@@ -28,6 +29,12 @@ import type {
   Submission,
   SubmissionOutcome,
   Surface,
+} from '../../shared/domain';
+import {
+  ACTIVE_ATTEMPT_STATUSES,
+  OPEN_INTERACTION_STATUSES,
+  TERMINAL_QUEUE_STATUSES,
+  TERMINAL_RUN_STATUSES,
 } from '../../shared/domain';
 
 export interface RunRow {
@@ -62,6 +69,17 @@ export interface RunRow {
   updated_at: number;
   finished_at: number | null;
 }
+
+/** A SQL list literal, `('a', 'b')`, for a fixed set of status constants (never for caller input). */
+export function sqlList(values: readonly string[]): string {
+  return `(${values.map((value) => `'${value.replaceAll("'", "''")}'`).join(', ')})`;
+}
+
+/** The status lists the SQL uses, written once from shared/domain.ts's constants. */
+export const TERMINAL_RUN_SQL = sqlList(TERMINAL_RUN_STATUSES);
+export const TERMINAL_QUEUE_SQL = sqlList(TERMINAL_QUEUE_STATUSES);
+export const ACTIVE_ATTEMPT_SQL = sqlList(ACTIVE_ATTEMPT_STATUSES);
+export const OPEN_INTERACTION_SQL = sqlList(OPEN_INTERACTION_STATUSES);
 
 /** Columns of `runs` joined with its project path; every run read uses this list. */
 export const RUN_COLUMNS = `r.*, p.canonical_path AS project_path`;
@@ -181,7 +199,7 @@ export function toEvent(row: EventRow): RunEvent {
     seq: row.seq,
     runId: row.run_id,
     runRevision: row.run_revision,
-    type: row.type,
+    type: row.type as EventType,
     actorType: row.actor_type,
     actorId: row.actor_id,
     surface: row.surface,

@@ -4,11 +4,12 @@
  * denormalised view columns from `displayStatus()` and appends the event — all inside the caller's
  * transaction.
  */
-import type { Actor, ActorType, OwnerType, RunSnapshot, Surface } from '../../shared/domain';
+import type { Actor, ActorType, EventType, OwnerType, RunSnapshot, Surface } from '../../shared/domain';
 import { displayStatus, hasLiveOwner, isTerminal } from '../../shared/display-status';
 import { RunwardenError } from '../../shared/errors';
 import { hashToken } from './ids';
 import {
+  OPEN_INTERACTION_SQL,
   RUN_COLUMNS,
   RUN_FROM,
   toEffect,
@@ -40,7 +41,7 @@ export interface EventActor {
 }
 
 export interface EventInput {
-  type: string;
+  type: EventType;
   actor: EventActor;
   leaseGeneration?: number | null;
   payload?: unknown;
@@ -78,7 +79,7 @@ export function loadLeaseRow(ctx: StoreContext, runId: string): LeaseRow {
 export function openInteractionRows(ctx: StoreContext, runId: string): InteractionRow[] {
   return ctx
     .prep(
-      `SELECT * FROM interactions WHERE run_id = ? AND status IN ('pending', 'presenting') ORDER BY created_at, id`,
+      `SELECT * FROM interactions WHERE run_id = ? AND status IN ${OPEN_INTERACTION_SQL} ORDER BY created_at, id`,
     )
     .all(runId) as InteractionRow[];
 }
@@ -152,7 +153,7 @@ export function loadDisplaySnapshots(
       : (ctx
           .prep(
             `SELECT * FROM interactions WHERE run_id IN (SELECT value FROM json_each(?))
-               AND status IN ('pending', 'presenting') ORDER BY created_at, id`,
+               AND status IN ${OPEN_INTERACTION_SQL} ORDER BY created_at, id`,
           )
           .all(JSON.stringify(withOpen)) as InteractionRow[]),
   );
@@ -303,17 +304,6 @@ export function fence(ctx: StoreContext, claim: ClaimRef, now: number): LeaseRow
 
 export function runnerActor(lease: LeaseRow): EventActor {
   return { type: lease.owner_type ?? 'runner', id: lease.owner_id, surface: 'sdk' };
-}
-
-/** Clears the owner of a run lease (generation unchanged: the next claim bumps it). */
-export function releaseLease(ctx: StoreContext, runId: string): void {
-  ctx
-    .prep(
-      `UPDATE leases SET owner_type = NULL, owner_id = NULL, token_hash = NULL, owner_pid = NULL, owner_hostname = NULL,
-         owner_start_id = NULL, acquired_at = NULL, heartbeat_at = NULL, expires_at = NULL
-       WHERE run_id = ?`,
-    )
-    .run(runId);
 }
 
 /** Compare-and-set for a person's command (SPEC §3): refused with the fresh snapshot when the run moved. */

@@ -17,19 +17,24 @@ import type {
   RunEvent,
   RunSnapshot,
 } from '../../shared/domain';
+import { RunwardenError } from '../../shared/errors';
 import * as attempts from './attempts';
 import * as doctor from './doctor';
 import * as effects from './effects';
 import * as events from './events';
-import * as interactions from './interactions';
+import * as deadlines from './interaction-deadlines';
+import { loadInteractionRow } from './interaction-rows';
 import * as leases from './leases';
 import * as maintenance from './maintenance';
 import { SUPPORTED_SCHEMA_VERSION } from './migrations';
 import * as notifications from './notifications';
-import * as control from './run-control';
-import * as queries from './run-queries';
+import * as person from './person-commands';
+import { attentionSummary, listProjects } from './run-counts';
+import { getRunDetail, projectPathOfRun } from './run-detail';
+import { reserveRun } from './run-reservation';
 import { findRunRow, loadSnapshot, loadRunRow } from './run-state';
-import * as runs from './runs';
+import { listRuns } from './run-views';
+import * as runner from './runner-transitions';
 import * as settings from './settings';
 import { toInteraction, toRun } from './rows';
 import { readOp, writeTx, type StoreContext } from './store-context';
@@ -78,6 +83,10 @@ export interface StoreOpenState {
   schemaVersion: number;
 }
 
+/**
+ * Every method is in one facet (store-facets.ts): `StoreReader` for those that only read, `StoreWriter` for
+ * those that write. A consumer that only reads takes a `StoreReader`, so its type says it cannot write.
+ */
 export class RunStore {
   readonly path: string;
   readonly mode: StoreMode;
@@ -112,15 +121,15 @@ export class RunStore {
   // ── Runner side ────────────────────────────────────────────────────────────
 
   reserveRun(input: ReserveRunInput, actor: Actor): Run {
-    return this.#write((ctx, now) => runs.reserveRun(ctx, input, actor, now));
+    return this.#write((ctx, now) => reserveRun(ctx, input, actor, now));
   }
 
   claimRun(runId: string, owner: ClaimRunOptions): ClaimResult {
-    return this.#write((ctx, now) => runs.claimInTx(ctx, runId, owner, now));
+    return this.#write((ctx, now) => runner.claimRun(ctx, runId, owner, now));
   }
 
   claimNext(owner: ClaimNextOptions): ClaimResult | null {
-    return this.#write((ctx, now) => runs.claimNextInTx(ctx, owner, now));
+    return this.#write((ctx, now) => runner.claimNextRun(ctx, owner, now));
   }
 
   heartbeat(claim: ClaimKey, leaseMs: number): HeartbeatAnswer {
@@ -128,11 +137,11 @@ export class RunStore {
   }
 
   markRunning(claim: ClaimKey): Run {
-    return this.#write((ctx, now) => runs.markRunning(ctx, claim, now));
+    return this.#write((ctx, now) => runner.markRunning(ctx, claim, now));
   }
 
   setProgress(claim: ClaimKey, detail: string): Run {
-    return this.#write((ctx, now) => runs.setProgress(ctx, claim, detail, now));
+    return this.#write((ctx, now) => runner.setProgress(ctx, claim, detail, now));
   }
 
   startAttempt(claim: ClaimKey, step: string, opts: { deadlineAt?: number } = {}): Attempt {
@@ -144,15 +153,15 @@ export class RunStore {
   }
 
   requestInteraction(claim: ClaimKey, input: RequestInteractionInput): Interaction {
-    return this.#write((ctx, now) => interactions.requestInteraction(ctx, claim, input, now));
+    return this.#write((ctx, now) => runner.requestInteraction(ctx, claim, input, now));
   }
 
   getInteraction(id: string): Interaction {
-    return this.#read((ctx) => toInteraction(interactions.loadInteractionRow(ctx, id)));
+    return this.#read((ctx) => toInteraction(loadInteractionRow(ctx, id)));
   }
 
   resumeAfterInteraction(claim: ClaimKey): void {
-    this.#write((ctx, now) => interactions.resumeAfterInteraction(ctx, claim, now));
+    this.#write((ctx, now) => runner.resumeAfterInteraction(ctx, claim, now));
   }
 
   reserveEffect(claim: ClaimKey, input: ReserveEffectInput): Effect {
@@ -176,28 +185,30 @@ export class RunStore {
   }
 
   park(claim: ClaimKey, code: ParkCode, detail?: string): Run {
-    return this.#write((ctx, now) => runs.park(ctx, claim, code, detail, now));
+    return this.#write((ctx, now) => runner.park(ctx, claim, code, detail, now));
   }
 
   completeRun(claim: ClaimKey, output?: unknown): Run {
-    return this.#write((ctx, now) => runs.finishRun(ctx, claim, 'completed', { output }, now));
+    return this.#write((ctx, now) => runner.finishRun(ctx, claim, { status: 'completed', output }, now));
   }
 
   failRun(claim: ClaimKey, error: string): Run {
-    return this.#write((ctx, now) => runs.finishRun(ctx, claim, 'failed', { error: String(error) }, now));
+    return this.#write((ctx, now) =>
+      runner.finishRun(ctx, claim, { status: 'failed', error: String(error) }, now),
+    );
   }
 
   timeOutRun(claim: ClaimKey): Run {
-    return this.#write((ctx, now) => runs.finishRun(ctx, claim, 'timed_out', {}, now));
+    return this.#write((ctx, now) => runner.finishRun(ctx, claim, { status: 'timed_out' }, now));
   }
 
   releaseRun(claim: ClaimKey): Run {
-    return this.#write((ctx, now) => runs.releaseRun(ctx, claim, now));
+    return this.#write((ctx, now) => runner.releaseRun(ctx, claim, now));
   }
 
-  /** A runner answering a cancel request ends its own run with the SPEC §3 cascade (`stale: false`). */
+  /** A runner answering a cancel request ends its own run with the cancel cascade (`stale: false`). */
   cancelOwnRun(claim: ClaimKey, reason: string): CancelOutcome {
-    return this.#write((ctx, now) => control.cancelOwnRun(ctx, claim, reason, now));
+    return this.#write((ctx, now) => runner.cancelOwnRun(ctx, claim, reason, now));
   }
 
   // ── Person side ────────────────────────────────────────────────────────────
@@ -206,55 +217,56 @@ export class RunStore {
     runId: string,
     input: { expectedRevision?: number; reason: string; actor: Actor },
   ): CancelOutcome {
-    return this.#write((ctx, now) => control.cancelRun(ctx, runId, input, now));
+    return this.#write((ctx, now) => person.cancelRun(ctx, runId, input, now));
   }
 
   previewCancel(runId: string): { liveOwner: boolean; cascade: CancelCascade } {
-    return this.#read((ctx, now) => control.previewCancel(ctx, runId, now));
+    return this.#read((ctx, now) => person.previewCancel(ctx, runId, now));
   }
 
   requestCancel(runId: string, input: PersonCommand): Run {
-    return this.#write((ctx, now) => control.requestCancel(ctx, runId, input, now));
+    return this.#write((ctx, now) => person.requestCancel(ctx, runId, input, now));
   }
 
   requestPause(runId: string, input: PersonCommand): Run {
-    return this.#write((ctx, now) => control.requestPause(ctx, runId, input, now));
+    return this.#write((ctx, now) => person.requestPause(ctx, runId, input, now));
   }
 
   pauseRun(runId: string, input: PersonCommand): Run {
-    return this.#write((ctx, now) => control.pauseRun(ctx, runId, input, now));
+    return this.#write((ctx, now) => person.pauseRun(ctx, runId, input, now));
   }
 
   resumeRun(
     runId: string,
     input: { expectedRevision: number; anyway?: boolean; reason?: string; actor: Actor },
   ): Run {
-    return this.#write((ctx, now) => control.resumeRun(ctx, runId, input, now));
+    return this.#write((ctx, now) => person.resumeRun(ctx, runId, input, now));
   }
 
   resolveEffect(
     effectId: number,
     input: { resolution: EffectResolution; note: string; expectedRevision: number; actor: Actor },
   ): Effect {
-    return this.#write((ctx, now) => effects.resolveEffect(ctx, effectId, input, now));
+    return this.#write((ctx, now) => person.resolveEffect(ctx, effectId, input, now));
   }
 
   answerInteraction(
     interactionId: string,
     input: { interactionRevision: number; idempotencyKey: string; payload: unknown; actor: Actor },
   ): AnswerResult {
-    return this.#read((ctx) => interactions.answerInteraction(ctx, interactionId, input));
+    person.checkAnswerInput(input);
+    const outcome = this.#write((ctx, now) => person.answerInteraction(ctx, interactionId, input, now));
+    if (outcome instanceof RunwardenError) throw outcome;
+    return outcome;
   }
 
   /** Claims a question for one presenter for `ttlMs` (an open dialog); expired claims return to pending. */
   presentInteraction(interactionId: string, presenterId: string, ttlMs: number): Interaction {
-    return this.#write((ctx, now) =>
-      interactions.presentInteraction(ctx, interactionId, presenterId, ttlMs, now),
-    );
+    return this.#write((ctx, now) => person.presentInteraction(ctx, interactionId, presenterId, ttlMs, now));
   }
 
   retryRun(runId: string, input: { expectedRevision?: number; actor: Actor }): Run {
-    return this.#write((ctx, now) => control.retryRun(ctx, runId, input, now));
+    return this.#write((ctx, now) => person.retryRun(ctx, runId, input, now));
   }
 
   // ── Host / sweeper ─────────────────────────────────────────────────────────
@@ -297,16 +309,30 @@ export class RunStore {
     return this.#write((ctx, now) => leases.markRunnersLost(ctx, expired, reason, actor, now));
   }
 
+  /**
+   * Settles or expires one question if it is still open and due: what a waiting runner does when no sweeper
+   * runs, without touching any other run's questions.
+   */
   expireInteractionIfDue(interactionId: string, actor: Actor): boolean {
-    return this.#read((ctx) => interactions.expireInteractionIfDue(ctx, interactionId, actor));
+    return this.#write((ctx, now) => deadlines.expireDueInteractions(ctx, [interactionId], actor, now)) > 0;
   }
 
+  /**
+   * The sweeper's deadline step: the due questions, DEADLINES_PER_TX per write transaction, each re-checked
+   * inside its transaction.
+   */
   expireInteractionDeadlines(limit: number, actor: Actor): number {
-    return this.#read((ctx) => interactions.expireInteractionDeadlines(ctx, limit, actor));
+    const due = this.#read((ctx, now) => deadlines.dueInteractions(ctx, limit, now));
+    let count = 0;
+    for (let i = 0; i < due.length; i += deadlines.DEADLINES_PER_TX) {
+      const batch = due.slice(i, i + deadlines.DEADLINES_PER_TX);
+      count += this.#write((ctx, now) => deadlines.expireDueInteractions(ctx, batch, actor, now));
+    }
+    return count;
   }
 
   expirePresenterClaims(limit: number): number {
-    return this.#write((ctx, now) => interactions.expirePresenterClaims(ctx, limit, now));
+    return this.#write((ctx, now) => deadlines.expirePresenterClaims(ctx, limit, now));
   }
 
   pruneTerminalRuns(olderThanMs: number, limit: number): number {
@@ -367,23 +393,23 @@ export class RunStore {
   }
 
   projectPathOfRun(runId: string): string {
-    return this.#read((ctx) => queries.projectPathOfRun(ctx, runId));
+    return this.#read((ctx) => projectPathOfRun(ctx, runId));
   }
 
   listProjects(): ProjectSummary[] {
-    return this.#read((ctx, now) => queries.listProjects(ctx, now));
+    return this.#read((ctx, now) => listProjects(ctx, now));
   }
 
   listRuns(q: ListRunsQuery): RunListPage {
-    return this.#read((ctx, now) => queries.listRuns(ctx, q, now));
+    return this.#read((ctx, now) => listRuns(ctx, q, now));
   }
 
   getRunDetail(runId: string, opts: { eventsLimit: number; eventsBefore?: number }): RunDetail {
-    return this.#read((ctx, now) => queries.getRunDetail(ctx, runId, opts, now));
+    return this.#read((ctx, now) => getRunDetail(ctx, runId, opts, now));
   }
 
   attentionSummary(limit: number): AttentionSummary {
-    return this.#read((ctx, now) => queries.attentionSummary(ctx, limit, now));
+    return this.#read((ctx, now) => attentionSummary(ctx, limit, now));
   }
 
   listNotifications(q: { unreadOnly?: boolean; limit: number; before?: number }): Notification[] {

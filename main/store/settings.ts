@@ -2,7 +2,7 @@
 import type { Actor } from '../../shared/domain';
 import { parseJson, toJson } from './rows';
 import { actorOf, appendEvent } from './run-state';
-import { requireText } from './runs';
+import { requireText } from './input-checks';
 import type { StoreContext } from './store-context';
 
 export function getSetting<T>(ctx: StoreContext, key: string, fallback: T): T {

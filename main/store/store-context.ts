@@ -11,6 +11,19 @@ export type Clock = () => number;
 
 export type Statement = Database.Statement<unknown[], unknown>;
 
+/**
+ * The process the store acts as when it takes a lease itself (a person's control claim). Handed in by
+ * `openStore` (docs/ARCHITECTURE.md#leases-and-fencing): nothing under main/store reads `process` or `os`
+ * on its own. Null parts are recorded as unknown.
+ */
+export interface StoreIdentity {
+  pid: number | null;
+  hostname: string | null;
+}
+
+/** How long a person's control claim (cancel of a stale run) is taken for; it is released in the same transaction. */
+export const CONTROL_LEASE_MS = 60_000;
+
 export interface StoreContext {
   readonly db: Database.Database;
   readonly clock: Clock;
@@ -18,6 +31,8 @@ export interface StoreContext {
   readonly readOnlyReason: string | null;
   /** Extra tries of a write still busy after busy_timeout. */
   readonly busyRetries: number;
+  readonly identity: StoreIdentity;
+  readonly controlLeaseMs: number;
   prep(sql: string): Statement;
   /** Recent search plans by needle (run-queries.ts, searchPlan): a page and its refreshes estimate once. */
   readonly searchPlans: Map<string, { plan: 'index' | 'walk'; at: number }>;
@@ -31,7 +46,7 @@ export function createContext(
   clock: Clock,
   displayOptions: DisplayOptions,
   readOnlyReason: string | null,
-  busyRetries: number = BUSY_RETRIES,
+  more: { busyRetries?: number; identity?: StoreIdentity; controlLeaseMs?: number } = {},
 ): StoreContext {
   const cache = new Map<string, Statement>();
   return {
@@ -39,7 +54,9 @@ export function createContext(
     clock,
     displayOptions,
     readOnlyReason,
-    busyRetries,
+    busyRetries: more.busyRetries ?? BUSY_RETRIES,
+    identity: more.identity ?? { pid: null, hostname: null },
+    controlLeaseMs: more.controlLeaseMs ?? CONTROL_LEASE_MS,
     searchPlans: new Map(),
     prep(sql: string): Statement {
       let stmt = cache.get(sql);
@@ -54,7 +71,8 @@ export function createContext(
 
 /**
  * Runs `fn(now)` in one `BEGIN IMMEDIATE` transaction with `now` read from the store clock inside it
- * (SPEC §3). SQLITE_BUSY that survives busy_timeout is retried with backoff, then reported as BUSY (SPEC §9).
+ * (docs/ARCHITECTURE.md#parts). SQLITE_BUSY that survives busy_timeout is retried with backoff, then
+ * reported as BUSY.
  */
 export function writeTx<T>(ctx: StoreContext, fn: (now: number) => T): T {
   if (ctx.readOnlyReason !== null) {

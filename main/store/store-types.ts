@@ -9,7 +9,8 @@ import type {
   OwnerType,
   Run,
 } from '../../shared/domain';
-import type { DisplayStatus } from '../../shared/display-status';
+
+import type { ListView } from '../../shared/views';
 
 export type { Clock } from './store-context';
 export type { FieldType };
@@ -103,11 +104,9 @@ export interface LeaseSummary {
   generation: number;
 }
 
-export type RunView = DisplayStatus | 'needs-you' | 'all' | 'parked-any';
-
 export interface ListRunsQuery {
   projectPath?: string;
-  view?: RunView;
+  view?: ListView;
   search?: string;
   limit: number;
   cursor?: string | null;
@@ -116,6 +115,7 @@ export interface ListRunsQuery {
 /** The read models are the contract's (shared/views.ts): what the store returns is what crosses IPC. */
 export type {
   AnswerOutcome as AnswerResult,
+  ListView,
   AttentionSummary,
   CancelCascade,
   CancelOutcome,

@@ -30,7 +30,7 @@ const OPTIONS = {
   cursor: { type: 'string' },
 } as const;
 
-const VIEWS = [...DISPLAY_STATUSES, 'all', 'parked-any'] as const;
+const VIEWS = [...DISPLAY_STATUSES, 'all'] as const;
 type View = (typeof VIEWS)[number] | 'needs-you';
 
 export const lsCommand: Command = {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { RunEvent } from '../../../shared/domain';
+import type { EventType, RunEvent } from '../../../shared/domain';
 import { DEFAULT_SETTINGS, type Settings } from '../../../shared/views';
 import { COALESCE_ABOVE, coalesce, noticesFor, ruleAllows } from '../../../main/services/notification-rules';
 
 let seq = 0;
-function event(type: string, runId: string, extra: Partial<RunEvent> = {}): RunEvent {
+function event(type: EventType, runId: string, extra: Partial<RunEvent> = {}): RunEvent {
   seq += 1;
   return {
     seq,
@@ -39,7 +39,7 @@ describe('notification rules', () => {
         event('run.runner_lost', 'b', { actorType: 'host' }),
         event('run.failed', 'a'),
         event('run.completed', 'b'),
-        event('run.heartbeat', 'a'),
+        event('run.progress', 'a'),
       ],
       settings(),
       label,

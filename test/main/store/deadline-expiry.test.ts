@@ -16,8 +16,8 @@ import {
   DEADLINE_SQL,
   DEADLINES_PER_TX,
   expireDueInteractions,
-  findInteractionRow,
-} from '../../../main/store/interactions';
+} from '../../../main/store/interaction-deadlines';
+import { findInteractionRow } from '../../../main/store/interaction-rows';
 import { openStore } from '../../../main/store/open-store';
 import type { LeaseRow } from '../../../main/store/rows';
 import { actorOf, commitRun, loadLeaseRow, loadQueueRow } from '../../../main/store/run-state';

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { afterEach, expect, it } from 'vitest';
 import { migrate, openStore } from '../../../main/store/open-store';
 import { MIGRATIONS } from '../../../main/store/migrations';
-import { unionIdsSql } from '../../../main/store/run-queries';
+import { unionIdsSql } from '../../../main/store/run-views';
 import { createFakeClock, makeTempDir, RUNNER_ACTOR, runnerOwner } from '../../helpers/temp-store';
 import { expectInvariants } from './invariants';
 

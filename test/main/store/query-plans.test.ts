@@ -4,11 +4,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DISPLAY_STATUSES } from '../../../shared/display-status';
-import { DEADLINE_SQL, EXPIRE_PRESENTERS_SQL } from '../../../main/store/interactions';
+import { DEADLINE_SQL, EXPIRE_PRESENTERS_SQL } from '../../../main/store/interaction-deadlines';
 import { EXPIRED_LEASES_SQL, STALE_LEASES_SQL } from '../../../main/store/leases';
-import { listRunsSql, unionIdsSql } from '../../../main/store/run-queries';
-import { CLAIM_NEXT_SQL } from '../../../main/store/runs';
-import type { RunView } from '../../../main/store/store-types';
+import { listRunsSql, unionIdsSql } from '../../../main/store/run-views';
+import { CLAIM_NEXT_SQL } from '../../../main/store/runner-transitions';
+import type { ListView } from '../../../main/store/store-types';
 import { createTempStore, reserve, reserveAndClaim, type TempStore } from '../../helpers/temp-store';
 import { expectHealthy } from './invariants';
 
@@ -63,14 +63,14 @@ it('the scan detector itself catches a full scan (so these tests can fail)', () 
 });
 
 describe('listRuns', () => {
-  const views: RunView[] = [...DISPLAY_STATUSES, 'needs-you', 'parked-any'];
+  const views: ListView[] = [...DISPLAY_STATUSES, 'needs-you'];
   it.each(
     views.flatMap(
       (v) =>
         [
           [v, false],
           [v, true],
-        ] as Array<[RunView, boolean]>,
+        ] as Array<[ListView, boolean]>,
     ),
   )('view %s (project filter: %s) searches an index, never scans runs', (view, project) => {
     for (const cursor of [false, true]) {

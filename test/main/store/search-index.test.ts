@@ -8,15 +8,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunView } from '../../../main/store/store-types';
+import type { ListView } from '../../../main/store/store-types';
+import { listRunsSql } from '../../../main/store/run-views';
 import {
-  listRunsSql,
   searchMode,
   searchPlan,
   SEARCH_PLAN_TTL_MS,
   searchWalkRows,
   walkFloorSql,
-} from '../../../main/store/run-queries';
+} from '../../../main/store/search-plan';
 import { createContext } from '../../../main/store/store-context';
 import { DEFAULT_DISPLAY_OPTIONS } from '../../../shared/display-status';
 import { seededRandom } from '../../../main/bench/random';
@@ -89,7 +89,7 @@ afterAll(() => {
   t.cleanup();
 });
 
-function allPages(query: { view: RunView; search?: string; projectPath?: string }, limit = 7): string[] {
+function allPages(query: { view: ListView; search?: string; projectPath?: string }, limit = 7): string[] {
   const ids: string[] = [];
   let cursor: string | null = null;
   do {
@@ -100,7 +100,7 @@ function allPages(query: { view: RunView; search?: string; projectPath?: string 
   return ids;
 }
 
-function expected(view: RunView, needle: string, projectPath: string | undefined): string[] {
+function expected(view: ListView, needle: string, projectPath: string | undefined): string[] {
   const trimmed = needle.trim();
   const lowered = trimmed.toLowerCase();
   return allPages({ view, ...(projectPath !== undefined && { projectPath }) }).filter((id) => {
@@ -185,7 +185,7 @@ function needles(): string[] {
 }
 
 describe('search by index agrees with the substring scan', () => {
-  const views: RunView[] = ['all', 'queued', 'running', 'cancelled', 'completed', 'needs-you', 'parked-any'];
+  const views: ListView[] = ['all', 'queued', 'running', 'cancelled', 'completed', 'needs-you', 'parked'];
 
   it('the needles exercise both paths (index for 3+ characters, scan for 1–2)', () => {
     const modes = needles().map((n) => searchMode(n.trim().toLowerCase()));

@@ -11,7 +11,7 @@ import {
 } from '../../helpers/temp-store';
 import { EventLogWatch, expectHealthy, expectInvariants } from './invariants';
 import { probeWriteLock } from '../../../main/bench/lock-probe';
-import { DEADLINES_PER_TX } from '../../../main/store/interactions';
+import { DEADLINES_PER_TX } from '../../../main/store/interaction-deadlines';
 
 let t: TempStore;
 let log: EventLogWatch;

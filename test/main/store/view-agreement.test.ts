@@ -15,7 +15,7 @@ import {
 } from '../../../shared/display-status';
 import { isRunwardenError } from '../../../shared/errors';
 import type { RunStore } from '../../../main/store/run-store';
-import type { Claim, RunView } from '../../../main/store/store-types';
+import type { Claim, ListView } from '../../../main/store/store-types';
 import {
   createTempStore,
   HUMAN,
@@ -31,9 +31,9 @@ import { createContext } from '../../../main/store/store-context';
 import { commitRun } from '../../../main/store/run-state';
 
 const LEASE = 30_000;
-const VIEWS: RunView[] = [...DISPLAY_STATUSES, 'needs-you', 'all', 'parked-any'];
+const VIEWS: ListView[] = [...DISPLAY_STATUSES, 'needs-you', 'all'];
 
-function reducerMembers(store: RunStore, now: number, view: RunView, projectPath?: string): string[] {
+function reducerMembers(store: RunStore, now: number, view: ListView, projectPath?: string): string[] {
   const ids = (store.db.prepare(`SELECT id FROM runs ORDER BY id DESC`).all() as Array<{ id: string }>).map(
     (r) => r.id,
   );
@@ -43,13 +43,12 @@ function reducerMembers(store: RunStore, now: number, view: RunView, projectPath
     const d = displayStatus(snap, now);
     if (view === 'all') return true;
     if (view === 'needs-you') return d.needsYou;
-    if (view === 'parked-any') return viewIncludes('parked', d.status);
     if (Object.hasOwn(VIEW_STATUSES, view)) return viewIncludes(view as keyof typeof VIEW_STATUSES, d.status);
     return d.status === view;
   });
 }
 
-function sqlMembers(store: RunStore, view: RunView, projectPath?: string): string[] {
+function sqlMembers(store: RunStore, view: ListView, projectPath?: string): string[] {
   const out: string[] = [];
   let cursor: string | null = null;
   for (let page = 0; page < 1000; page += 1) {
@@ -69,7 +68,7 @@ function expectAgreement(t: TempStore, projects: string[]): void {
     expect(sqlMembers(store, view), `view ${view} at +${now}`).toEqual(reducerMembers(store, now, view));
   }
   for (const projectPath of projects) {
-    for (const view of ['all', 'needs-you', 'stale', 'queued', 'running'] as RunView[]) {
+    for (const view of ['all', 'needs-you', 'stale', 'queued', 'running'] as ListView[]) {
       expect(sqlMembers(store, view, projectPath), `${view} in ${projectPath}`).toEqual(
         reducerMembers(store, now, view, projectPath),
       );
@@ -205,7 +204,7 @@ describe('a varied store: every state', () => {
         s.db.prepare(`UPDATE runs SET status = ? WHERE id = ?`).run(status, run.id);
         s.db.prepare(`UPDATE queue_entries SET status = 'running' WHERE run_id = ?`).run(run.id);
         commitRun(ctx, run.id, t.clock.now(), {
-          type: 'test.raw',
+          type: 'run.progress',
           actor: { type: 'system', id: null, surface: null },
         });
       })();

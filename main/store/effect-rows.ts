@@ -1,0 +1,39 @@
+/** Row helpers for `effects` (docs/ARCHITECTURE.md#where-each-behaviour-lives). */
+import { RunwardenError } from '../../shared/errors';
+import type { EffectRow } from './rows';
+import type { StoreContext } from './store-context';
+
+export function loadEffectRow(ctx: StoreContext, effectId: number): EffectRow {
+  const row = ctx.prep(`SELECT * FROM effects WHERE id = ?`).get(effectId) as EffectRow | undefined;
+  if (row === undefined) throw new RunwardenError('NOT_FOUND', `No effect ${effectId} in this store.`);
+  return row;
+}
+
+/**
+ * Effects the run's previous owner left applying may or may not have happened: they become ambiguous and a
+ * person decides (docs/ARCHITECTURE.md#leases-and-fencing). Returns how many.
+ */
+export function markApplyingAmbiguous(ctx: StoreContext, runId: string, now: number): number {
+  return ctx
+    .prep(`UPDATE effects SET status = 'ambiguous', updated_at = ? WHERE run_id = ? AND status = 'applying'`)
+    .run(now, runId).changes;
+}
+
+/** Effects never begun are dropped with their run. Returns how many. */
+export function cancelPendingEffects(ctx: StoreContext, runId: string, now: number): number {
+  return ctx
+    .prep(`UPDATE effects SET status = 'cancelled', updated_at = ? WHERE run_id = ? AND status = 'pending'`)
+    .run(now, runId).changes;
+}
+
+export function countPendingAndApplyingEffects(
+  ctx: StoreContext,
+  runId: string,
+): { pending: number; applying: number } {
+  return ctx
+    .prep(
+      `SELECT COALESCE(SUM(status = 'pending'), 0) AS pending, COALESCE(SUM(status = 'applying'), 0) AS applying
+       FROM effects WHERE run_id = ?`,
+    )
+    .get(runId) as { pending: number; applying: number };
+}

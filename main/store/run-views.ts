@@ -1,0 +1,213 @@
+/**
+ * The run list by view (keyset, newest first) for the window, tray and CLI. The view filters are indexed
+ * SQL over the denormalised run columns and agree with `displayStatus()` (test/main/store/view-agreement):
+ * `display_base` is the reducer's answer ignoring time, and the two time-dependent parts — an owner's lease
+ * expiring (→ stale) and a queued run going unattended (→ needs you) — are the columns `owner_expires_at`
+ * and `unattended_since` compared with `now` (docs/ARCHITECTURE.md#change-feed for when the lists refresh).
+ * How a search is answered is search-plan.ts.
+ */
+import { DISPLAY_STATUSES, displayStatus } from '../../shared/display-status';
+import { TERMINAL_RUN_STATUSES } from '../../shared/domain';
+import { RunwardenError } from '../../shared/errors';
+import { VIEW_STATUSES } from '../../shared/views';
+import { filterPath, findProjectByPath } from './projects';
+import { RUN_COLUMNS, RUN_FROM, RUN_FROM_SEARCH_WALK, type RunRow } from './rows';
+import { loadDisplaySnapshots } from './run-state';
+import {
+  ftsPhrase,
+  SEARCH_CANDIDATES_SQL,
+  SEARCH_SQL,
+  searchPlan,
+  searchWalkRows,
+  walkFloorSql,
+} from './search-plan';
+import type { ListRunsQuery, ListView, RunListPage } from './store-types';
+import type { StoreContext } from './store-context';
+
+const TERMINAL_VIEWS = new Set<string>(TERMINAL_RUN_STATUSES);
+const NOT_EXPIRED = `(r.owner_expires_at IS NULL OR r.owner_expires_at > @now)`;
+
+/** SQL for "needs you" (docs/ARCHITECTURE.md#run-model-and-state-machine), with @now and @unattendedBefore. */
+export const NEEDS_YOU_SQL = `((r.needs_you_static = 1 AND ${NOT_EXPIRED}) OR r.owner_expires_at <= @now
+  OR r.unattended_since <= @unattendedBefore)`;
+
+function isView(view: string): view is ListView {
+  return view === 'all' || view === 'needs-you' || (DISPLAY_STATUSES as readonly string[]).includes(view);
+}
+
+/**
+ * The display statuses a view lists. The window's views (shared VIEW_STATUSES: Running = running + waiting,
+ * Parked = parked + paused + ambiguous, Failed = failed + timed_out) take their names' place; every other
+ * display status is a view of its own.
+ */
+export function viewStatuses(view: Exclude<ListView, 'all' | 'needs-you'>): readonly string[] {
+  if (Object.hasOwn(VIEW_STATUSES, view)) return VIEW_STATUSES[view as keyof typeof VIEW_STATUSES];
+  return [view];
+}
+
+/** The WHERE fragment for a view. */
+export function viewCondition(view: ListView): string {
+  if (view === 'all') return '1';
+  if (view === 'needs-you') return NEEDS_YOU_SQL;
+  if (view === 'stale') return `(r.display_base = 'stale' OR r.owner_expires_at <= @now)`;
+  const statuses = viewStatuses(view);
+  const list = statuses.map((status) => `'${status}'`).join(', ');
+  if (statuses.every((status) => TERMINAL_VIEWS.has(status))) return `r.display_base IN (${list})`;
+  return `(r.display_base IN (${list}) AND ${NOT_EXPIRED})`;
+}
+
+/**
+ * Views whose condition is an OR are answered as a union of index-ordered branches (each a subset of the
+ * view, each walking its own index newest first): the first page of the union is the first page of the
+ * view, and no branch scans the whole table.
+ */
+const MULTI_STATUS_VIEWS = ['running', 'parked', 'failed'] as const;
+
+const VIEW_BRANCHES: Partial<Record<ListView, string[]>> = {
+  'needs-you': [
+    `x.needs_you_static = 1`,
+    `x.owner_expires_at IS NOT NULL AND x.owner_expires_at <= @now`,
+    `x.unattended_since IS NOT NULL AND x.unattended_since <= @unattendedBefore`,
+  ],
+  stale: [`x.display_base = 'stale'`, `x.owner_expires_at IS NOT NULL AND x.owner_expires_at <= @now`],
+  // Several statuses: one index walk per status, newest first, merged. A live status's branch skips runs
+  // whose owner's lease has expired (they are stale now), so every branch row is in the view and a page
+  // of the union is a page of the view: stale rows at the top never crowd out the live ones below.
+  ...Object.fromEntries(
+    MULTI_STATUS_VIEWS.map((view) => [
+      view,
+      viewStatuses(view).map((status) =>
+        TERMINAL_VIEWS.has(status)
+          ? `x.display_base = '${status}'`
+          : `x.display_base = '${status}' AND (x.owner_expires_at IS NULL OR x.owner_expires_at > @now)`,
+      ),
+    ]),
+  ),
+};
+
+/** Views whose branches select only rows of the view (each branch condition implies the view's condition). */
+const BRANCHES_WITHIN_VIEW = new Set<ListView>(['needs-you', 'stale', ...MULTI_STATUS_VIEWS]);
+
+function branchSql(condition: string, opts: { project: boolean; cursor: boolean; limited: boolean }): string {
+  const where = [condition];
+  if (opts.project) where.push('x.project_id = @projectId');
+  if (opts.cursor) where.push('x.id < @cursor');
+  const tail = opts.limited ? ' ORDER BY x.id DESC LIMIT @limit' : '';
+  return `SELECT id FROM (SELECT x.id FROM runs x WHERE ${where.join(' AND ')}${tail})`;
+}
+
+/** The ids of a union view, for counting (no ordering, no limit). */
+export function unionIdsSql(view: 'needs-you' | 'stale'): string {
+  return (VIEW_BRANCHES[view] ?? [])
+    .map((c) => branchSql(c, { project: false, cursor: false, limited: false }))
+    .join(' UNION ');
+}
+
+export function listRunsSql(
+  view: ListView,
+  opts: { project: boolean; search: boolean; cursor: boolean; indexedSearch?: boolean; floor?: boolean },
+): string {
+  const where = [viewCondition(view)];
+  const branches = opts.search ? undefined : VIEW_BRANCHES[view];
+  if (branches !== undefined) {
+    const union = branches.map((c) =>
+      branchSql(c, { project: opts.project, cursor: opts.cursor, limited: true }),
+    );
+    // When every branch row is in the view, the page is the newest @limit of their union: only those rows
+    // are read from runs, not up to @limit per branch. (A parked run with an expired owner is stale, not
+    // parked: that view keeps the filter on every branch row.)
+    where.push(
+      BRANCHES_WITHIN_VIEW.has(view)
+        ? `r.id IN (SELECT id FROM (${union.join(' UNION ')}) ORDER BY id DESC LIMIT @limit)`
+        : `r.id IN (${union.join(' UNION ALL ')})`,
+    );
+  }
+  if (opts.project) where.push('r.project_id = @projectId');
+  if (opts.search) {
+    if (opts.indexedSearch === true) where.push(SEARCH_CANDIDATES_SQL);
+    where.push(SEARCH_SQL);
+  }
+  if (opts.cursor) where.push('r.id < @cursor');
+  if (opts.floor === true) where.push('r.id >= @floor');
+  // A substring walk over all runs reads title, workflow and project from runs_search_walk (migration 0005)
+  // and the table row only of the runs it keeps. Named: with `r.id >= @floor` SQLite would rather take the
+  // narrower id index and read every row it walks past. (With a project filter, runs_project is the walk;
+  // other views filter on columns this index does not hold.)
+  const from =
+    view === 'all' && opts.search && opts.indexedSearch !== true && !opts.project
+      ? RUN_FROM_SEARCH_WALK
+      : RUN_FROM;
+  return `SELECT ${RUN_COLUMNS} FROM ${from} WHERE ${where.join(' AND ')} ORDER BY r.id DESC LIMIT @limit`;
+}
+
+/** The time-dependent parameters of the view conditions. */
+export function timeParams(ctx: StoreContext, now: number): { now: number; unattendedBefore: number } {
+  return { now, unattendedBefore: now - ctx.displayOptions.unattendedQueueMs };
+}
+
+export function listRuns(ctx: StoreContext, q: ListRunsQuery, now: number): RunListPage {
+  const view = q.view ?? 'all';
+  if (!isView(view)) throw new RunwardenError('VALIDATION', `Unknown view ${String(view)}.`);
+  if (!Number.isInteger(q.limit) || q.limit <= 0 || q.limit > 1000) {
+    throw new RunwardenError('VALIDATION', 'limit must be an integer from 1 to 1000.');
+  }
+  let projectId: number | null = null;
+  if (q.projectPath !== undefined) {
+    const project = findProjectByPath(ctx, filterPath(q.projectPath));
+    if (project === null) return { items: [], nextCursor: null };
+    projectId = project.id;
+  }
+  const search = q.search !== undefined && q.search.trim() !== '' ? q.search.trim() : null;
+  const cursor = q.cursor ?? null;
+  const needle = search?.toLowerCase() ?? null;
+  const plan = needle === null ? null : searchPlan(ctx, view, needle, q.limit);
+  const params: Record<string, unknown> = { ...timeParams(ctx, now), limit: q.limit + 1 };
+  if (projectId !== null) params.projectId = projectId;
+  if (search !== null && needle !== null) {
+    params.search = needle;
+    params.searchRaw = search;
+  }
+  if (cursor !== null) params.cursor = cursor;
+  const shape = { project: projectId !== null, search: search !== null, cursor: cursor !== null };
+  const run = (sql: string, more: Record<string, unknown> = {}) => {
+    const all = { ...params, ...more };
+    if (sql.includes('@view')) all.view = view;
+    return ctx.prep(sql).all(all) as RunRow[];
+  };
+  const byIndex = () =>
+    run(listRunsSql(view, { ...shape, indexedSearch: true }), { match: ftsPhrase(needle as string) });
+
+  let rows: RunRow[];
+  if (plan === 'index') {
+    rows = byIndex();
+  } else if (plan === 'walk') {
+    const floor = (
+      ctx.prep(walkFloorSql(shape)).get({ ...params, walkRows: searchWalkRows(q.limit) }) as
+        { id: string } | undefined
+    )?.id;
+    rows = run(
+      listRunsSql(view, { ...shape, floor: floor !== undefined }),
+      floor === undefined ? {} : { floor },
+    );
+    // The window held less than a page and older runs exist: the newest matches may be older still.
+    if (rows.length <= q.limit && floor !== undefined) rows = byIndex();
+  } else {
+    rows = run(listRunsSql(view, shape));
+  }
+  const page = rows.slice(0, q.limit);
+  const last = page[page.length - 1];
+  return {
+    items: loadDisplaySnapshots(ctx, page).map((snapshot, i) => {
+      const row = page[i] as RunRow;
+      return {
+        run: snapshot.run,
+        queue: snapshot.queue,
+        lease: snapshot.lease,
+        display: displayStatus(snapshot, now, ctx.displayOptions),
+        openInteractions: row.open_interactions,
+        ambiguousEffects: row.ambiguous_effects,
+      };
+    }),
+    nextCursor: rows.length > q.limit && last !== undefined ? last.id : null,
+  };
+}

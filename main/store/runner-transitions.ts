@@ -1,0 +1,419 @@
+/**
+ * The runner's transitions (docs/ARCHITECTURE.md#run-model-and-state-machine): claim, running, progress,
+ * questions, park, the endings and release. Each is a short sequence of row helpers ending in `commitRun`,
+ * inside the caller's one write transaction; every one but the claim is fenced first.
+ */
+import { TERMINAL_QUEUE_STATUSES, type Interaction, type ParkCode, type Run } from '../../shared/domain';
+import { isTerminal } from '../../shared/display-status';
+import { RunwardenError } from '../../shared/errors';
+import { checkDeclaredChoices, checkDeclaredFields, responseIssues } from '../../shared/answer-rules';
+import {
+  activeAttempt,
+  endActiveAttempts,
+  getAttempt,
+  holdActiveAttempts,
+  interruptActiveAttempts,
+  resumeWaitingAttempts,
+} from './attempt-rows';
+import { applyCancel } from './cancel-cascade';
+import { markApplyingAmbiguous } from './effect-rows';
+import { newInteractionId } from './ids';
+import { requireLeaseMs, requireReason, requireText } from './input-checks';
+import { cancelledQuestionsPayload, cancelOpenInteractions, loadInteractionRow } from './interaction-rows';
+import { clearLease, isHeldByOther, takeLease } from './lease-rows';
+import { filterPath } from './projects';
+import { setQueueEntry } from './queue-rows';
+import { toInteraction, toJson, toRun } from './rows';
+import { endRunRow, setPaused, setRunStatus, setStatusDetail, type RunEnding } from './run-rows';
+import {
+  commitRun,
+  conflict,
+  fence,
+  loadLeaseRow,
+  loadQueueRow,
+  loadRunRow,
+  loadSnapshot,
+  runnerActor,
+  type ClaimRef,
+} from './run-state';
+import type {
+  CancelOutcome,
+  ClaimNextOptions,
+  ClaimResult,
+  ClaimRunOptions,
+  RequestInteractionInput,
+} from './store-types';
+import type { StoreContext } from './store-context';
+
+const PARK_CODES: readonly ParkCode[] = ['sourceChanged', 'effectAmbiguous', 'paused', 'runnerExited'];
+
+/** Why a run that is otherwise claimable may not be claimed by a runner (a control claim skips these). */
+function refuseRunnerClaim(ctx: StoreContext, runId: string): void {
+  const row = loadRunRow(ctx, runId);
+  const queue = loadQueueRow(ctx, runId);
+  if (row.open_interactions > 0) {
+    throw conflict(
+      ctx,
+      runId,
+      `Run ${runId} is waiting for an answer; it cannot be claimed until it is answered.`,
+    );
+  }
+  if (row.paused === 1) throw conflict(ctx, runId, `Run ${runId} is paused; resume it first.`);
+  // Only a person's resume lets these run again (with "anyway", or after resolving every effect).
+  if (queue.status === 'parked' && queue.error_code === 'sourceChanged') {
+    throw new RunwardenError(
+      'CONFLICT',
+      `Run ${runId} is parked because its workflow source changed; a person must resume it anyway first.`,
+      { fresh: loadSnapshot(ctx, runId), recovery: { kind: 'resumeAnyway', runId } },
+    );
+  }
+  if (row.ambiguous_effects > 0 || (queue.status === 'parked' && queue.error_code === 'effectAmbiguous')) {
+    throw new RunwardenError(
+      'CONFLICT',
+      `Run ${runId} has a side effect with an unknown outcome; a person must resolve it and resume the run first.`,
+      { fresh: loadSnapshot(ctx, runId), recovery: { kind: 'resolveEffects', runId } },
+    );
+  }
+}
+
+/**
+ * The claim (docs/ARCHITECTURE.md#leases-and-fencing): refused for a terminal run or queue entry and for a
+ * lease someone else holds live; the previous owner's attempt is interrupted and its applying effects become
+ * ambiguous; the lease is taken (generation+1) and the run moves to running / starting.
+ */
+export function claimRun(
+  ctx: StoreContext,
+  runId: string,
+  options: ClaimRunOptions,
+  now: number,
+): ClaimResult {
+  const leaseMs = requireLeaseMs(options.leaseMs);
+  const row = loadRunRow(ctx, runId);
+  if (isTerminal(row))
+    throw conflict(ctx, runId, `Run ${runId} is already ${row.status}; it cannot be claimed.`);
+  const queue = loadQueueRow(ctx, runId);
+  if (TERMINAL_QUEUE_STATUSES.includes(queue.status)) {
+    throw conflict(ctx, runId, `Run ${runId} has a finished queue entry (${queue.status}).`);
+  }
+  const lease = loadLeaseRow(ctx, runId);
+  if (isHeldByOther(lease, options, now)) {
+    throw new RunwardenError(
+      'LIVE_OWNER',
+      `Run ${runId} is held by ${lease.owner_type} ${lease.owner_id} until ${new Date(lease.expires_at ?? 0).toISOString()}.`,
+      { recovery: { kind: 'requestCancel', runId } },
+    );
+  }
+  if (options.control !== true) refuseRunnerClaim(ctx, runId);
+  interruptActiveAttempts(ctx, runId, now);
+  markApplyingAmbiguous(ctx, runId, now);
+  const taken = takeLease(
+    ctx,
+    { runId },
+    {
+      ownerType: options.ownerType,
+      ownerId: requireText(options.ownerId, 'ownerId'),
+      pid: options.pid,
+      hostname: requireText(options.hostname, 'hostname'),
+      startId: options.startId ?? null,
+    },
+    leaseMs,
+    now,
+  );
+  if (options.keepQueueStatus !== true) {
+    setQueueEntry(ctx, runId, { status: 'starting', errorCode: null, errorDetail: null }, now);
+    setRunStatus(ctx, runId, 'running', null);
+  }
+  commitRun(ctx, runId, now, {
+    type: 'run.claimed',
+    actor: { type: options.ownerType, id: options.ownerId, surface: 'sdk' },
+    leaseGeneration: taken.generation,
+    payload: {
+      ownerType: options.ownerType,
+      ownerId: options.ownerId,
+      pid: options.pid,
+      hostname: options.hostname,
+    },
+  });
+  return {
+    claim: {
+      runId,
+      generation: taken.generation,
+      token: taken.token,
+      expiresAt: taken.expiresAt,
+      ownerType: options.ownerType,
+      ownerId: options.ownerId,
+    },
+    run: toRun(loadRunRow(ctx, runId)),
+  };
+}
+
+/** Oldest claimable first; skips paused runs, runs parked for a person, open questions, held leases. */
+export const CLAIM_NEXT_SQL = `SELECT q.run_id AS id FROM queue_entries q
+         JOIN runs r ON r.id = q.run_id
+         JOIN leases l ON l.run_id = q.run_id
+       WHERE q.status IN ('queued', 'parked') AND q.available_at <= @now
+         AND (q.status = 'queued' OR q.error_code IN ('runnerExited', 'interactionExpired'))
+         AND r.paused = 0 AND r.open_interactions = 0 AND l.owner_type IS NULL
+         AND (@projects IS NULL OR r.project_id IN
+               (SELECT id FROM projects WHERE canonical_path IN (SELECT value FROM json_each(@projects))))
+         AND (@exclude IS NULL OR r.id NOT IN (SELECT value FROM json_each(@exclude)))
+         AND (@requireCommand = 0 OR r.command_json IS NOT NULL)
+       ORDER BY q.available_at, q.run_id
+       LIMIT 1`;
+
+/** Claims the oldest claimable run, or returns null. */
+export function claimNextRun(ctx: StoreContext, options: ClaimNextOptions, now: number): ClaimResult | null {
+  const projects =
+    options.projectPaths === undefined ? null : JSON.stringify(options.projectPaths.map(filterPath));
+  const exclude = options.excludeIds === undefined ? null : JSON.stringify(options.excludeIds);
+  const row = ctx
+    .prep(CLAIM_NEXT_SQL)
+    .get({ now, projects, exclude, requireCommand: options.requireCommand === true ? 1 : 0 }) as
+    { id: string } | undefined;
+  if (row === undefined) return null;
+  return claimRun(ctx, row.id, options, now);
+}
+
+/** The runner is working: run and queue → running. */
+export function markRunning(ctx: StoreContext, claim: ClaimRef, now: number): Run {
+  const lease = fence(ctx, claim, now);
+  setRunStatus(ctx, claim.runId, 'running');
+  setQueueEntry(ctx, claim.runId, { status: 'running', errorCode: null }, now);
+  commitRun(ctx, claim.runId, now, {
+    type: 'run.running',
+    actor: runnerActor(lease),
+    leaseGeneration: lease.generation,
+  });
+  return toRun(loadRunRow(ctx, claim.runId));
+}
+
+export function setProgress(ctx: StoreContext, claim: ClaimRef, detail: string, now: number): Run {
+  if (typeof detail !== 'string') throw new RunwardenError('VALIDATION', 'Progress detail must be a string.');
+  const lease = fence(ctx, claim, now);
+  setStatusDetail(ctx, claim.runId, detail);
+  commitRun(ctx, claim.runId, now, {
+    type: 'run.progress',
+    actor: runnerActor(lease),
+    leaseGeneration: lease.generation,
+    payload: { detail },
+  });
+  return toRun(loadRunRow(ctx, claim.runId));
+}
+
+/**
+ * Asks a person a question: the run and its attempt wait, the runner keeps its lease (and waits, or parks
+ * and exits). The declared choices / fields and the default are checked by shared/answer-rules.ts.
+ */
+export function requestInteraction(
+  ctx: StoreContext,
+  claim: ClaimRef,
+  input: RequestInteractionInput,
+  now: number,
+): Interaction {
+  requireText(input.title, 'title');
+  if (input.kind !== 'decision' && input.kind !== 'input') {
+    throw new RunwardenError('VALIDATION', 'kind must be decision or input.');
+  }
+  const choices = input.kind === 'decision' ? asDeclared(checkDeclaredChoices(input.choices)) : null;
+  const fields = input.kind === 'input' ? asDeclared(checkDeclaredFields(input.fields)) : null;
+  const hasDefault = input.hasDefault ?? input.defaultResponse !== undefined;
+  if (hasDefault) {
+    const issues = responseIssues({ kind: input.kind, choices, fields }, input.defaultResponse);
+    if (issues.length > 0) {
+      throw new RunwardenError('VALIDATION', `The default answer does not fit: ${issues[0]}`, { issues });
+    }
+  }
+  if (input.deadlineAt !== undefined && input.deadlineAt !== null && !Number.isFinite(input.deadlineAt)) {
+    throw new RunwardenError('VALIDATION', 'deadlineAt must be epoch milliseconds or null.');
+  }
+  const lease = fence(ctx, claim, now);
+  let attemptId: number | null = input.attemptId ?? null;
+  if (attemptId !== null) {
+    if (getAttempt(ctx, attemptId).run_id !== claim.runId) {
+      throw new RunwardenError('VALIDATION', `Attempt ${attemptId} is not part of run ${claim.runId}.`);
+    }
+  } else {
+    attemptId = activeAttempt(ctx, claim.runId)?.id ?? null;
+  }
+  const id = newInteractionId(now);
+  ctx
+    .prep(
+      `INSERT INTO interactions (id, run_id, attempt_id, kind, title, prompt, choices_json, fields_json, default_json,
+         has_default, deadline_at, status, revision, response_json, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 1, 'null', ?)`,
+    )
+    .run(
+      id,
+      claim.runId,
+      attemptId,
+      input.kind,
+      input.title,
+      input.prompt ?? '',
+      choices === null ? null : toJson(choices),
+      fields === null ? null : toJson(fields),
+      toJson(hasDefault ? input.defaultResponse : null),
+      hasDefault ? 1 : 0,
+      input.deadlineAt ?? null,
+      now,
+    );
+  holdActiveAttempts(ctx, claim.runId);
+  setRunStatus(ctx, claim.runId, 'waiting', `Waiting for an answer: ${input.title}`);
+  setQueueEntry(ctx, claim.runId, { status: 'running', onlyFrom: 'starting' }, now);
+  commitRun(ctx, claim.runId, now, {
+    type: 'interaction.requested',
+    actor: runnerActor(lease),
+    leaseGeneration: lease.generation,
+    payload: {
+      interactionId: id,
+      kind: input.kind,
+      title: input.title,
+      deadlineAt: input.deadlineAt ?? null,
+    },
+  });
+  return toInteraction(loadInteractionRow(ctx, id));
+}
+
+/** A checked declaration, or the VALIDATION error naming what is wrong with it. */
+function asDeclared<T>(checked: { ok: true; value: T } | { ok: false; message: string }): T {
+  if (!checked.ok) throw new RunwardenError('VALIDATION', checked.message);
+  return checked.value;
+}
+
+/** The runner continues once no question is open: attempt, run and queue → running. */
+export function resumeAfterInteraction(ctx: StoreContext, claim: ClaimRef, now: number): void {
+  const lease = fence(ctx, claim, now);
+  const run = loadRunRow(ctx, claim.runId);
+  if (run.open_interactions > 0) {
+    throw conflict(
+      ctx,
+      claim.runId,
+      `Run ${claim.runId} still has ${run.open_interactions} open question(s).`,
+    );
+  }
+  resumeWaitingAttempts(ctx, claim.runId);
+  setRunStatus(ctx, claim.runId, 'running', null);
+  setQueueEntry(ctx, claim.runId, { status: 'running', errorCode: null }, now);
+  commitRun(ctx, claim.runId, now, {
+    type: 'run.running',
+    actor: runnerActor(lease),
+    leaseGeneration: lease.generation,
+  });
+}
+
+/** park(code): the runner stops and gives its lease back; the queue entry says why. */
+export function park(
+  ctx: StoreContext,
+  claim: ClaimRef,
+  code: ParkCode,
+  detail: string | undefined,
+  now: number,
+): Run {
+  if (!PARK_CODES.includes(code)) {
+    throw new RunwardenError('VALIDATION', `Park code must be one of ${PARK_CODES.join(', ')}.`);
+  }
+  const lease = fence(ctx, claim, now);
+  const run = loadRunRow(ctx, claim.runId);
+  if (code === 'effectAmbiguous') {
+    // The attempt waits for a person to say what the effect did; so does the run.
+    holdActiveAttempts(ctx, claim.runId);
+    setRunStatus(ctx, claim.runId, 'waiting');
+  } else {
+    interruptActiveAttempts(ctx, claim.runId, now);
+    if (run.status === 'queued') setRunStatus(ctx, claim.runId, 'running');
+  }
+  if (code === 'paused') setPaused(ctx, claim.runId, true);
+  setQueueEntry(
+    ctx,
+    claim.runId,
+    {
+      status: 'parked',
+      errorCode: code,
+      errorDetail: detail ?? null,
+      consecutiveErrors: code === 'runnerExited' ? 'increment' : undefined,
+    },
+    now,
+  );
+  clearLease(ctx, claim.runId);
+  commitRun(ctx, claim.runId, now, {
+    type: 'run.parked',
+    actor: runnerActor(lease),
+    leaseGeneration: lease.generation,
+    payload: { code, detail: detail ?? null },
+  });
+  return toRun(loadRunRow(ctx, claim.runId));
+}
+
+type Ending = Exclude<RunEnding, { status: 'cancelled' }>;
+
+/**
+ * complete / fail / time out: the active attempt ends the same way, open questions are cancelled (the
+ * ending's event names them), run and queue end, the lease is cleared.
+ */
+export function finishRun(ctx: StoreContext, claim: ClaimRef, ending: Ending, now: number): Run {
+  const lease = fence(ctx, claim, now);
+  endActiveAttempts(ctx, claim.runId, ending.status, now);
+  const questions = cancelOpenInteractions(ctx, claim.runId, now);
+  endRunRow(ctx, claim.runId, ending, now);
+  const error = ending.status === 'failed' ? ending.error : null;
+  setQueueEntry(
+    ctx,
+    claim.runId,
+    ending.status === 'completed'
+      ? { status: 'done', errorCode: null, errorDetail: null }
+      : {
+          status: 'failed',
+          errorCode: ending.status === 'failed' ? 'failed' : 'timedOut',
+          errorDetail: error,
+        },
+    now,
+  );
+  clearLease(ctx, claim.runId);
+  commitRun(ctx, claim.runId, now, {
+    type: `run.${ending.status}`,
+    actor: runnerActor(lease),
+    leaseGeneration: lease.generation,
+    payload: { ...(ending.status === 'failed' ? { error } : {}), ...cancelledQuestionsPayload(questions) },
+  });
+  return toRun(loadRunRow(ctx, claim.runId));
+}
+
+/** Gives the run back to the queue (queued, available now), lease ownerless. */
+export function releaseRun(ctx: StoreContext, claim: ClaimRef, now: number): Run {
+  const lease = fence(ctx, claim, now);
+  const run = loadRunRow(ctx, claim.runId);
+  if (run.status === 'waiting' || run.open_interactions > 0) {
+    throw conflict(
+      ctx,
+      claim.runId,
+      `Run ${claim.runId} is waiting (answer or effect); park it instead of releasing.`,
+    );
+  }
+  interruptActiveAttempts(ctx, claim.runId, now);
+  setRunStatus(ctx, claim.runId, 'queued', null);
+  setQueueEntry(
+    ctx,
+    claim.runId,
+    { status: 'queued', availableAt: now, errorCode: null, errorDetail: null },
+    now,
+  );
+  clearLease(ctx, claim.runId);
+  commitRun(ctx, claim.runId, now, {
+    type: 'run.released',
+    actor: runnerActor(lease),
+    leaseGeneration: lease.generation,
+  });
+  return toRun(loadRunRow(ctx, claim.runId));
+}
+
+/** A runner answering a cancel request ends its own run with the cancel cascade (fenced, `stale: false`). */
+export function cancelOwnRun(ctx: StoreContext, claim: ClaimRef, reason: string, now: number): CancelOutcome {
+  const lease = fence(ctx, claim, now);
+  const { cascade, questions } = applyCancel(ctx, claim.runId, requireReason(reason), now);
+  commitRun(ctx, claim.runId, now, {
+    type: 'run.cancelled',
+    actor: runnerActor(lease),
+    leaseGeneration: lease.generation,
+    payload: { stale: false, reason, cascade, byRunner: true, ...questions },
+  });
+  return { run: toRun(loadRunRow(ctx, claim.runId)), cascade };
+}

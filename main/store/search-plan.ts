@@ -1,0 +1,122 @@
+/**
+ * How a run search is answered (docs/PERFORMANCE.md has the measurements behind each threshold): the exact
+ * substring test every plan applies, the trigram index's candidates, and the newest-first walk, with the
+ * chosen plan remembered per needle for a while (StoreContext.searchPlans).
+ */
+import type { ListView } from './store-types';
+import type { StoreContext } from './store-context';
+
+/**
+ * The exact search test (title, workflow, run id and project): a case-insensitive substring of the
+ * title, the workflow or the project's canonical path, or the run id itself. The path test reads the few
+ * project rows once (a list subquery), so a scan tests only columns of `runs` per row and joins the
+ * project of the rows it keeps — not of every row it walks past.
+ */
+export const SEARCH_SQL = `(instr(lower(r.title), @search) > 0 OR instr(lower(r.workflow), @search) > 0
+  OR r.project_id IN (SELECT id FROM projects WHERE instr(lower(canonical_path), @search) > 0)
+  OR r.id = @searchRaw)`;
+
+/**
+ * Candidates from the trigram index (migration 0003), plus the runs of projects whose path matches (a few
+ * hundred project rows, read directly): a superset of SEARCH_SQL's rows, since the index folds case per
+ * character the way `lower()` does for ASCII (and more), and a trigram phrase is a substring.
+ */
+export const SEARCH_CANDIDATES_SQL = `(r.id IN (SELECT k.run_id FROM run_search_keys k
+  WHERE k.key IN (SELECT rowid FROM run_search WHERE run_search MATCH @match) UNION ALL SELECT @searchRaw)
+  OR r.project_id IN (SELECT id FROM projects WHERE instr(lower(canonical_path), @search) > 0))`;
+
+/** The trigram tokenizer matches only 3+ characters: shorter needles use the scan (SEARCH_SQL alone). */
+export const MIN_INDEXED_SEARCH = 3;
+
+/** How a search is answered: the index when the (lower-cased) needle has 3+ characters, else a scan. */
+export function searchMode(needle: string): 'index' | 'scan' {
+  return [...needle].length >= MIN_INDEXED_SEARCH ? 'index' : 'scan';
+}
+
+/**
+ * The share of runs above which a needle counts as common. The index path materialises and sorts every
+ * candidate before taking the newest page, so it slows with the number of matches; walking runs newest first
+ * and testing the substring stops after about (page / share) rows. The crossover is measured in
+ * docs/PERFORMANCE.md (rounds 3 and 4).
+ */
+export const COMMON_SEARCH_SHARE = 0.02;
+
+/**
+ * How a search in the All view is answered:
+ * - `scan`: the newest-first walk, unbounded — for 1–2 character needles (the index cannot answer them) and
+ *   for needles whose matching project paths alone hold COMMON_SEARCH_SHARE of the runs;
+ * - `index`: the trigram index's candidates, sorted — when they are at most a page (counted only up to a
+ *   page plus one, so a rare word costs a few index entries);
+ * - `walk`: the newest-first walk over the newest `searchWalkRows(limit)` runs of the filter, falling back to
+ *   the index when that window holds less than a page (a word rarer than COMMON_SEARCH_SHARE).
+ * Other views keep the index: their rows are a subset, so a newest-first walk would not stop early. Every
+ * plan applies SEARCH_SQL, so the rows are the same whichever is taken.
+ */
+export type SearchPlan = 'scan' | 'index' | 'walk';
+
+export function searchPlan(ctx: StoreContext, view: ListView, needle: string, limit: number): SearchPlan {
+  if (searchMode(needle) === 'scan') return 'scan';
+  if (view !== 'all') return 'index';
+  const keys = (ctx.prep(`SELECT max(key) AS n FROM run_search_keys`).get() as { n: number | null }).n ?? 0;
+  const inProjects = (
+    ctx
+      .prep(
+        `SELECT coalesce(sum(c.n), 0) AS n FROM run_counts c
+         WHERE c.project_id IN (SELECT id FROM projects WHERE instr(lower(canonical_path), ?) > 0)`,
+      )
+      .get(needle) as { n: number }
+  ).n;
+  if (inProjects >= Math.max(1, Math.ceil(keys * COMMON_SEARCH_SHARE))) return 'scan';
+  if (inProjects > limit) return 'walk';
+  // Counting a common word's candidates costs about the same however few are counted (FTS5 reads its
+  // trigrams' doclists; docs/PERFORMANCE.md round 4): the list asks again for every refresh and page, so the
+  // answer is kept a while.
+  // A plan that went stale costs time, never rows: the walk falls back, the index sorts what it finds.
+  const now = ctx.clock();
+  const key = `${limit}\u0000${needle}`;
+  const cached = ctx.searchPlans.get(key);
+  if (cached !== undefined && now - cached.at >= 0 && now - cached.at < SEARCH_PLAN_TTL_MS) {
+    return cached.plan;
+  }
+  const plan = countedPlan(ctx, needle, limit, inProjects);
+  ctx.searchPlans.delete(key);
+  if (ctx.searchPlans.size >= SEARCH_PLANS_KEPT) {
+    ctx.searchPlans.delete(ctx.searchPlans.keys().next().value as string);
+  }
+  ctx.searchPlans.set(key, { plan, at: now });
+  return plan;
+}
+
+/** How long a needle's plan is reused, and how many needles are remembered (oldest forgotten first). */
+export const SEARCH_PLAN_TTL_MS = 30_000;
+const SEARCH_PLANS_KEPT = 64;
+
+function countedPlan(ctx: StoreContext, needle: string, limit: number, inProjects: number): 'index' | 'walk' {
+  const matches = (
+    ctx
+      .prep(`SELECT count(*) AS n FROM (SELECT 1 FROM run_search WHERE run_search MATCH ? LIMIT ?)`)
+      .get(ftsPhrase(needle), limit + 1 - inProjects) as { n: number }
+  ).n;
+  return inProjects + matches > limit ? 'walk' : 'index';
+}
+
+/** Runs a `walk` reads before falling back to the index: a page's worth at COMMON_SEARCH_SHARE. */
+export function searchWalkRows(limit: number): number {
+  return Math.ceil((limit + 1) / COMMON_SEARCH_SHARE);
+}
+
+/**
+ * The oldest id a `walk` reads: the `@walkRows`-th newest run of the filter (below the cursor), or none when
+ * the filter holds fewer — then the walk is the whole scan. An index-only walk over ids.
+ */
+export function walkFloorSql(opts: { project: boolean; cursor: boolean }): string {
+  const where = [opts.project ? 'project_id = @projectId' : null, opts.cursor ? 'id < @cursor' : null]
+    .filter((c) => c !== null)
+    .join(' AND ');
+  return `SELECT id FROM runs${where === '' ? '' : ` WHERE ${where}`} ORDER BY id DESC LIMIT 1 OFFSET @walkRows - 1`;
+}
+
+/** An FTS5 query for the needle as one literal phrase (quotes doubled; nothing else is special inside). */
+export function ftsPhrase(needle: string): string {
+  return `"${needle.replaceAll('"', '""')}"`;
+}

@@ -1,0 +1,99 @@
+/**
+ * The store's two facets (docs/ARCHITECTURE.md#parts): `StoreReader` is every method that only reads,
+ * `StoreWriter` every method that writes (each in its own `BEGIN IMMEDIATE` transaction). `RunStore` is
+ * both; a consumer that only reads is typed `StoreReader`, so its signature says it never writes. A new
+ * public method of `RunStore` fails the type-check below until it is put in one facet.
+ */
+import type { RunStore } from './run-store';
+
+export type StoreReader = Pick<
+  RunStore,
+  | 'path'
+  | 'mode'
+  | 'modeReason'
+  | 'modeReasonCode'
+  | 'schemaVersion'
+  | 'isOpen'
+  | 'now'
+  | 'info'
+  | 'doctor'
+  | 'getRun'
+  | 'getSnapshot'
+  | 'runLabel'
+  | 'projectPathOfRun'
+  | 'getInteraction'
+  | 'previewCancel'
+  | 'listProjects'
+  | 'listRuns'
+  | 'getRunDetail'
+  | 'attentionSummary'
+  | 'listNotifications'
+  | 'getSetting'
+  | 'listSettings'
+  | 'listExpiredLeases'
+  | 'listLiveLeasesOnHost'
+  | 'listStaleLeases'
+  | 'dataVersion'
+  | 'lastEventSeq'
+  | 'eventsAfter'
+  | 'autoCheckpointPages'
+  | 'forgetSearchPlans'
+>;
+
+export type StoreWriter = Pick<
+  RunStore,
+  // Runner side
+  | 'reserveRun'
+  | 'claimRun'
+  | 'claimNext'
+  | 'heartbeat'
+  | 'markRunning'
+  | 'setProgress'
+  | 'startAttempt'
+  | 'finishAttempt'
+  | 'requestInteraction'
+  | 'resumeAfterInteraction'
+  | 'reserveEffect'
+  | 'beginEffect'
+  | 'settleEffect'
+  | 'notify'
+  | 'park'
+  | 'completeRun'
+  | 'failRun'
+  | 'timeOutRun'
+  | 'releaseRun'
+  | 'cancelOwnRun'
+  // Person side
+  | 'cancelRun'
+  | 'requestCancel'
+  | 'requestPause'
+  | 'pauseRun'
+  | 'resumeRun'
+  | 'resolveEffect'
+  | 'answerInteraction'
+  | 'presentInteraction'
+  | 'retryRun'
+  | 'markNotificationsRead'
+  | 'setSetting'
+  // Host / sweeper
+  | 'claimHostLease'
+  | 'renewHostLease'
+  | 'releaseHostLease'
+  | 'markRunnerLost'
+  | 'markRunnersLost'
+  | 'expireInteractionIfDue'
+  | 'expireInteractionDeadlines'
+  | 'expirePresenterClaims'
+  | 'pruneTerminalRuns'
+  | 'checkpoint'
+  | 'mergeSearchIndex'
+  | 'setAutoCheckpoint'
+>;
+
+/** The raw connection and closing it: neither facet (tests, the benchmark and the owner of the store). */
+type StoreHandle = 'db' | 'close';
+
+type Unclassified = Exclude<keyof RunStore, keyof StoreReader | keyof StoreWriter | StoreHandle>;
+type Doubled = Extract<keyof StoreReader, keyof StoreWriter>;
+/** Fails to compile when a RunStore method is in no facet, or in both. */
+export const FACETS_COVER_THE_STORE: [Unclassified, Doubled] extends [never, never] ? true : never = true;
