@@ -59,16 +59,32 @@ export function fitsFieldType(type: FieldType, value: unknown): boolean {
   return type === 'number' ? typeof value === 'number' && Number.isFinite(value) : typeof value === type;
 }
 
+/** What is wrong with one field of an answer object, or null: the rule the store and the form share. */
+export type FieldProblem = 'missing' | 'wrong-type';
+
+export function fieldProblem(
+  field: Pick<InteractionField, 'name' | 'type' | 'required'>,
+  values: Readonly<Record<string, unknown>>,
+): FieldProblem | null {
+  const has = Object.prototype.hasOwnProperty.call(values, field.name) && values[field.name] !== undefined;
+  if (!has) return field.required === true ? 'missing' : null;
+  return fitsFieldType(field.type, values[field.name]) ? null : 'wrong-type';
+}
+
+/** Whether `choice` is one of a decision's choices. */
+export function isDeclaredChoice(choices: readonly string[] | null, choice: unknown): choice is string {
+  return typeof choice === 'string' && (choices ?? []).includes(choice);
+}
+
 /** Problems with a response, one line each; empty when it fits the declared choices / fields. */
 export function responseIssues(
   interaction: Pick<Interaction, 'kind' | 'choices' | 'fields'>,
   payload: unknown,
 ): string[] {
   if (interaction.kind === 'decision') {
-    const choices = interaction.choices ?? [];
-    return typeof payload === 'string' && choices.includes(payload)
+    return isDeclaredChoice(interaction.choices, payload)
       ? []
-      : [`The answer must be one of: ${choices.join(', ')}.`];
+      : [`The answer must be one of: ${(interaction.choices ?? []).join(', ')}.`];
   }
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
     return ['The answer must be an object with the declared fields.'];
@@ -81,13 +97,9 @@ export function responseIssues(
     if (!names.has(key)) issues.push(`Unknown field ${key}.`);
   }
   for (const field of fields) {
-    const has = Object.prototype.hasOwnProperty.call(values, field.name) && values[field.name] !== undefined;
-    if (!has) {
-      if (field.required === true) issues.push(`Field ${field.name} is required.`);
-      continue;
-    }
-    if (!fitsFieldType(field.type, values[field.name]))
-      issues.push(`Field ${field.name} must be a ${field.type}.`);
+    const problem = fieldProblem(field, values);
+    if (problem === 'missing') issues.push(`Field ${field.name} is required.`);
+    if (problem === 'wrong-type') issues.push(`Field ${field.name} must be a ${field.type}.`);
   }
   return issues;
 }

@@ -13,6 +13,7 @@ import type {
   Notification,
   QueueEntry,
   Run,
+  EventType,
   RunEvent,
   RunSnapshot,
 } from '../../shared/domain';
@@ -296,7 +297,7 @@ export class FakeApi {
     };
   }
 
-  #event(r: FakeRun, type: string, payload: unknown, actorType: RunEvent['actorType'] = 'human'): void {
+  #event(r: FakeRun, type: EventType, payload: unknown, actorType: RunEvent['actorType'] = 'human'): void {
     this.#seq += 1;
     r.events.push({
       seq: this.#seq,

@@ -1,4 +1,5 @@
 /** `runwarden ask`: from inside a run, ask a person and block until answered, expired or cancelled. */
+import { isDeclaredChoice } from '../../../shared/answer-rules';
 import type { FieldType, InteractionField } from '../../../shared/domain';
 import { waitForInteraction } from '../../runner/ask';
 import { enclosingClaim } from '../../runner/runner-env';
@@ -77,7 +78,7 @@ Exit status: 0 answered (or the default was applied); 124 expired with no defaul
     const hasDefault = values.default !== undefined;
     if (values.default !== undefined) {
       if (choices.length > 0) {
-        if (!choices.includes(values.default)) {
+        if (!isDeclaredChoice(choices, values.default)) {
           throw new UsageError(`--default must be one of the choices (${choices.join(', ')})`);
         }
         defaultResponse = values.default;

@@ -1,7 +1,8 @@
 /**
- * The answer form of an interaction, built from its declared choices or fields (SPEC §4: answers are
- * validated against them in the store too; this catches mistakes before the round trip).
+ * The answer form of an interaction, built from its declared choices or fields. It checks each answer with
+ * the same rules the store enforces (shared/answer-rules.ts), in the form's own words, before the round trip.
  */
+import { fieldProblem, isDeclaredChoice } from '../../../shared/answer-rules';
 import type { FieldType, Interaction } from '../../../shared/domain';
 
 export type FieldValue = string | boolean;
@@ -61,8 +62,7 @@ export type AnswerCheck = { ok: true; payload: unknown } | { ok: false; errors: 
 
 /** Checks a choice answer. */
 export function checkChoice(model: { choices: string[] }, choice: string | null): AnswerCheck {
-  if (choice === null || !model.choices.includes(choice))
-    return { ok: false, errors: { choice: 'Pick one.' } };
+  if (!isDeclaredChoice(model.choices, choice)) return { ok: false, errors: { choice: 'Pick one.' } };
   return { ok: true, payload: choice };
 }
 
@@ -72,22 +72,13 @@ export function checkFields(fields: readonly FormField[], values: Record<string,
   const payload: Record<string, unknown> = {};
   for (const field of fields) {
     const raw = values[field.name] ?? field.initial;
-    if (field.type === 'boolean') {
-      payload[field.name] = raw === true;
-      continue;
-    }
     const text = typeof raw === 'string' ? raw.trim() : '';
-    if (text === '') {
-      if (field.required) errors[field.name] = `${field.label} is required.`;
-      continue;
-    }
-    if (field.type === 'number') {
-      const n = Number(text);
-      if (!Number.isFinite(n)) errors[field.name] = `${field.label} must be a number.`;
-      else payload[field.name] = n;
-      continue;
-    }
-    payload[field.name] = typeof raw === 'string' ? raw : '';
+    // What the person typed, as the value the store will check: an empty text field is left out.
+    if (field.type === 'boolean') payload[field.name] = raw === true;
+    else if (text !== '') payload[field.name] = field.type === 'number' ? Number(text) : raw;
+    const problem = fieldProblem(field, payload);
+    if (problem === 'missing') errors[field.name] = `${field.label} is required.`;
+    if (problem === 'wrong-type') errors[field.name] = `${field.label} must be a ${field.type}.`;
   }
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, payload };
 }

@@ -1,6 +1,6 @@
 /** Run events → timeline lines: what happened, who did it and from where, with repetitive noise summarized. */
 import { cascadeText } from '../../../../shared/cascade-text';
-import type { RunEvent } from '../../../../shared/domain';
+import type { EventType, RunEvent } from '../../../../shared/domain';
 import type { CancelCascade } from '../../../../shared/views';
 
 export type EventKind = 'operator' | 'lease' | 'interaction' | 'effect' | 'lifecycle' | 'problem';
@@ -19,19 +19,17 @@ export interface TimelineEntry {
   until: number;
 }
 
-const TITLES: Record<string, string> = {
+/**
+ * Words for every event type the store appends. Exhaustive over shared EVENT_TYPES: a new type fails the
+ * type-check here until it has a title.
+ */
+const TITLES: Record<EventType, string> = {
   'run.reserved': 'Run created',
   'run.claimed': 'Lease claimed',
-  'run.heartbeat': 'Heartbeat',
-  'lease.renewed': 'Lease renewed',
   'run.running': 'Started running',
-  'attempt.started': 'Step started',
-  'attempt.finished': 'Step finished',
-  'interaction.requested': 'Question asked',
-  'interaction.answered': 'Question answered',
-  'interaction.expired': 'Question expired',
-  'interaction.cancelled': 'Question cancelled',
+  'run.progress': 'Progress',
   'run.parked': 'Parked',
+  'run.released': 'Lease released',
   'run.completed': 'Completed',
   'run.failed': 'Failed',
   'run.timed_out': 'Timed out',
@@ -41,12 +39,26 @@ const TITLES: Record<string, string> = {
   'run.paused': 'Paused',
   'run.resumed': 'Resumed',
   'run.retried': 'Retried',
-  'run.released': 'Lease released',
   'run.runner_lost': 'Runner lost: lease expired',
+  'attempt.started': 'Step started',
+  'attempt.finished': 'Step finished',
+  'interaction.requested': 'Question asked',
+  'interaction.answered': 'Question answered',
+  'interaction.expired': 'Question expired',
+  'effect.reserved': 'Side effect reserved',
+  'effect.applying': 'Side effect applying',
+  'effect.applied': 'Side effect applied',
+  'effect.rejected': 'Side effect rejected',
+  'effect.ambiguous': 'Side effect outcome unknown',
+  'effect.resolved': 'Side effect resolved by a person',
+  'host.claimed': 'Host lease claimed',
   notification: 'Notification',
+  'settings.changed': 'Settings changed',
+  'store.pruned': 'Old runs pruned',
 };
 
-const REPEATING = new Set(['run.heartbeat', 'lease.renewed', 'run.progress']);
+/** Progress lines come in bursts: consecutive ones fold into one entry. */
+const REPEATING = new Set<string>(['run.progress']);
 
 function kindOf(event: RunEvent): EventKind {
   if (event.actorType === 'human' || event.actorType === 'policy') return 'operator';
@@ -57,8 +69,8 @@ function kindOf(event: RunEvent): EventKind {
   if (
     event.type === 'run.claimed' ||
     event.type === 'run.released' ||
-    REPEATING.has(event.type) ||
-    event.type.startsWith('lease.')
+    event.type === 'host.claimed' ||
+    REPEATING.has(event.type)
   )
     return 'lease';
   return 'lifecycle';
@@ -99,9 +111,9 @@ function payloadDetails(event: RunEvent): string[] {
   return lines;
 }
 
-/** Title for an event type, falling back to the raw type for ones this build does not know. */
+/** Title for an event type; a type from a newer build than this one shows as itself. */
 export function eventTitle(type: string): string {
-  return TITLES[type] ?? type;
+  return Object.hasOwn(TITLES, type) ? TITLES[type as EventType] : type;
 }
 
 /** Events (any order) → timeline entries, oldest first, with consecutive heartbeats folded into one. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DISPLAY_STATUSES, RUN_ACTIONS } from '../../../../shared/display-status';
-import type { RunEvent } from '../../../../shared/domain';
+import type { EventType, RunEvent } from '../../../../shared/domain';
 import { commandConsequences, defaultReason } from '../../../../renderer/src/lib/format/consequences';
 import { cascadeText, timelineEntries } from '../../../../renderer/src/lib/format/event-text';
 import { projectShortName } from '../../../../renderer/src/lib/format/project-name';
@@ -195,7 +195,7 @@ describe('consequences', () => {
 });
 
 describe('timeline', () => {
-  const event = (seq: number, type: string, extra: Partial<RunEvent> = {}): RunEvent => ({
+  const event = (seq: number, type: EventType, extra: Partial<RunEvent> = {}): RunEvent => ({
     seq,
     runId: 'r',
     runRevision: seq,
@@ -227,13 +227,13 @@ describe('timeline', () => {
         },
       }),
       event(1, 'run.claimed'),
-      event(2, 'lease.renewed'),
-      event(3, 'lease.renewed'),
+      event(2, 'run.progress'),
+      event(3, 'run.progress'),
       event(4, 'run.runner_lost', { actorType: 'host', actorId: null, surface: 'sweeper' }),
     ]);
     expect(entries.map((e) => [e.title, e.count])).toEqual([
       ['Lease claimed', 1],
-      ['Lease renewed', 2],
+      ['Progress', 2],
       ['Runner lost: lease expired', 1],
       ['Cancelled', 1],
     ]);
