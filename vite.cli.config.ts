@@ -1,5 +1,5 @@
 /**
- * Node build of the `runwarden` CLI (and other plain-Node entries: bench, serve). SSR mode keeps every
+ * Node build of the `runwarden` CLI (and other plain-Node entries: the benchmark in bench/, serve). SSR mode keeps every
  * dependency external, so better-sqlite3's native addon is loaded from node_modules at run time.
  * Add an entry by adding a line to `CLI_ENTRIES`; each lands in `out/cli/<name>.js`.
  */
@@ -11,7 +11,7 @@ const root = fileURLToPath(new URL('.', import.meta.url));
 
 export const CLI_ENTRIES: Record<string, string> = {
   runwarden: 'main/cli/runwarden.ts',
-  bench: 'main/bench/bench.ts',
+  bench: 'bench/bench.ts',
 };
 
 const EXTERNAL = [

@@ -1,5 +1,5 @@
 /**
- * The consequences of a stale cancel (SPEC §3) in words, for the UI, bulk results and the CLI alike:
+ * The consequences of a stale cancel (docs/ARCHITECTURE.md#run-model-and-state-machine) in words, for the UI, bulk results and the CLI alike:
  * "2 applying effects became ambiguous, 1 question cancelled" (or "would become …" for a preview).
  */
 import type { CancelCascade } from './views';

@@ -1,9 +1,9 @@
 /**
  * Channel and push-event names, with the API method each channel becomes. Dependency-free on purpose: the
- * sandboxed preload bundles this file alone (STACK.md pitfall 5), and so does the browser-mode client.
+ * sandboxed preload bundles this file alone (docs/ARCHITECTURE.md#parts), and so does the browser-mode client.
  */
 
-/** `area:verb` channel → the method name the renderer calls. One method per channel (STYLE.md point 4). */
+/** `area:verb` channel → the method name the renderer calls. One method per channel (docs/ARCHITECTURE.md#conventions). */
 export const CHANNEL_METHODS = {
   'projects:list': 'listProjects',
   'runs:list': 'listRuns',
@@ -31,7 +31,7 @@ export type Channel = keyof typeof CHANNEL_METHODS;
 export type ApiMethod = (typeof CHANNEL_METHODS)[Channel];
 export const CHANNELS = Object.keys(CHANNEL_METHODS) as Channel[];
 
-/** Pushes from main to the renderer. Declared, never a generic bus (STYLE.md point 3). */
+/** Pushes from main to the renderer. Declared, never a generic bus (docs/ARCHITECTURE.md#conventions). */
 export const PUSH_EVENTS = ['changed', 'attention', 'open-run', 'store-status'] as const;
 export type PushEvent = (typeof PUSH_EVENTS)[number];
 

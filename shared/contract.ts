@@ -1,5 +1,5 @@
 /**
- * The IPC contract (SPEC §8): every channel's request schema (validated at runtime in main), its response
+ * The IPC contract (docs/ARCHITECTURE.md#parts): every channel's request schema (validated at runtime in main), its response
  * type, and the push events. Electron IPC, browser mode over HTTP and the tests all go through this table.
  */
 import * as v from 'valibot';

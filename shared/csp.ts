@@ -1,7 +1,7 @@
 /**
  * The Content-Security-Policy of the UI, the same in the Electron window (meta tag injected at build time
  * plus a response header) and in browser mode (`runwarden serve` sends it as a header). A plain string so
- * every runtime can import it (STYLE.md point 1).
+ * every runtime can import it (docs/ARCHITECTURE.md#parts).
  *
  * No remote origin anywhere, no inline or eval'd script, no plugins, no frames, no forms (Electron
  * security checklist items 7 and 13). Inline *styles* stay allowed: Svelte and the virtual list set

@@ -1,5 +1,5 @@
 /**
- * The display-status reducer (SPEC §6): one pure mapping from what the store holds about a run to what a
+ * The display-status reducer (docs/ARCHITECTURE.md#display-status-and-views): one pure mapping from what the store holds about a run to what a
  * person sees — a status, a reason line, whether it needs them, and the actions allowed right now.
  * The UI, the tray, the CLI and the store's SQL filters (tested for agreement) all follow it.
  */
@@ -46,7 +46,7 @@ export interface DisplayInfo {
 }
 
 export interface DisplayOptions {
-  /** A queued run with no runner for this long needs a person (SPEC §6). */
+  /** A queued run with no runner for this long needs a person. */
   unattendedQueueMs: number;
 }
 
@@ -58,7 +58,7 @@ export function hasLiveOwner(lease: Lease | null, now: number): boolean {
   return lease !== null && lease.ownerType !== null && lease.expiresAt !== null && lease.expiresAt > now;
 }
 
-/** A non-terminal run whose lease has an owner whose expiry has passed (SPEC §3 "Stale"). */
+/** A non-terminal run whose lease has an owner whose expiry has passed (docs/ARCHITECTURE.md#leases-and-fencing). */
 export function isLeaseStale(run: Run, lease: Lease | null, now: number): boolean {
   return (
     !isTerminal(run) &&
@@ -258,7 +258,7 @@ function firstLine(text: string): string {
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 
-/** Worst-first order used by the tray icon (SPEC §7). */
+/** Worst-first order used by the tray icon. */
 export type TrayState = 'needs-answer' | 'stale' | 'failed' | 'running' | 'idle';
 export const TRAY_STATE_ORDER: readonly TrayState[] = ['needs-answer', 'stale', 'failed', 'running', 'idle'];
 

@@ -1,5 +1,5 @@
 /**
- * Domain types of the run store (SPEC §2). Plain data, shared by main, the CLI and the renderer.
+ * Domain types of the run store (docs/ARCHITECTURE.md#run-model-and-state-machine). Plain data, shared by main, the CLI and the renderer.
  * Times are epoch milliseconds (integers); JSON columns are parsed values (`unknown` until checked).
  */
 

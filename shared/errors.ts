@@ -1,5 +1,5 @@
 /**
- * Errors are data (STYLE.md point 7): a literal code, a message a person can act on, and an optional
+ * Errors are data (docs/ARCHITECTURE.md#conventions): a literal code, a message a person can act on, and an optional
  * recovery the UI turns into a button. The same shape crosses IPC, HTTP and the CLI's --json output.
  */
 

@@ -153,7 +153,7 @@ export interface Settings {
   sweepIntervalMs: number;
   staleGraceMs: number;
   unattendedQueueMin: number;
-  /** Off when null (SPEC §5.3: policies are off by default). */
+  /** Off when null (policies are off by default). */
   autoCancelStaleAfterMin: number | null;
   retentionDays: number | null;
   closeToTray: boolean;

@@ -47,7 +47,7 @@ const WARM_UP_READS: ReadonlyArray<readonly [Channel, unknown]> = [
 /** How the host opens the store: shared with the benchmark, so it measures the connection the app uses. */
 export const HOST_STORE_OPTIONS = {
   // The main thread waits at most this long for another process's write lock, then reports "busy"
-  // and tries again on the next tick or click (SPEC §9) instead of freezing the window.
+  // and tries again on the next tick or click (docs/ARCHITECTURE.md#the-store-file) instead of freezing the window.
   busyTimeoutMs: HOST_BUSY_TIMEOUT_MS,
   busyRetries: 0,
 } as const satisfies OpenStoreOptions;

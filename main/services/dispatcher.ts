@@ -1,5 +1,5 @@
 /**
- * The one path every request takes, whatever the transport (SPEC §8): validate against the contract,
+ * The one path every request takes, whatever the transport (docs/ARCHITECTURE.md#parts): validate against the contract,
  * refuse writes on a read-only store, run the handler, and return the `{ok, ...}` envelope. Nothing
  * thrown inside ever crosses the boundary raw.
  */
@@ -10,7 +10,7 @@ import { WRITE_CHANNELS, handlers, type HandlerDeps } from './handlers';
 
 export type Dispatch = <C extends Channel>(channel: C, input: unknown) => Result<Response<C>>;
 
-/** A request slower than this is logged (STYLE.md point 10): it held the main process that long. */
+/** A request slower than this is logged (docs/ARCHITECTURE.md#conventions): it held the main process that long. */
 export const SLOW_REQUEST_MS = 40;
 
 export interface DispatcherHooks {

@@ -1,5 +1,5 @@
 /**
- * One plain `(deps, input)` function per contract channel (STYLE.md point 6). Inputs are already
+ * One plain `(deps, input)` function per contract channel (docs/ARCHITECTURE.md#conventions). Inputs are already
  * validated by the dispatcher; every refusal is a RunwardenError the dispatcher turns into data.
  */
 import { cascadeText } from '../../shared/cascade-text';

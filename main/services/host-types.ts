@@ -10,7 +10,7 @@ import type { AttentionSummary, Settings } from '../../shared/views';
 
 export type Clock = () => number;
 
-/** A desktop notification the shell should show. Text is plain (SPEC §8): never HTML. */
+/** A desktop notification the shell should show. Text is plain: never HTML. */
 export interface DesktopNotice {
   title: string;
   body: string;
@@ -55,7 +55,7 @@ export interface AppHostOptions {
 export interface AppHost {
   /** Validate, run the handler, and wrap the result: the one path every channel takes. */
   dispatch<C extends Channel>(channel: C, input: unknown): Promise<Result<Response<C>>>;
-  /** Starts the sweeper timer (SPEC §5). */
+  /** Starts the sweeper timer (docs/ARCHITECTURE.md#sweeper). */
   start(): void;
   /** Stops timers and closes the store. */
   dispose(): void;

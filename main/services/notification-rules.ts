@@ -1,5 +1,5 @@
 /**
- * Notification rules (SPEC §7): which new events become desktop notices, per project and per event kind,
+ * Notification rules (docs/ARCHITECTURE.md#change-feed): which new events become desktop notices, per project and per event kind,
  * coalesced so a burst never becomes a wall of toasts. Pure: events and settings in, notices out.
  */
 import type { RunEvent } from '../../shared/domain';

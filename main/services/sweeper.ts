@@ -1,5 +1,5 @@
 /**
- * The sweeper (SPEC §5): the host's timer. `sweep()` is one bounded, idempotent tick over the store;
+ * The sweeper (docs/ARCHITECTURE.md#sweeper): the host's timer. `sweep()` is one bounded, idempotent tick over the store;
  * `createSweeper()` wraps it in start()/stop() with an injected scheduler, so tests never sleep.
  * Acting steps run only while this process holds the host lease; the change feed runs in every process,
  * since each one has its own window or browser clients to keep current.
@@ -142,7 +142,7 @@ function act(deps: SweeperDeps, state: SweeperState, settings: Settings, report:
 }
 
 /**
- * Step 5 (SPEC §5): a search-index merge round and a passive checkpoint, here only when no worker thread
+ * Step 5 (hygiene): a search-index merge round and a passive checkpoint, here only when no worker thread
  * is doing them (main/store/hygiene-worker.ts).
  */
 function hygiene(deps: SweeperDeps): number {

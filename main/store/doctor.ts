@@ -1,8 +1,8 @@
-/** `runwarden doctor`: contradictions (SPEC §2 status pairs and the store's own invariants), stale leases, integrity. */
+/** `runwarden doctor`: contradictions (docs/ARCHITECTURE.md#run-model-and-state-machine status pairs and the store's own invariants), stale leases, integrity. */
 import type { QueueStatus, RunStatus } from '../../shared/domain';
 import type { StoreContext } from './store-context';
 
-/** The valid (run.status, queue.status) pairs of SPEC §2; anything else is a contradiction. */
+/** The valid (run.status, queue.status) pairs (docs/ARCHITECTURE.md#run-model-and-state-machine); anything else is a contradiction. */
 export const VALID_STATUS_PAIRS: Readonly<Record<RunStatus, readonly QueueStatus[]>> = {
   queued: ['queued'],
   running: ['starting', 'running', 'parked'],

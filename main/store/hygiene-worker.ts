@@ -1,5 +1,5 @@
 /**
- * Store hygiene off the main thread (SPEC §5 step 5): WAL checkpoints and search-index merges.
+ * Store hygiene off the main thread (docs/ARCHITECTURE.md#sweeper): WAL checkpoints and search-index merges.
  *
  * Both are work SQLite otherwise does inside whichever write happens to cross a threshold, on the thread
  * that wrote — in the app, the main thread, in the middle of a person's click or a sweeper batch:

@@ -1,4 +1,4 @@
-/** Store hygiene (SPEC §5 steps 3 and 5): retention pruning, WAL checkpoints, the change counter. */
+/** Store hygiene (docs/ARCHITECTURE.md#sweeper): retention pruning, WAL checkpoints, the change counter. */
 import type { StoreContext } from './store-context';
 import { appendEvent } from './run-state';
 
@@ -67,7 +67,7 @@ export function autoCheckpointPages(ctx: StoreContext): number {
   return ctx.db.pragma('wal_autocheckpoint', { simple: true }) as number;
 }
 
-/** Moves whenever another connection commits (SPEC §5 step 4). */
+/** Moves whenever another connection commits (docs/ARCHITECTURE.md#change-feed). */
 export function dataVersion(ctx: StoreContext): number {
   return ctx.db.pragma('data_version', { simple: true }) as number;
 }

@@ -1,4 +1,4 @@
-/** Notifications the app shows (SPEC §2, §7). A notification does not change its run: no revision bump. */
+/** Notifications the app shows (docs/ARCHITECTURE.md#change-feed). A notification does not change its run: no revision bump. */
 import type { Actor, Notification, NotificationLevel } from '../../shared/domain';
 import { NOTIFICATION_LEVELS } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';

@@ -1,5 +1,5 @@
 /**
- * Opening the store file safely (SPEC §2, §9). The file is inspected before SQLite touches it: a file that
+ * Opening the store file safely (docs/ARCHITECTURE.md#the-store-file). The file is inspected before SQLite touches it: a file that
  * is not ours (not SQLite, another application's id, truncated or damaged) is refused without writing a
  * byte; a newer schema, a read-only file or a read-only folder open read-only with a sentence saying why;
  * a 0-byte file is initialised only after checking, under the write lock, that it is still empty.
@@ -27,7 +27,7 @@ const QUICK_CHECK_MAX_BYTES = 32 * 1024 * 1024;
 export interface OpenStoreOptions {
   clock?: Clock;
   readonly?: boolean;
-  /** busy_timeout in ms (default 5000, SPEC §2). Tests lower it to keep a "locked" case fast. */
+  /** busy_timeout in ms (default 5000). Tests lower it to keep a "locked" case fast. */
   busyTimeoutMs?: number;
   /**
    * Extra tries of a write still busy after busy_timeout (default 4, with backoff). The app and `serve` use
@@ -191,7 +191,7 @@ export function migrate(
         );
       }
       if (version === 0) {
-        // SPEC §9: initialise only what is verifiably empty, checked under the write lock.
+        // docs/ARCHITECTURE.md#the-store-file: initialise only what is verifiably empty, checked under the write lock.
         const tables = (db.prepare(`SELECT count(*) AS n FROM sqlite_master`).get() as { n: number }).n;
         const appId = db.pragma('application_id', { simple: true }) as number;
         if (tables !== 0 || appId !== 0) {
@@ -220,7 +220,7 @@ function applyPragmas(db: Database.Database, busyTimeoutMs: number, writable: bo
   db.pragma(`cache_size = ${PAGE_CACHE_KIB}`);
   if (writable) {
     db.pragma('journal_mode = WAL');
-    // better-sqlite3 compiles WAL with synchronous=NORMAL; SPEC §2 wants FULL, set explicitly.
+    // better-sqlite3 compiles WAL with synchronous=NORMAL; the store wants FULL (docs/ARCHITECTURE.md#the-store-file), set explicitly.
     db.pragma('synchronous = FULL');
   }
 }

@@ -1,4 +1,4 @@
-/** Process start identity, so a reused pid is not mistaken for a live runner (SPEC §3 "Stale"). */
+/** Process start identity, so a reused pid is not mistaken for a live runner (docs/ARCHITECTURE.md#liveness). */
 import fs from 'node:fs';
 
 /**

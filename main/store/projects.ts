@@ -1,4 +1,4 @@
-/** Projects: one row per canonical folder path (symlinks resolved, SPEC §2). */
+/** Projects: one row per canonical folder path (symlinks resolved; docs/ARCHITECTURE.md#run-model-and-state-machine). */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Project } from '../../shared/domain';

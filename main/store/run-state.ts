@@ -1,5 +1,5 @@
 /**
- * The shared core of every run transition: loading a run's rows, the fencing check (SPEC §3), the
+ * The shared core of every run transition: loading a run's rows, the fencing check (docs/ARCHITECTURE.md#leases-and-fencing), the
  * compare-and-set check for people, and `commitRun`, which bumps the revision, rewrites the
  * denormalised view columns from `displayStatus()` and appends the event — all inside the caller's
  * transaction.
@@ -281,7 +281,7 @@ export const VIEW_COLUMNS = [
 export type ViewColumn = (typeof VIEW_COLUMNS)[number];
 
 /**
- * The fencing check of SPEC §3: token hash, generation, owner type and `expires_at > now` inside one UPDATE.
+ * The fencing check (docs/ARCHITECTURE.md#leases-and-fencing): token hash, generation, owner type and `expires_at > now` inside one UPDATE.
  * 0 rows → FENCED. Also records the write as a sign of life (heartbeat_at).
  */
 export function fence(ctx: StoreContext, claim: ClaimRef, now: number): LeaseRow {
@@ -306,7 +306,7 @@ export function runnerActor(lease: LeaseRow): EventActor {
   return { type: lease.owner_type ?? 'runner', id: lease.owner_id, surface: 'sdk' };
 }
 
-/** Compare-and-set for a person's command (SPEC §3): refused with the fresh snapshot when the run moved. */
+/** Compare-and-set for a person's command: refused with the fresh snapshot when the run moved. */
 export function checkRevision(ctx: StoreContext, row: RunRow, expectedRevision: number | undefined): void {
   if (expectedRevision !== undefined && row.revision !== expectedRevision) {
     throw new RunwardenError(
@@ -317,7 +317,7 @@ export function checkRevision(ctx: StoreContext, row: RunRow, expectedRevision: 
   }
 }
 
-/** A live run is never touched by a person, only asked (SPEC §3). */
+/** A live run is never touched by a person, only asked (docs/ARCHITECTURE.md#leases-and-fencing). */
 export function refuseLiveOwner(ctx: StoreContext, row: RunRow, now: number, what: string): void {
   const lease = toLease(loadLeaseRow(ctx, row.id));
   if (hasLiveOwner(lease, now)) {

@@ -1,4 +1,4 @@
-/** Where the store lives (SPEC §2): --store flag > RUNWARDEN_STORE > the platform's data folder. */
+/** Where the store lives (docs/ARCHITECTURE.md#the-store-file): --store flag > RUNWARDEN_STORE > the platform's data folder. */
 import os from 'node:os';
 import path from 'node:path';
 

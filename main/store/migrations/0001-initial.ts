@@ -1,8 +1,8 @@
 /**
- * Schema v1 (SPEC §2). STRICT tables, snake_case, NOT NULL wherever a value always exists.
+ * Schema v1 (docs/ARCHITECTURE.md#run-model-and-state-machine). STRICT tables, snake_case, NOT NULL wherever a value always exists.
  * Denormalised columns on `runs` (display_base, needs_you_static, owner_expires_at, unattended_since,
  * open_interactions, ambiguous_effects) are rewritten by `refreshRun` in the same transaction as every
- * change, so the list views are indexed SQL that agrees with `displayStatus()` (SPEC §6).
+ * change, so the list views are indexed SQL that agrees with `displayStatus()` (docs/ARCHITECTURE.md#display-status-and-views).
  */
 import type { Migration } from './migration';
 
@@ -147,7 +147,7 @@ CREATE TABLE attempts (
   UNIQUE (run_id, step, number)
 ) STRICT;
 CREATE INDEX attempts_run ON attempts(run_id, id);
--- At most one active attempt per run (SPEC §2), enforced by the schema itself.
+-- At most one active attempt per run, enforced by the schema itself.
 CREATE UNIQUE INDEX attempts_one_active ON attempts(run_id) WHERE status IN ('pending', 'running', 'waiting');
 
 CREATE TABLE interactions (

@@ -1,4 +1,4 @@
-/** One numbered schema step; `user_version` becomes `version` in the same transaction (STYLE.md point 9). */
+/** One numbered schema step; `user_version` becomes `version` in the same transaction (docs/ARCHITECTURE.md#the-store-file). */
 export interface Migration {
   version: number;
   name: string;

@@ -10,8 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Actor } from '../../../shared/domain';
 import { DEFAULT_DISPLAY_OPTIONS } from '../../../shared/display-status';
-import { seededRandom } from '../../../main/bench/random';
-import { probeWriteLock } from '../../../main/bench/lock-probe';
+import { seededRandom } from '../../../bench/random';
+import { probeWriteLock } from '../../../bench/lock-probe';
 import {
   DEADLINE_SQL,
   DEADLINES_PER_TX,

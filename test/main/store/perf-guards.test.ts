@@ -5,10 +5,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { generateStore, type GeneratedStore } from '../../../main/bench/generate-store';
-import { baselineListSql, PAGE } from '../../../main/bench/read-ops';
-import { profileSql } from '../../../main/bench/sql-profile';
-import { measurePaired, summarize } from '../../../main/bench/stats';
+import { generateStore, type GeneratedStore } from '../../../bench/generate-store';
+import { baselineListSql, PAGE } from '../../../bench/read-ops';
+import { profileSql } from '../../../bench/sql-profile';
+import { measurePaired, summarize } from '../../../bench/stats';
 import { openStore, type RunStore } from '../../../main/store';
 import { listRunsSql } from '../../../main/store/run-views';
 import { ftsPhrase, searchPlan } from '../../../main/store/search-plan';

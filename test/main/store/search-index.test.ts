@@ -19,7 +19,7 @@ import {
 } from '../../../main/store/search-plan';
 import { createContext } from '../../../main/store/store-context';
 import { DEFAULT_DISPLAY_OPTIONS } from '../../../shared/display-status';
-import { seededRandom } from '../../../main/bench/random';
+import { seededRandom } from '../../../bench/random';
 import { createTempStore, HUMAN, reserve, runnerOwner, type TempStore } from '../../helpers/temp-store';
 import { expectHealthy, expectInvariants } from './invariants';
 

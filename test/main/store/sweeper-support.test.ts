@@ -10,7 +10,7 @@ import {
   type TempStore,
 } from '../../helpers/temp-store';
 import { EventLogWatch, expectHealthy, expectInvariants } from './invariants';
-import { probeWriteLock } from '../../../main/bench/lock-probe';
+import { probeWriteLock } from '../../../bench/lock-probe';
 import { DEADLINES_PER_TX } from '../../../main/store/interaction-deadlines';
 
 let t: TempStore;

@@ -1,10 +1,10 @@
 /**
- * A person's writes: cancelling a stale run with the full SPEC §3 cascade, and answering a question.
+ * A person's writes: cancelling a stale run with the full cancel cascade, and answering a question.
  * Each baseline is the same writes as raw statements in one BEGIN IMMEDIATE transaction.
  */
 import type Database from 'better-sqlite3';
-import type { Actor } from '../../shared/domain';
-import type { RunStore } from '../store';
+import type { Actor } from '../shared/domain';
+import type { RunStore } from '../main/store';
 import { timedMeasurement, type Measurement } from './report-model';
 import { measurePaired } from './stats';
 

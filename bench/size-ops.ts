@@ -1,6 +1,6 @@
-/** Store size per run, and retention pruning (SPEC §5 step 3) shown to give the space back. */
+/** Store size per run, and retention pruning shown to give the space back. */
 import fs from 'node:fs';
-import type { RunStore } from '../store';
+import type { RunStore } from '../main/store';
 import { probeWriteLock } from './lock-probe';
 import { figure, type Measurement } from './report-model';
 import { round, summarize } from './stats';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { figure, type Measurement } from './report-model';
 import { round, summarize } from './stats';
 
-/** STACK.md: Debian's Chromium, no download. */
+/** Debian's Chromium at its fixed path: nothing is downloaded. */
 const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',

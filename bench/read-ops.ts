@@ -3,9 +3,9 @@
  * the same rows (run + project path + queue entry + lease) with better-sqlite3 and no application code.
  */
 import type Database from 'better-sqlite3';
-import { LIST_PAGE_SIZE } from '../../shared/views';
-import type { RunStore } from '../store';
-import type { ListRunsQuery } from '../store';
+import { LIST_PAGE_SIZE } from '../shared/views';
+import type { RunStore } from '../main/store';
+import type { ListRunsQuery } from '../main/store';
 import { readMeasurement, type Measurement } from './report-model';
 import { measurePaired, round, summarize, timeMs } from './stats';
 

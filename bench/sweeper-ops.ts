@@ -1,18 +1,18 @@
 /**
- * Sweeper ticks (SPEC §5) on the big store: with nothing to do, with 1,000 runs turning stale at once,
+ * Sweeper ticks (docs/ARCHITECTURE.md#sweeper) on the big store: with nothing to do, with 1,000 runs turning stale at once,
  * and with 1,000 question deadlines passing at once. Every write transaction is timed (the write lock).
  */
 import os from 'node:os';
 import type Database from 'better-sqlite3';
-import { DEFAULT_SETTINGS } from '../../shared/views';
+import { DEFAULT_SETTINGS } from '../shared/views';
 import {
   initialSweeperState,
   sweep,
   type SweepReport,
   type SweeperDeps,
   type SweeperState,
-} from '../services/sweeper';
-import type { HygieneWorker, RunStore } from '../store';
+} from '../main/services/sweeper';
+import type { HygieneWorker, RunStore } from '../main/store';
 import { probeWriteLock } from './lock-probe';
 import { figure, timedMeasurement, type Measurement } from './report-model';
 import { round, summarize, timeMs } from './stats';

@@ -7,10 +7,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { DEFAULT_DISPLAY_OPTIONS, displayStatus, isTerminal } from '../../shared/display-status';
-import type { ActorType, OwnerType, Surface } from '../../shared/domain';
-import { hashToken, newInteractionId, newRunId, newToken } from '../store/ids';
-import { openStore } from '../store/open-store';
+import { DEFAULT_DISPLAY_OPTIONS, displayStatus, isTerminal } from '../shared/display-status';
+import type { ActorType, OwnerType, Surface } from '../shared/domain';
+import { hashToken, newInteractionId, newRunId, newToken } from '../main/store/ids';
+import { openStore } from '../main/store/open-store';
 import {
   toEffect,
   toInteraction,
@@ -22,7 +22,7 @@ import {
   type LeaseRow,
   type QueueRow,
   type RunRow,
-} from '../store/rows';
+} from '../main/store/rows';
 import { seededRandom, type Random } from './random';
 
 export type RunKind =

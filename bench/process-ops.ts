@@ -2,8 +2,8 @@
  * The multi-process figures: heartbeat throughput from 8 runner processes at once, change-feed latency
  * (a runner's commit → the host's `changed` push), and main-process memory with the app state loaded.
  */
-import { DEFAULT_SETTINGS } from '../../shared/views';
-import { createAppHost } from '../services/app-host';
+import { DEFAULT_SETTINGS } from '../shared/views';
+import { createAppHost } from '../main/services/app-host';
 import type { LiveClaim } from './generate-store';
 import { figure, type Measurement } from './report-model';
 import { round, summarize } from './stats';
@@ -66,7 +66,7 @@ export async function measureHeartbeats(
     },
     shipped
       ? undefined
-      : 'the same run with the per-commit fsync off: what synchronous=FULL (SPEC §2, kept) costs here',
+      : 'the same run with the per-commit fsync off: what synchronous=FULL (kept) costs here',
   );
   log(`  ${m.label}: ${Math.round(perSecond)}/s, BUSY surfaced ${total.busy}, fenced ${total.fenced}`);
   return m;

@@ -4,9 +4,9 @@
  * They talk to the parent over the fork IPC channel.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { isRunwardenError } from '../../shared/errors';
-import { createAppHost } from '../services/app-host';
-import { openStore } from '../store';
+import { isRunwardenError } from '../shared/errors';
+import { createAppHost } from '../main/services/app-host';
+import { openStore } from '../main/store';
 import type { LiveClaim } from './generate-store';
 import { percentile } from './stats';
 
@@ -18,7 +18,7 @@ export interface HeartbeatJob {
   /** Epoch ms when every worker starts, so they really overlap. */
   startAt: number;
   /**
-   * FULL is what the store ships (SPEC §2). NORMAL only measures what the per-commit fsync costs: evidence
+   * FULL is what the store ships (docs/ARCHITECTURE.md#the-store-file). NORMAL only measures what the per-commit fsync costs: evidence
    * for docs/PERFORMANCE.md, never a setting of the app.
    */
   synchronous: 'FULL' | 'NORMAL';
