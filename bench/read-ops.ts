@@ -4,8 +4,7 @@
  */
 import type Database from 'better-sqlite3';
 import { LIST_PAGE_SIZE } from '../shared/views';
-import type { RunStore } from '../main/store';
-import type { ListRunsQuery } from '../main/store';
+import type { ListRunsQuery, StoreReader } from '../main/store';
 import { readMeasurement, type Measurement } from './report-model';
 import { measurePaired, round, summarize, timeMs } from './stats';
 
@@ -53,7 +52,7 @@ interface ReadCase {
 }
 
 export interface ReadContext {
-  store: RunStore;
+  store: StoreReader;
   db: Database.Database;
   projectPath: string;
   projectId: number;

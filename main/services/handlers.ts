@@ -9,7 +9,7 @@ import { displayStatus, type RunAction } from '../../shared/display-status';
 import type { Actor } from '../../shared/domain';
 import { assertNever, isRunwardenError } from '../../shared/errors';
 import type { BulkItemResult, BulkResult, Settings } from '../../shared/views';
-import type { RunStore } from '../store';
+import type { RunStore, StoreReader } from '../store';
 import { applySettingsPatch, loadSettings } from './settings-service';
 import type { Clock } from './host-types';
 
@@ -192,7 +192,7 @@ function runBulk(deps: HandlerDeps, input: ParsedRequest<'runs:bulk'>): BulkResu
   return { action: input.action, dryRun: input.dryRun, succeeded, failed: items.length - succeeded, items };
 }
 
-function describeDryRun(store: RunStore, action: BulkResult['action'], runId: string): string {
+function describeDryRun(store: StoreReader, action: BulkResult['action'], runId: string): string {
   switch (action) {
     case 'cancel':
       return `Would cancel (${cascadeText(store.previewCancel(runId).cascade, 'would')}).`;

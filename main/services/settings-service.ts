@@ -4,7 +4,7 @@
  */
 import type { Actor } from '../../shared/domain';
 import { DEFAULT_SETTINGS, type NotifyRuleSet, type Settings } from '../../shared/views';
-import type { RunStore } from '../store';
+import type { RunStore, StoreReader } from '../store';
 
 type SettingsPatch = {
   [K in keyof Settings]?: K extends 'notificationRules'
@@ -15,7 +15,7 @@ type SettingsPatch = {
 const KEYS = Object.keys(DEFAULT_SETTINGS) as Array<keyof Settings>;
 
 /** Reads every setting, falling back to defaults for missing or malformed values. */
-export function loadSettings(store: RunStore): Settings {
+export function loadSettings(store: StoreReader): Settings {
   const stored = store.listSettings();
   const merged: Record<string, unknown> = { ...DEFAULT_SETTINGS };
   for (const key of KEYS) {

@@ -7,7 +7,13 @@
 import type { Actor, RunEvent } from '../../shared/domain';
 import { isRunwardenError } from '../../shared/errors';
 import type { ChangedPush, Settings } from '../../shared/views';
-import { SEARCH_MERGE_PAGES, type Claim, type HygieneWorker, type RunStore } from '../store';
+import {
+  SEARCH_MERGE_PAGES,
+  type Claim,
+  type HygieneWorker,
+  type RunStore,
+  type StoreReader,
+} from '../store';
 
 /** Rows handled per step per tick: bounded work, short write transactions. */
 export const SWEEP_BATCH = 200;
@@ -64,7 +70,7 @@ export interface SweepReport {
 const SWEEPER_ACTOR: Actor = { type: 'host', id: 'sweeper', surface: 'sweeper' };
 const POLICY_ACTOR: Actor = { type: 'policy', id: 'auto-cancel', surface: 'sweeper' };
 
-export function initialSweeperState(store: RunStore): SweeperState {
+export function initialSweeperState(store: StoreReader): SweeperState {
   return {
     hostClaim: null,
     lastDataVersion: store.dataVersion(),
@@ -200,7 +206,7 @@ function autoCancel(deps: SweeperDeps, settings: Settings): number {
 
 /** Step 4: new events since the cursor, only when some connection committed. */
 function readChangeFeed(
-  store: RunStore,
+  store: StoreReader,
   state: SweeperState,
 ): { events: RunEvent[]; changed: ChangedPush | null } {
   const version = store.dataVersion();
