@@ -181,7 +181,7 @@ describe('sweeper tick', () => {
   });
 });
 
-describe('sweeper hygiene (SPEC §5 step 5)', () => {
+describe('sweeper hygiene (step 5)', () => {
   const leafPages = () =>
     (
       t.store.db.prepare(`SELECT count(*) AS n FROM run_search_data WHERE id >= 1 << 37`).get() as {

@@ -1,5 +1,5 @@
 /**
- * Store invariants checked after every transition in the store tests (TESTING.md layer 1):
+ * Store invariants checked after every transition in the store tests:
  * valid (run, queue) status pairs, at most one active attempt per run, lease owner columns all-null or
  * all-set, events append-only with each run's revisions +1 each, denormalised counters true.
  */

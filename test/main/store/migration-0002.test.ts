@@ -1,5 +1,5 @@
 /**
- * Migration 0002 from a version-1 store with rows (STYLE.md point 9): the run counters are filled from the
+ * Migration 0002 from a version-1 store with rows: the run counters are filled from the
  * existing runs, then kept exact by the triggers through every kind of write; the new indexes exist.
  */
 import fs from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Migration 0003 from a version-2 store with rows (STYLE.md point 9): the search keys and the trigram index
+ * Migration 0003 from a version-2 store with rows: the search keys and the trigram index
  * are filled from the existing runs, then kept by the triggers (insert, delete, title change); a search
  * through the store then finds the old and the new runs.
  */

@@ -1,5 +1,5 @@
 /**
- * Migration 0004 from a version-3 store (STYLE.md point 9): the two owned-run indexes a heartbeat rewrote
+ * Migration 0004 from a version-3 store: the two owned-run indexes a heartbeat rewrote
  * for nothing are gone; the expired-owner parts of the views still read an index, and a heartbeat still
  * moves the run's owner expiry that the stale view and the counts read.
  */

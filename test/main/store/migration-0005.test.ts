@@ -1,5 +1,5 @@
 /**
- * Migration 0005 from a version-4 store (STYLE.md point 9): the search index no longer merges inside the
+ * Migration 0005 from a version-4 store: the search index no longer merges inside the
  * writes of whoever inserts or deletes a run (an explicit merge round still does), a common word walks an
  * index instead of the table, and search finds the same runs.
  */

@@ -1,5 +1,5 @@
 /**
- * Bad files (SPEC §9): each gets its own clear message and mode, and the file's bytes are unchanged.
+ * Bad files (docs/ARCHITECTURE.md#the-store-file): each gets its own clear message and mode, and the file's bytes are unchanged.
  * Tests run as root, who ignores permission bits, so read-only cases use `chattr +i` (immutable: even root
  * cannot write) when the filesystem supports it, and the mode selection is also tested through the
  * injectable `access` check. A case that cannot be set up is skipped with the reason, never faked.

@@ -1,5 +1,5 @@
 /**
- * Generous performance guards for `npm test` (TESTING.md "Performance": ratios and plans, never absolute
+ * Generous performance guards for `npm test` (ratios and plans, never absolute
  * times). A 20k-run store from the bench's generator; the full figures come from `npm run bench`.
  */
 import fs from 'node:fs';

@@ -69,7 +69,7 @@ function staleRunWithEverything(): { claim: Claim; attemptId: number } {
   return { claim, attemptId: attempt.id };
 }
 
-describe('cancelRun (stale cancel, SPEC §3)', () => {
+describe('cancelRun (stale cancel)', () => {
   it('refuses a live lease with LIVE_OWNER and a requestCancel recovery, writing nothing', () => {
     const claim = reserveAndClaim(t, LEASE);
     const before = t.store.lastEventSeq();

@@ -1,5 +1,5 @@
 /**
- * Every list / filter / sweeper query uses an index (SPEC §5: "every query is indexed and paginated").
+ * Every list / filter / sweeper query uses an index (every query is indexed and paginated).
  * EXPLAIN QUERY PLAN must show no full SCAN of runs (or of leases, interactions, events) for them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

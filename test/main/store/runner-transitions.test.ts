@@ -189,7 +189,7 @@ describe('claimRun', () => {
   });
 });
 
-describe('claimRun by id respects what only a person may undo (SPEC §4)', () => {
+describe('claimRun by id respects what only a person may undo', () => {
   it('refuses a run parked for an ambiguous effect until the effect is resolved and the run resumed', () => {
     const claim = reserveAndClaim(t);
     const effect = t.store.reserveEffect(claim, { type: 'http', idempotencyKey: 'pay-1', summary: 'charge' });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveStorePath } from '../../../main/store/store-path';
 
-describe('resolveStorePath (SPEC §2)', () => {
+describe('resolveStorePath', () => {
   const home = '/home/ann';
   it('flag beats RUNWARDEN_STORE beats the default', () => {
     const env = { RUNWARDEN_STORE: '/env/s.sqlite', XDG_DATA_HOME: '/xdg' };

@@ -1,6 +1,6 @@
 /**
  * The SQL view filters (listRuns / attentionSummary / listProjects) must agree exactly with the
- * `displayStatus()` reducer (SPEC §6): for every view, at several times, SQL membership == reducer result.
+ * `displayStatus()` reducer (docs/ARCHITECTURE.md#display-status-and-views): for every view, at several times, SQL membership == reducer result.
  */
 import { VIEW_STATUSES, viewIncludes } from '../../../shared/views';
 import fs from 'node:fs';
