@@ -4,7 +4,7 @@
  */
 import type { OwnerType } from '../../shared/domain';
 import { hashToken, newToken } from './ids';
-import type { LeaseRow } from './rows';
+import { TERMINAL_RUN_SQL, type LeaseRow } from './rows';
 import type { StoreContext } from './store-context';
 
 export type LeaseKey = { runId: string } | { name: string };
@@ -108,6 +108,29 @@ export function extendLease(
     .get(now, now + leaseMs, value, hashToken(hold.token), hold.generation, hold.ownerType, now) as
     { expires_at: number } | undefined;
   return row === undefined ? null : row.expires_at;
+}
+
+/**
+ * The sweeper's verdict on one lease: if it is still generation `generation`, owned, not yet recorded lost,
+ * and its run is not finished, it expires now (if it had not already) and records that generation as lost.
+ * Returns the owner and the new expiry, or undefined when nothing matched.
+ */
+export function markLeaseLost(
+  ctx: StoreContext,
+  runId: string,
+  generation: number,
+  now: number,
+): { owner_id: string; owner_pid: number; expires_at: number } | undefined {
+  return ctx
+    .prep(
+      `UPDATE leases SET expires_at = MIN(expires_at, @now), lost_generation = generation
+       WHERE run_id = @runId AND generation = @generation AND owner_type IS NOT NULL
+         AND (lost_generation IS NULL OR lost_generation != generation)
+         AND EXISTS (SELECT 1 FROM runs r WHERE r.id = @runId AND r.status NOT IN ${TERMINAL_RUN_SQL})
+       RETURNING owner_id, owner_pid, expires_at`,
+    )
+    .get({ now, runId, generation }) as
+    { owner_id: string; owner_pid: number; expires_at: number } | undefined;
 }
 
 const CLEAR = `owner_type = NULL, owner_id = NULL, token_hash = NULL, owner_pid = NULL, owner_hostname = NULL,

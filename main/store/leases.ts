@@ -4,7 +4,7 @@
  */
 import type { Actor } from '../../shared/domain';
 import { requireLeaseMs } from './input-checks';
-import { clearHeldLease, extendLease, isHeldByOther, takeLease } from './lease-rows';
+import { clearHeldLease, extendLease, isHeldByOther, markLeaseLost, takeLease } from './lease-rows';
 import { TERMINAL_RUN_SQL, type LeaseRow } from './rows';
 import { actorOf, appendEvent, commitRun } from './run-state';
 import type { Claim, ClaimKey, HeartbeatAnswer, LeaseSummary, OwnerInfo } from './store-types';
@@ -161,23 +161,16 @@ export function markRunnerLost(
   actor: Actor,
   now: number,
 ): boolean {
-  const lease = ctx
-    .prep(
-      `SELECT l.* FROM leases l JOIN runs r ON r.id = l.run_id
-       WHERE l.run_id = ? AND l.generation = ? AND l.owner_type IS NOT NULL
-         AND r.status NOT IN ${TERMINAL_RUN_SQL}`,
-    )
-    .get(runId, generation) as LeaseRow | undefined;
-  if (lease === undefined || lease.lost_generation === generation) return false;
-  const expiredEarly = lease.expires_at !== null && lease.expires_at > now;
-  ctx
-    .prep(`UPDATE leases SET expires_at = MIN(expires_at, ?), lost_generation = generation WHERE run_id = ?`)
-    .run(now, runId);
+  const before = ctx.prep(`SELECT expires_at FROM leases WHERE run_id = ?`).get(runId) as
+    Pick<LeaseRow, 'expires_at'> | undefined;
+  const lost = markLeaseLost(ctx, runId, generation, now);
+  if (lost === undefined) return false;
+  const expiredEarly = (before?.expires_at ?? now) > now;
   commitRun(ctx, runId, now, {
     type: 'run.runner_lost',
     actor: actorOf(actor),
     leaseGeneration: generation,
-    payload: { reason, ownerId: lease.owner_id, pid: lease.owner_pid, expiredEarly },
+    payload: { reason, ownerId: lost.owner_id, pid: lost.owner_pid, expiredEarly },
   });
   return true;
 }
@@ -194,13 +187,6 @@ export function markRunnersLost(
   actor: Actor,
   now: number,
 ): number {
-  const take = ctx.prep(
-    `UPDATE leases SET expires_at = MIN(expires_at, @now), lost_generation = generation
-     WHERE run_id = @runId AND generation = @generation AND owner_type IS NOT NULL
-       AND (lost_generation IS NULL OR lost_generation != generation)
-       AND EXISTS (SELECT 1 FROM runs r WHERE r.id = @runId AND r.status NOT IN ${TERMINAL_RUN_SQL})
-     RETURNING owner_id, owner_pid, expires_at`,
-  );
   const bump = ctx.prep(
     `UPDATE runs SET revision = revision + 1, updated_at = @now, owner_expires_at = @expiresAt WHERE id = @runId
      RETURNING revision`,
@@ -208,8 +194,7 @@ export function markRunnersLost(
   const eventActor = actorOf(actor);
   let marked = 0;
   for (const lease of leases) {
-    const row = take.get({ now, runId: lease.runId, generation: lease.generation }) as
-      { owner_id: string; owner_pid: number; expires_at: number } | undefined;
+    const row = markLeaseLost(ctx, lease.runId, lease.generation, now);
     if (row === undefined) continue;
     const { revision } = bump.get({ now, expiresAt: row.expires_at, runId: lease.runId }) as {
       revision: number;
