@@ -3,7 +3,14 @@
  * revision the person looked at, refuses a run a live owner holds (a live run is only ever asked, through
  * the request flags), and records the actor and surface. Each runs inside the caller's write transaction.
  */
-import type { Actor, Effect, EffectResolution, Interaction, Run } from '../../shared/domain';
+import {
+  OPEN_INTERACTION_STATUSES,
+  type Actor,
+  type Effect,
+  type EffectResolution,
+  type Interaction,
+  type Run,
+} from '../../shared/domain';
 import { responseIssues } from '../../shared/answer-rules';
 import { displayStatus, hasLiveOwner, isTerminal } from '../../shared/display-status';
 import { RunwardenError } from '../../shared/errors';
@@ -323,7 +330,7 @@ function recordSubmission(
 
 function refusal(ctx: StoreContext, row: InteractionRow, input: AnswerInput): RunwardenError | null {
   const fresh = toInteraction(row);
-  if (row.status !== 'pending' && row.status !== 'presenting') {
+  if (!OPEN_INTERACTION_STATUSES.includes(row.status)) {
     return new RunwardenError('CONFLICT', `This question is no longer open (it is ${row.status}).`, {
       fresh,
     });
