@@ -22,7 +22,7 @@ export default defineConfig({
         test: {
           name: 'renderer',
           environment: 'jsdom',
-          include: ['test/renderer/**/*.test.ts'],
+          include: ['test/renderer/**/*.test.ts', 'test/renderer-host/**/*.test.ts'],
         },
       },
     ],
