@@ -26,6 +26,7 @@ export interface RealHost {
 }
 
 export const RUNNER: Actor = { type: 'runner', id: 'runner-1', surface: 'sdk' };
+const SWEEPER: Actor = { type: 'host', id: 'sweeper', surface: 'sweeper' };
 
 export function createRealHost(start = Date.UTC(2025, 0, 1)): RealHost {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runwarden-host-'));
@@ -94,4 +95,28 @@ export function seedRunningRuns(h: RealHost, count: number, title = 'run'): stri
     h.advance(1);
   }
   return ids;
+}
+
+const OWNER = { ownerType: 'runner', ownerId: 'runner-1', pid: 1, hostname: 'host', startId: null } as const;
+
+/**
+ * A run whose runner's lease expired (the Stale view), already noticed as lost the way the sweeper records
+ * it — so the host's own sweep (which a write request wakes) finds nothing new to write on it.
+ */
+export function seedStaleRun(h: RealHost, title = 'stale'): string {
+  const run = h.store.reserveRun({ projectPath: h.projectDir, workflow: 'wf', title }, RUNNER);
+  const { claim } = h.store.claimRun(run.id, { ...OWNER, leaseMs: 1_000 });
+  h.store.markRunning(claim);
+  h.advance(1_001);
+  h.store.markRunnerLost(run.id, claim.generation, 'lease expired', SWEEPER);
+  return run.id;
+}
+
+/** A run its runner completed. */
+export function seedCompletedRun(h: RealHost, title = 'done'): string {
+  const run = h.store.reserveRun({ projectPath: h.projectDir, workflow: 'wf', title }, RUNNER);
+  const { claim } = h.store.claimRun(run.id, { ...OWNER, leaseMs: 60_000 });
+  h.store.completeRun(claim);
+  h.advance(1);
+  return run.id;
 }

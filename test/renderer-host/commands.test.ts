@@ -1,0 +1,73 @@
+/**
+ * The window's commands against the real host (real-host.ts): the revision a person saw is what the store
+ * checks, a bulk action does only what its dry run accepted, and a retry opens the run the store created.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AppState } from '../../renderer/src/lib/state/app-state.svelte';
+import { BulkDialogState } from '../../renderer/src/lib/state/bulk-dialog.svelte';
+import { MemoryHistory } from '../renderer/fake-api';
+import { createRealHost, RUNNER, seedCompletedRun, seedStaleRun, type RealHost } from './real-host';
+
+let h: RealHost;
+beforeEach(() => {
+  h = createRealHost();
+});
+afterEach(() => {
+  h.cleanup();
+});
+
+describe('commands keep to what the person saw', () => {
+  it('a confirmation sends the revision from when it opened, so a run that changed meanwhile is refused', async () => {
+    const runId = seedStaleRun(h, 'stale one');
+    const app = new AppState(h.api, new MemoryHistory(), h.now);
+    app.start();
+    await app.openRun(runId);
+    await app.command.open('cancel');
+    // Someone else (the CLI, another window) asks the run to pause while the dialog is open.
+    const seen = h.store.getRun(runId).revision;
+    h.store.requestPause(runId, { expectedRevision: seen, reason: 'elsewhere', actor: RUNNER });
+    await app.detail.reload();
+    await app.command.confirm();
+    expect(app.detail.refusal?.error.code).toBe('STALE_VIEW');
+    expect(h.store.getRun(runId).status).not.toBe('cancelled');
+  });
+});
+
+describe('BulkDialogState over the real host', () => {
+  it('runs a dry run first and only acts on the items it accepted', async () => {
+    const stale = seedStaleRun(h);
+    const done = seedCompletedRun(h);
+    const bulk = new BulkDialogState(h.api);
+    await bulk.open('cancel', [
+      { runId: stale, expectedRevision: h.store.getRun(stale).revision },
+      { runId: done, expectedRevision: h.store.getRun(done).revision },
+    ]);
+    expect(bulk.preview?.items.map((i) => i.ok)).toEqual([true, false]);
+    // The dry run wrote nothing.
+    expect(h.store.getRun(stale).status).toBe('running');
+    bulk.reason = 'cleanup';
+    const result = await bulk.confirm();
+    expect(result?.succeeded).toBe(1);
+    expect(h.store.getRun(stale).status).toBe('cancelled');
+    expect(h.store.getRun(done).status).toBe('completed');
+  });
+});
+
+describe('retry over the real host', () => {
+  it('opens the new run the store created, with lineage retry', async () => {
+    const done = seedCompletedRun(h, 'nightly');
+    const app = new AppState(h.api, new MemoryHistory(), h.now);
+    app.start();
+    await app.openRun(done);
+    await app.runAction('retry');
+    const created = app.route.runId;
+    expect(created).not.toBe(done);
+    expect(app.detail.runId).toBe(created);
+    expect(h.store.getRun(created ?? '')).toMatchObject({
+      parentRunId: done,
+      lineage: 'retry',
+      title: 'nightly',
+    });
+    expect(app.announcement).toMatch(/^Retried as a new run /);
+  });
+});
