@@ -1,4 +1,4 @@
-/** `runwarden ls`: runs with their display status (SPEC §6), newest first. */
+/** `runwarden ls`: runs with their display status (docs/ARCHITECTURE.md#display-status-and-views), newest first. */
 import { realpathSync } from 'node:fs';
 import { basename } from 'node:path';
 import { DISPLAY_STATUSES, type DisplayStatus } from '../../../shared/display-status';
