@@ -1,21 +1,33 @@
 /**
- * Browser mode (SPEC §7): the same contract over loopback HTTP. Binds 127.0.0.1 only, requires a random
- * token (exchanged once for a SameSite=Strict cookie), checks Host and Origin on every request, serves
- * the built renderer, and streams pushes as Server-Sent Events.
+ * Browser mode: the same contract over loopback HTTP (docs/ARCHITECTURE.md#browser-mode). Binds
+ * 127.0.0.1 only, signs a browser in with a one-time code (session-store.ts), checks Host and Origin on
+ * every request, serves the built renderer from inside its folder only, caps connections that have not
+ * authenticated, and streams pushes as Server-Sent Events.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
 import type { PushEvent } from '../../shared/channel-names';
 import { isChannel, type Pushes } from '../../shared/contract';
 import { CONTENT_SECURITY_POLICY_HEADER } from '../../shared/csp';
+import {
+  SESSION_CHECK_PATH,
+  SESSION_KEY_HEADER,
+  SESSION_KEY_META,
+  SESSION_KEY_PARAM,
+  SIGN_IN_PARAM,
+} from '../../shared/browser-session';
 import type { ErrorInfo, Result } from '../../shared/errors';
+import { createSessionStore, sessionCookieName, type Session } from './session-store';
 
-export const SESSION_COOKIE = 'rw_session';
 const MAX_BODY = 1024 * 1024;
 const PING_MS = 15_000;
+/** A connection that has not carried an authenticated request is closed after this long... */
+const PENDING_TIMEOUT_MS = 10_000;
+/** ...and at most this many are kept; a new one closes the oldest, so idle sockets cannot starve serve. */
+const MAX_PENDING = 64;
 
 const MIME: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -29,32 +41,78 @@ const MIME: Record<string, string> = {
 };
 
 export interface ServeOptions {
+  /** The programmatic credential (`Authorization: Bearer`); never put in a URL or a cookie. */
   token: string;
   port: number;
   uiDir: string;
   dispatch: (channel: string, input: unknown) => Promise<Result<unknown>>;
+  /** Called after a browser signed in, with a fresh one-time URL for the next one. */
+  onSignIn?: (nextUrl: string) => void;
+  sessionLifetimeMs?: number;
+  pendingTimeoutMs?: number;
+  maxPendingConnections?: number;
 }
 
 export interface ServeHandle {
   readonly port: number;
+  /** The first one-time sign-in URL. */
   readonly url: string;
+  /** Another one-time sign-in URL. */
+  signInUrl(): string;
   push<E extends PushEvent>(event: E, payload: Pushes[E]): void;
   close(): Promise<void>;
 }
 
+interface StreamClient {
+  res: http.ServerResponse;
+  /** Null for a Bearer client. */
+  sessionId: string | null;
+}
+
 /** Starts the server and resolves once it listens. */
 export async function startHttpServer(options: ServeOptions): Promise<ServeHandle> {
-  const clients = new Set<http.ServerResponse>();
+  const clients = new Set<StreamClient>();
+  const sessions = createSessionStore({ lifetimeMs: options.sessionLifetimeMs });
+  const pending = new Map<Socket, NodeJS.Timeout>();
+  const pendingTimeoutMs = options.pendingTimeoutMs ?? PENDING_TIMEOUT_MS;
+  const maxPending = options.maxPendingConnections ?? MAX_PENDING;
   let port = 0;
+  let cookieName = '';
 
   const server = http.createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
+      // A client that went away mid-request is not a failure of Runwarden: nothing to answer, nothing to log.
+      if (clientGone(req, res)) return;
       console.error('runwarden serve: request failed', error);
       if (!res.headersSent)
         sendJson(res, 500, envelopeError('INTERNAL', 'The request failed inside Runwarden.'));
       else res.end();
     });
   });
+
+  server.on('connection', (socket: Socket) => {
+    while (pending.size >= maxPending) {
+      const [oldest] = pending.keys();
+      if (oldest === undefined) break;
+      forget(oldest);
+      oldest.destroy();
+    }
+    const timer = setTimeout(() => {
+      forget(socket);
+      socket.destroy();
+    }, pendingTimeoutMs);
+    timer.unref();
+    pending.set(socket, timer);
+    socket.once('close', () => forget(socket));
+  });
+
+  /** Takes a socket off the pending list (it authenticated, or it is gone). */
+  function forget(socket: Socket): void {
+    const timer = pending.get(socket);
+    if (timer === undefined) return;
+    clearTimeout(timer);
+    pending.delete(socket);
+  }
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     setCommonHeaders(res);
@@ -67,18 +125,34 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
       return;
     }
     const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    const cookieId = parseCookies(req.headers.cookie)[cookieName];
+    // A known session cookie proves a browser signed in here: enough to leave the unauthenticated cap.
+    if (sessions.byId(cookieId) !== null) forget(req.socket);
 
     if (url.pathname.startsWith('/api/')) {
-      if (!authorized(req, options.token)) {
+      const access = authorize(req, url, cookieId);
+      if (access === null) {
         sendJson(
           res,
           401,
-          envelopeError('FORBIDDEN', 'Missing or wrong token: open the URL runwarden serve printed.'),
+          envelopeError(
+            'FORBIDDEN',
+            'Not signed in (or the session expired): open the newest URL runwarden serve printed.',
+          ),
         );
         return;
       }
+      forget(req.socket);
       res.setHeader('Cache-Control', 'no-store');
-      if (req.method === 'GET' && url.pathname === '/api/events') return openEventStream(res);
+      if (req.method === 'GET' && url.pathname === '/api/events') return openEventStream(res, access);
+      if (req.method === 'GET' && url.pathname === SESSION_CHECK_PATH) {
+        sendJson(res, 200, { ok: true, value: null });
+        return;
+      }
+      if (req.method === 'POST' && url.pathname === '/api/session/code') {
+        sendJson(res, 200, { ok: true, value: { url: signInUrl() } });
+        return;
+      }
       const prefix = '/api/invoke/';
       if (req.method === 'POST' && url.pathname.startsWith(prefix)) {
         const channel = safeDecode(url.pathname.slice(prefix.length));
@@ -92,18 +166,21 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
           return;
         }
         const body = await readBody(req);
-        if (body === null) {
+        if (body.kind === 'closed') return;
+        if (body.kind === 'tooBig') {
           sendJson(res, 413, envelopeError('VALIDATION', 'The request body is larger than 1 MiB.'));
           return;
         }
         let input: unknown;
         try {
-          input = body.length === 0 ? {} : JSON.parse(body);
+          input = body.text.length === 0 ? {} : JSON.parse(body.text);
         } catch {
           sendJson(res, 400, envelopeError('VALIDATION', 'The request body is not valid JSON.'));
           return;
         }
-        sendJson(res, 200, await options.dispatch(channel, input));
+        const result = await options.dispatch(channel, input);
+        if (clientGone(req, res)) return;
+        sendJson(res, 200, result);
         return;
       }
       sendJson(res, 404, envelopeError('NOT_FOUND', `No API at ${req.method} ${url.pathname}.`));
@@ -114,25 +191,93 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
       sendJson(res, 405, envelopeError('VALIDATION', 'Only GET is served here.'));
       return;
     }
-    const token = url.searchParams.get('token');
-    if (url.pathname === '/' && token !== null) {
-      if (!tokensEqual(token, options.token)) {
-        sendText(res, 403, 'That token is not valid for this server. Open the URL runwarden serve printed.');
-        return;
-      }
-      res.setHeader('Set-Cookie', `${SESSION_COOKIE}=${options.token}; HttpOnly; SameSite=Strict; Path=/`);
-      res.setHeader('Location', '/');
-      res.writeHead(302).end();
+    const code = url.searchParams.get(SIGN_IN_PARAM);
+    if (url.pathname === '/' && code !== null) {
+      await signIn(req, res, code, cookieId);
       return;
     }
     await serveStatic(res, url.pathname);
   }
 
-  function openEventStream(res: http.ServerResponse): void {
+  /** Who may call the API: a Bearer client, or a browser session (cookie and key together), else null. */
+  function authorize(
+    req: http.IncomingMessage,
+    url: URL,
+    cookieId: string | undefined,
+  ): { sessionId: string | null } | null {
+    const header = req.headers.authorization;
+    if (header?.startsWith('Bearer ') && tokensEqual(header.slice(7), options.token))
+      return { sessionId: null };
+    const headerKey = req.headers[SESSION_KEY_HEADER.toLowerCase()];
+    const key =
+      typeof headerKey === 'string' ? headerKey : (url.searchParams.get(SESSION_KEY_PARAM) ?? undefined);
+    return sessions.verify(cookieId, key) ? { sessionId: cookieId ?? null } : null;
+  }
+
+  /**
+   * `/?code=…`: a fresh code becomes a session (cookie + the page with its key); a used code signs nobody
+   * in, but a browser already signed in here is sent on to the app (the printed URL opened twice).
+   */
+  async function signIn(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    code: string,
+    cookieId: string | undefined,
+  ): Promise<void> {
+    const index = await readUiFile('index.html');
+    if (index === null) {
+      sendText(res, 503, 'The UI is not built. Run `npm run build` and start runwarden serve again.');
+      return;
+    }
+    const session = sessions.exchange(code);
+    if (session === null) {
+      if (sessions.byId(cookieId) !== null) {
+        res.setHeader('Location', '/');
+        res.writeHead(302).end();
+        return;
+      }
+      sendText(
+        res,
+        403,
+        'This sign-in URL was already used, or is not one of this server. Each URL runwarden serve prints signs in once: open the newest one it printed (it prints a new one after every sign-in).',
+      );
+      return;
+    }
+    forget(req.socket);
+    res.setHeader('Set-Cookie', sessionCookie(session));
+    res.writeHead(200, { 'Content-Type': MIME['.html'], 'Cache-Control': 'no-store' });
+    res.end(withSessionKey(index.toString('utf8'), session.key));
+    options.onSignIn?.(signInUrl());
+  }
+
+  function sessionCookie(session: Session): string {
+    const maxAge = Math.max(0, Math.ceil((session.expiresAt - Date.now()) / 1000));
+    return `${cookieName}=${session.id}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAge}`;
+  }
+
+  function signInUrl(): string {
+    return `http://127.0.0.1:${port}/?${SIGN_IN_PARAM}=${sessions.issueCode()}`;
+  }
+
+  function openEventStream(res: http.ServerResponse, access: { sessionId: string | null }): void {
     res.writeHead(200, { 'Content-Type': 'text/event-stream', Connection: 'keep-alive' });
     res.write(': connected\n\n');
-    clients.add(res);
-    res.on('close', () => clients.delete(res));
+    const client: StreamClient = { res, sessionId: access.sessionId };
+    clients.add(client);
+    res.on('close', () => clients.delete(client));
+  }
+
+  /** A file inside the UI folder, following symlinks only when they land inside it too; else null. */
+  async function readUiFile(relative: string): Promise<Buffer | null> {
+    try {
+      const root = await realpath(options.uiDir);
+      const real = await realpath(path.resolve(root, relative));
+      if (!real.startsWith(root + path.sep)) return null;
+      if (!(await stat(real)).isFile()) return null;
+      return await readFile(real);
+    } catch {
+      return null;
+    }
   }
 
   async function serveStatic(res: http.ServerResponse, pathname: string): Promise<void> {
@@ -144,14 +289,12 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
     const relative = pathname === '/' ? 'index.html' : decoded.replace(/^\/+/, '');
     const root = path.resolve(options.uiDir);
     const file = path.resolve(root, relative);
-    if (file !== root && !file.startsWith(root + path.sep)) {
+    if (!file.startsWith(root + path.sep)) {
       sendText(res, 404, 'Not found.');
       return;
     }
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(file);
-    } catch {
+    const bytes = await readUiFile(relative);
+    if (bytes === null) {
       if (relative === 'index.html') {
         sendText(res, 503, 'The UI is not built. Run `npm run build` and start runwarden serve again.');
       } else {
@@ -167,7 +310,11 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
   }
 
   const ping = setInterval(() => {
-    for (const client of clients) client.write(': ping\n\n');
+    for (const client of clients) {
+      // An expired session's stream ends; the page's reconnect is then refused and it says so.
+      if (client.sessionId !== null && sessions.byId(client.sessionId) === null) client.res.end();
+      else client.res.write(': ping\n\n');
+    }
   }, PING_MS);
   ping.unref();
 
@@ -179,24 +326,34 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
     });
   });
   port = (server.address() as AddressInfo).port;
+  cookieName = sessionCookieName(port);
 
   return {
     port,
-    url: `http://127.0.0.1:${port}/?token=${options.token}`,
+    url: signInUrl(),
+    signInUrl,
     push(event, payload) {
       const frame = `event: ${event}\ndata: ${JSON.stringify(payload)}\n\n`;
-      for (const client of clients) client.write(frame);
+      for (const client of clients) client.res.write(frame);
     },
     close() {
       clearInterval(ping);
-      for (const client of clients) client.end();
+      for (const client of clients) client.res.end();
       clients.clear();
+      for (const timer of pending.values()) clearTimeout(timer);
+      pending.clear();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Keep-alive sockets (and a browser reconnecting its event stream) must not hold the exit open.
       server.closeAllConnections();
       return closed;
     },
   };
+}
+
+/** The sign-in page: index.html with the session key in a meta tag (CSP allows no inline script). */
+function withSessionKey(html: string, key: string): string {
+  const meta = `<meta name="${SESSION_KEY_META}" content="${key}" />`;
+  return html.includes('</head>') ? html.replace('</head>', `${meta}\n</head>`) : `${meta}\n${html}`;
 }
 
 /** decodeURIComponent that answers null for a malformed escape instead of throwing. */
@@ -218,13 +375,6 @@ export function originAllowed(origin: string | undefined, port: number): boolean
   );
 }
 
-function authorized(req: http.IncomingMessage, token: string): boolean {
-  const header = req.headers.authorization;
-  if (header?.startsWith('Bearer ') && tokensEqual(header.slice(7), token)) return true;
-  const cookie = parseCookies(req.headers.cookie)[SESSION_COOKIE];
-  return cookie !== undefined && tokensEqual(cookie, token);
-}
-
 function tokensEqual(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
@@ -240,8 +390,16 @@ function parseCookies(header: string | undefined): Record<string, string> {
   return cookies;
 }
 
-function readBody(req: http.IncomingMessage): Promise<string | null> {
-  return new Promise((resolve, reject) => {
+/** The client closed its connection (`req.destroyed` alone is no sign: a fully read body is destroyed too). */
+function clientGone(req: http.IncomingMessage, res: http.ServerResponse): boolean {
+  return res.destroyed || res.writableEnded || req.socket.destroyed;
+}
+
+type Body = { kind: 'text'; text: string } | { kind: 'tooBig' } | { kind: 'closed' };
+
+/** The request body; `closed` when the client went away before sending all of it (an aborted upload). */
+function readBody(req: http.IncomingMessage): Promise<Body> {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let tooBig = false;
@@ -250,8 +408,13 @@ function readBody(req: http.IncomingMessage): Promise<string | null> {
       if (size > MAX_BODY) tooBig = true;
       else chunks.push(chunk);
     });
-    req.on('end', () => resolve(tooBig ? null : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
+    req.on('end', () =>
+      resolve(tooBig ? { kind: 'tooBig' } : { kind: 'text', text: Buffer.concat(chunks).toString('utf8') }),
+    );
+    req.on('error', () => resolve({ kind: 'closed' }));
+    req.on('close', () => {
+      if (!req.complete) resolve({ kind: 'closed' });
+    });
   });
 }
 

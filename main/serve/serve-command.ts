@@ -15,13 +15,15 @@ import { startHttpServer, type ServeHandle } from './http-server';
 
 export const SERVE_HELP = `Usage: runwarden serve [--port N] [--store PATH] [--ui-dir DIR] [--json]
 
-Serves the Runwarden UI and its API on http://127.0.0.1 only, with a random token, and runs the sweeper.
-Open the printed URL in a browser on this machine. Stop with Ctrl-C.
+Serves the Runwarden UI and its API on http://127.0.0.1 only, and runs the sweeper. Open the printed URL
+in a browser on this machine: it signs that browser in once, and serve prints a new URL for the next one.
+Stop with Ctrl-C.
 
   --port N       port to listen on (default: a free one)
   --store PATH   the store file (default: $RUNWARDEN_STORE, else the per-user data folder)
   --ui-dir DIR   the built renderer to serve (default: the one next to this CLI build)
-  --json         print {"url","port","token","store"} as one JSON line once listening
+  --json         print {"url","port","token","store"} as one JSON line once listening (url signs in
+                 once; token is for API clients: Authorization: Bearer TOKEN, never a URL)
   -h, --help     show this help`;
 
 /**
@@ -99,6 +101,10 @@ export async function runServeCommand(argv: string[], env: NodeJS.ProcessEnv = p
       port,
       uiDir,
       dispatch: (channel, input) => host.dispatch(channel as never, input),
+      onSignIn: (next) => {
+        // A person at the terminal may open another browser; a --json reader asks the API for a URL.
+        if (!values.json) process.stdout.write(`A browser signed in. To sign in another, open ${next}\n`);
+      },
     });
   } catch (error) {
     host.dispose();
@@ -113,7 +119,9 @@ export async function runServeCommand(argv: string[], env: NodeJS.ProcessEnv = p
       `${JSON.stringify({ url: server.url, port: server.port, token, store: storePath })}\n`,
     );
   } else {
-    process.stdout.write(`Runwarden is serving ${server.url}\nStore: ${storePath}\nStop with Ctrl-C.\n`);
+    process.stdout.write(
+      `Runwarden is serving ${server.url}\n(the URL signs one browser in, once)\nStore: ${storePath}\nStop with Ctrl-C.\n`,
+    );
   }
 
   const running = server;

@@ -3,11 +3,12 @@ import { mount } from 'svelte';
 import App from './App.svelte';
 // oxlint-disable-next-line import/no-unassigned-import -- the global theme is a side-effect import by design
 import './app.css';
-import { getApi } from './lib/api/get-api';
+import { connection, getApi } from './lib/api/get-api';
 import { windowHashHistory } from './lib/hash-route';
 import { AppState } from './lib/state/app-state.svelte';
 
 const target = document.getElementById('app');
 if (target === null) throw new Error('index.html has no #app element');
-const app = new AppState(getApi(window), windowHashHistory(window));
+// The page clock stops while browser mode is disconnected, so countdowns do not run on stale data.
+const app = new AppState(getApi(window), windowHashHistory(window), connection.now);
 mount(App, { target, props: { app } });

@@ -1,7 +1,14 @@
 /**
- * Browser-mode transport (`runwarden serve`, main/serve/http-server.ts): each channel is a POST to
- * `/api/invoke/<channel>` answered with the Result envelope; pushes arrive over one EventSource.
+ * Browser-mode transport (`runwarden serve`, docs/ARCHITECTURE.md#browser-mode): each channel is a POST
+ * to `/api/invoke/<channel>` answered with the Result envelope; pushes arrive over one EventSource. Every
+ * request carries the session key (the cookie comes with it), and what happens to the connection is told
+ * to a ConnectionSink, so the page can say Live / Reconnecting / Disconnected / session expired.
  */
+import {
+  SESSION_CHECK_PATH,
+  SESSION_KEY_HEADER,
+  SESSION_KEY_PARAM,
+} from '../../../../shared/browser-session';
 import { CHANNEL_METHODS, type Channel, type PushEvent } from '../../../../shared/channel-names';
 import type { Pushes, RunwardenApi } from '../../../../shared/contract';
 import type { ErrorInfo, Result } from '../../../../shared/errors';
@@ -9,11 +16,21 @@ import type { ErrorInfo, Result } from '../../../../shared/errors';
 type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
 export interface EventSourceLike {
-  /** 2 (CLOSED) once the browser has given up reconnecting, e.g. after a 401 from a restarted serve. */
+  /** 0 while (re)connecting, 1 open, 2 (CLOSED) once the browser has given up, e.g. after a 401. */
   readonly readyState?: number;
   addEventListener(type: string, listener: (event: MessageEvent<string>) => void): void;
   removeEventListener(type: string, listener: (event: MessageEvent<string>) => void): void;
   close(): void;
+}
+
+/** What the transport learns about the connection (connection-state.svelte.ts shows it). */
+export interface ConnectionSink {
+  /** The push stream is open: the page is live. */
+  opened(): void;
+  /** The push stream dropped or serve did not answer its check; trying again. */
+  lost(): void;
+  /** serve answered 401: this browser's session is gone (serve restarted, or the session expired). */
+  expired(): void;
 }
 
 export interface HttpClientDeps {
@@ -21,7 +38,21 @@ export interface HttpClientDeps {
   openEvents: (url: string) => EventSourceLike;
   /** Prefix for every URL; '' in the browser (same origin). */
   baseUrl: string;
+  /** The session key of this page's origin, read at every request (another tab may sign in again). */
+  sessionKey?: () => string | null;
+  connection?: ConnectionSink;
+  /** How long to wait before reopening a stream the browser gave up on. */
+  reopenDelayMs?: number;
+  setTimer?: (run: () => void, ms: number) => unknown;
+  clearTimer?: (timer: unknown) => void;
 }
+
+const NO_SINK: ConnectionSink = { opened() {}, lost() {}, expired() {} };
+
+export const LOST_MESSAGE =
+  'runwarden serve did not answer (is it still running?), so this may not have reached it. The page reconnects by itself; check the run once it shows Live again.';
+export const EXPIRED_MESSAGE =
+  'This browser is no longer signed in to runwarden serve (it was restarted, or the session expired), so nothing was changed. Open the newest URL serve printed.';
 
 /** Builds a RunwardenApi over fetch + EventSource; never throws, every failure is a Result error. */
 export function createHttpClient(deps: HttpClientDeps): RunwardenApi {
@@ -33,21 +64,28 @@ export function createHttpClient(deps: HttpClientDeps): RunwardenApi {
   return api as RunwardenApi;
 }
 
+function keyHeaders(deps: HttpClientDeps): Record<string, string> {
+  const key = deps.sessionKey?.() ?? null;
+  return key === null ? {} : { [SESSION_KEY_HEADER]: key };
+}
+
 async function invoke(deps: HttpClientDeps, channel: Channel, input: unknown): Promise<Result<unknown>> {
+  const connection = deps.connection ?? NO_SINK;
   let response: Response;
   try {
     response = await deps.fetch(`${deps.baseUrl}/api/invoke/${channel}`, {
       method: 'POST',
       credentials: 'same-origin',
-      headers: { 'Content-Type': 'application/json' },
+      headers: { 'Content-Type': 'application/json', ...keyHeaders(deps) },
       body: JSON.stringify(input ?? {}),
     });
   } catch {
-    return failure({
-      code: 'INTERNAL',
-      message: 'Cannot reach Runwarden. Is `runwarden serve` still running?',
-      recovery: { kind: 'retryLater' },
-    });
+    // Not told to the sink: one failed request does not make a stream that is still open "down".
+    return failure({ code: 'INTERNAL', message: LOST_MESSAGE, recovery: { kind: 'retryLater' } });
+  }
+  if (response.status === 401) {
+    connection.expired();
+    return failure({ code: 'FORBIDDEN', message: EXPIRED_MESSAGE });
   }
   let body: unknown;
   try {
@@ -84,67 +122,119 @@ function isEnvelope(body: unknown): body is Result<unknown> {
   );
 }
 
-/** One EventSource shared by every listener, opened on the first subscription and closed after the last. */
+type AnyListener = (payload: unknown) => void;
+
+/**
+ * One EventSource shared by every listener, opened on the first subscription and closed after the last.
+ * The browser retries a dropped stream by itself; a stream it gave up on (a non-200 answer) is checked
+ * with SESSION_CHECK_PATH: 401 means the session is gone for good, anything else is reopened after a delay.
+ */
 function createPushHub(deps: HttpClientDeps): RunwardenApi['on'] {
+  const connection = deps.connection ?? NO_SINK;
+  const reopenDelayMs = deps.reopenDelayMs ?? 3_000;
+  const setTimer = deps.setTimer ?? ((run: () => void, ms: number) => setTimeout(run, ms));
+  const clearTimer = deps.clearTimer ?? ((timer: unknown) => clearTimeout(timer as number));
+  const listeners = new Map<string, Set<AnyListener>>();
   let source: EventSourceLike | null = null;
-  let subscribers = 0;
-  const changedListeners = new Set<(payload: Pushes['changed']) => void>();
-  const statusListeners = new Set<(payload: Pushes['store-status']) => void>();
-  let lastStatus: Pushes['store-status'] = { mode: 'read-write', modeReason: null, busy: false };
-  const open = (): EventSourceLike => {
-    const created = deps.openEvents(`${deps.baseUrl}/api/events`);
-    let opens = 0;
-    // EventSource reconnects by itself after a dropped connection, but pushes sent in the gap are lost:
-    // after every reconnect, tell the UI that anything may have changed, so it re-reads what it shows.
-    created.addEventListener('open', () => {
-      opens += 1;
-      if (opens === 1) return;
-      for (const listener of changedListeners) listener({ seq: 0, runIds: [], at: Date.now() });
-    });
-    created.addEventListener('store-status', (message) => {
-      try {
-        lastStatus = JSON.parse(message.data) as Pushes['store-status'];
-      } catch {
-        // Dropped like any malformed push.
-      }
-    });
-    // A closed stream is not retried by the browser: nothing on screen will update again. Say so.
-    created.addEventListener('error', () => {
-      if (created.readyState !== 2) return;
-      for (const listener of statusListeners) listener({ ...lastStatus, disconnected: true });
-    });
-    return created;
+  let attached = new Set<string>();
+  let reopenTimer: unknown = null;
+  let opens = 0;
+  let gone = false;
+
+  const deliver = (event: string, message: MessageEvent<string>) => {
+    let payload: unknown;
+    try {
+      payload = JSON.parse(message.data);
+    } catch {
+      return; // a malformed push is dropped; the next `changed` brings the state anyway
+    }
+    for (const listener of listeners.get(event) ?? []) listener(payload);
   };
-  return <E extends PushEvent>(event: E, listener: (payload: Pushes[E]) => void) => {
-    source ??= open();
-    const current = source;
-    subscribers += 1;
-    const changed = event === 'changed' ? (listener as (payload: Pushes['changed']) => void) : null;
-    if (changed !== null) changedListeners.add(changed);
-    const status = event === 'store-status' ? (listener as (payload: Pushes['store-status']) => void) : null;
-    if (status !== null) statusListeners.add(status);
-    const handler = (message: MessageEvent<string>) => {
-      let payload: Pushes[E];
-      try {
-        payload = JSON.parse(message.data) as Pushes[E];
-      } catch {
-        return; // a malformed push is dropped; the next `changed` brings the state anyway
+
+  const attach = (event: string) => {
+    if (source === null || attached.has(event)) return;
+    attached.add(event);
+    source.addEventListener(event, (message) => deliver(event, message));
+  };
+
+  const eventsUrl = () => {
+    const key = deps.sessionKey?.() ?? null;
+    const query = key === null ? '' : `?${SESSION_KEY_PARAM}=${encodeURIComponent(key)}`;
+    return `${deps.baseUrl}/api/events${query}`;
+  };
+
+  const open = () => {
+    const created = deps.openEvents(eventsUrl());
+    source = created;
+    attached = new Set();
+    for (const event of listeners.keys()) attach(event);
+    // Pushes sent while the stream was down are lost: after every reconnect, tell the UI that anything
+    // may have changed, so it re-reads what it shows.
+    created.addEventListener('open', () => {
+      if (source !== created) return;
+      opens += 1;
+      connection.opened();
+      if (opens === 1) return;
+      for (const listener of listeners.get('changed') ?? []) listener({ seq: 0, runIds: [], at: Date.now() });
+    });
+    created.addEventListener('error', () => {
+      if (source !== created) return;
+      if (created.readyState !== 2) {
+        connection.lost();
+        return;
       }
-      listener(payload);
-    };
-    current.addEventListener(event, handler);
+      created.close();
+      void checkThenReopen(created);
+    });
+  };
+
+  const checkThenReopen = async (closed: EventSourceLike) => {
+    let status = 0;
+    try {
+      const response = await deps.fetch(`${deps.baseUrl}${SESSION_CHECK_PATH}`, {
+        method: 'GET',
+        credentials: 'same-origin',
+        headers: keyHeaders(deps),
+      });
+      status = response.status;
+    } catch {
+      status = 0;
+    }
+    if (source !== closed) return; // unsubscribed meanwhile
+    if (status === 401) {
+      gone = true;
+      source = null;
+      connection.expired();
+      return;
+    }
+    if (status !== 200) connection.lost();
+    reopenTimer = setTimer(() => {
+      reopenTimer = null;
+      if (source === closed) open();
+    }, reopenDelayMs);
+  };
+
+  const shutdown = () => {
+    if (reopenTimer !== null) clearTimer(reopenTimer);
+    reopenTimer = null;
+    source?.close();
+    source = null;
+  };
+
+  return <E extends PushEvent>(event: E, listener: (payload: Pushes[E]) => void) => {
+    const own = listener as AnyListener;
+    const set = listeners.get(event) ?? new Set<AnyListener>();
+    set.add(own);
+    listeners.set(event, set);
+    if (source === null && !gone) open();
+    else attach(event);
     let active = true;
     return () => {
       if (!active) return;
       active = false;
-      current.removeEventListener(event, handler);
-      if (changed !== null) changedListeners.delete(changed);
-      if (status !== null) statusListeners.delete(status);
-      subscribers -= 1;
-      if (subscribers === 0 && source === current) {
-        current.close();
-        source = null;
-      }
+      set.delete(own);
+      if (set.size === 0) listeners.delete(event);
+      if (listeners.size === 0) shutdown();
     };
   };
 }
