@@ -17,11 +17,23 @@ export const CLI_BIN = join(REPO_ROOT, 'bin/runwarden.js');
 export const SCREENSHOT_DIR = join(REPO_ROOT, 'artifacts', 'screenshots');
 
 export interface Served {
+  /** The first one-time sign-in URL (opening it again works only in the browser that used it). */
   url: string;
   port: number;
+  /** The API client credential (Authorization: Bearer), never part of a URL. */
   token: string;
   process: ChildProcess;
   stop(): Promise<void>;
+  /** `http://127.0.0.1:PORT`. */
+  origin: string;
+  /** A fresh one-time sign-in URL, asked for with the token (for another browser context). */
+  signInUrl(): Promise<string>;
+}
+
+export interface ServeOptions {
+  /** Listen on this port (to restart serve where a page expects it). */
+  port?: number;
+  uiDir?: string;
 }
 
 export interface Workspace {
@@ -45,8 +57,11 @@ export function createWorkspace(name = 'proj'): Workspace {
 }
 
 /** Starts `runwarden serve --json` and waits for its URL line. */
-export async function startServe(ws: Workspace): Promise<Served> {
-  const child = spawn(process.execPath, [CLI_BIN, 'serve', '--json', '--store', ws.store], {
+export async function startServe(ws: Workspace, options: ServeOptions = {}): Promise<Served> {
+  const args = [CLI_BIN, 'serve', '--json', '--store', ws.store];
+  if (options.port !== undefined) args.push('--port', String(options.port));
+  if (options.uiDir !== undefined) args.push('--ui-dir', options.uiDir);
+  const child = spawn(process.execPath, args, {
     env: ws.env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -66,8 +81,17 @@ export async function startServe(ws: Workspace): Promise<Served> {
     child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
   });
   const info = JSON.parse(line) as { url: string; port: number; token: string };
+  const origin = `http://127.0.0.1:${info.port}`;
   return {
     ...info,
+    origin,
+    signInUrl: async () => {
+      const res = await fetch(`${origin}/api/session/code`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${info.token}` },
+      });
+      return ((await res.json()) as { value: { url: string } }).value.url;
+    },
     process: child,
     stop: () =>
       new Promise<void>((resolve) => {
@@ -128,7 +152,10 @@ export async function cliJson<T>(ws: Workspace, args: string[]): Promise<T> {
   return envelope.value;
 }
 
-/** Opens the served UI the way a person does: the printed URL with its token. */
+/**
+ * Opens the served UI the way a person does: the printed sign-in URL. In a context that already used it,
+ * serve sends that browser on to the app through its session.
+ */
 export async function openUi(page: Page, served: Served, hash = ''): Promise<void> {
   await page.goto(`${served.url}${hash}`);
 }

@@ -208,7 +208,7 @@ test('a second tab answering the same question gets "already answered", and noth
   const second = await context.newPage();
   // The second tab misses live updates (a sleeping laptop, a slow network): it still shows the open question
   // after the first tab has answered it.
-  await second.route('**/api/events', (route) => route.abort());
+  await second.route('**/api/events**', (route) => route.abort());
   await openUi(page, served);
   await openUi(second, served);
   for (const tab of [page, second]) {

@@ -66,7 +66,7 @@ for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await openUi(page, served);
     for (const [id, name] of VIEWS) {
-      await page.goto(`${served.url.replace(/\/\?token=.*/, '/')}#/${id}`);
+      await page.goto(`${served.url.replace(/\/\?code=.*/, '/')}#/${id}`);
       const tab = page
         .getByRole('navigation', { name: 'Views' })
         .getByRole('link', { name: new RegExp(`^${name}`) });
@@ -75,7 +75,7 @@ for (const scheme of ['light', 'dark'] as const) {
       await screenshot(page, `view-${id}-${scheme}`);
     }
     // A run that needs an answer, opened from the keyboard.
-    await page.goto(`${served.url.replace(/\/\?token=.*/, '/')}#/needs-you`);
+    await page.goto(`${served.url.replace(/\/\?code=.*/, '/')}#/needs-you`);
     const grid = page.getByRole('grid', { name: 'Runs' });
     await expect(grid).toHaveAttribute('aria-busy', 'false');
     await expect(grid.getByRole('row').nth(1)).toContainText('Needs answer');

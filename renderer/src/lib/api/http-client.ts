@@ -141,7 +141,8 @@ function createPushHub(deps: HttpClientDeps): RunwardenApi['on'] {
   let opens = 0;
   let gone = false;
 
-  const deliver = (event: string, message: MessageEvent<string>) => {
+  const deliver = (from: EventSourceLike, event: string, message: MessageEvent<string>) => {
+    if (from !== source) return; // a stream already replaced
     let payload: unknown;
     try {
       payload = JSON.parse(message.data);
@@ -152,9 +153,10 @@ function createPushHub(deps: HttpClientDeps): RunwardenApi['on'] {
   };
 
   const attach = (event: string) => {
-    if (source === null || attached.has(event)) return;
+    const current = source;
+    if (current === null || attached.has(event)) return;
     attached.add(event);
-    source.addEventListener(event, (message) => deliver(event, message));
+    current.addEventListener(event, (message) => deliver(current, event, message));
   };
 
   const eventsUrl = () => {

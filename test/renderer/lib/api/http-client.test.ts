@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { CHANNEL_METHODS } from '../../../../shared/channel-names';
-import { createHttpClient, type EventSourceLike } from '../../../../renderer/src/lib/api/http-client';
+import {
+  createHttpClient,
+  EXPIRED_MESSAGE,
+  LOST_MESSAGE,
+  type ConnectionSink,
+  type EventSourceLike,
+} from '../../../../renderer/src/lib/api/http-client';
 import { getApi } from '../../../../renderer/src/lib/api/get-api';
 
 class FakeEventSource implements EventSourceLike {
@@ -24,7 +30,27 @@ class FakeEventSource implements EventSourceLike {
   }
 }
 
-function client(respond: (url: string, init: RequestInit) => Promise<Response>) {
+function recordingSink() {
+  const calls: string[] = [];
+  const sink: ConnectionSink & { calls: string[] } = {
+    calls,
+    opened: () => calls.push('opened'),
+    lost: () => calls.push('lost'),
+    expired: () => calls.push('expired'),
+  };
+  return sink;
+}
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
+  expect(check()).toBe(true);
+}
+
+function client(
+  respond: (url: string, init: RequestInit) => Promise<Response>,
+  connection?: ConnectionSink,
+  timers?: Array<() => void>,
+) {
   const sources: FakeEventSource[] = [];
   const requests: Array<{ url: string; init: RequestInit }> = [];
   const api = createHttpClient({
@@ -38,6 +64,9 @@ function client(respond: (url: string, init: RequestInit) => Promise<Response>) 
       return source;
     },
     baseUrl: '',
+    connection,
+    setTimer: (run) => timers?.push(run),
+    clearTimer: () => {},
   });
   return { api, sources, requests };
 }
@@ -64,8 +93,9 @@ describe('browser-mode HTTP client', () => {
   });
 
   it('passes refusals through and turns transport failures into Result errors', async () => {
-    const refusal = { ok: false, error: { code: 'FORBIDDEN', message: 'Bad token.' } };
-    expect(await client(() => json(refusal, 401)).api.getStoreInfo({})).toEqual(refusal);
+    // (A 401 is the session gone, with its own message: see the test on why an action failed.)
+    const refusal = { ok: false, error: { code: 'FORBIDDEN', message: 'Only pages of this server.' } };
+    expect(await client(() => json(refusal, 403)).api.getStoreInfo({})).toEqual(refusal);
     const down = await client(() => Promise.reject(new TypeError('fetch failed'))).api.getStoreInfo({});
     expect(down.ok).toBe(false);
     if (!down.ok) expect(down.error.recovery).toEqual({ kind: 'retryLater' });
@@ -113,26 +143,126 @@ describe('browser-mode HTTP client', () => {
     expect(changes).toHaveLength(1);
   });
 
-  it('tells store-status listeners when the stream closes for good, keeping the last known store mode', () => {
-    const { api, sources } = client(() => json({ ok: true, value: null }));
-    const statuses: unknown[] = [];
-    api.on('store-status', (payload) => statuses.push(payload));
-    const source = sources[0];
-    if (source === undefined) throw new Error('no event source');
-    source.dispatch(
-      'store-status',
-      JSON.stringify({ mode: 'read-only', modeReason: 'newer schema', busy: false }),
-    );
+  it('sends the session key as a header on every call and in the event stream URL, reading it each time', async () => {
+    let key: string | null = 'k1';
+    const sources: FakeEventSource[] = [];
+    const requests: Array<{ url: string; init: RequestInit }> = [];
+    const api = createHttpClient({
+      fetch: (url, init) => {
+        requests.push({ url, init });
+        return json({ ok: true, value: null });
+      },
+      openEvents: (url) => {
+        const source = new FakeEventSource(url);
+        sources.push(source);
+        return source;
+      },
+      baseUrl: '',
+      sessionKey: () => key,
+    });
+    await api.getStoreInfo({});
+    key = 'k 2';
+    await api.getStoreInfo({});
+    expect((requests[0]?.init.headers as Record<string, string>)['X-Runwarden-Key']).toBe('k1');
+    expect((requests[1]?.init.headers as Record<string, string>)['X-Runwarden-Key']).toBe('k 2');
+    api.on('changed', () => {});
+    expect(sources[0]?.url).toBe('/api/events?key=k%202');
+    key = null;
+    await api.getStoreInfo({});
+    expect(requests[2]?.init.headers).not.toHaveProperty('X-Runwarden-Key');
+  });
+
+  it('says why an action failed: serve not answering, or the session gone (nothing changed)', async () => {
+    const sink = recordingSink();
+    const down = await client(() => Promise.reject(new TypeError('fetch failed')), sink).api.cancelRun({
+      runId: 'r',
+    } as never);
+    expect(down.ok).toBe(false);
+    if (!down.ok) {
+      expect(down.error.message).toBe(LOST_MESSAGE);
+      expect(down.error.message).toMatch(/did not answer/);
+    }
+    // One failed request does not say the stream is down.
+    expect(sink.calls).toEqual([]);
+    const refused = await client(
+      () => json({ ok: false, error: { code: 'FORBIDDEN', message: 'Not signed in' } }, 401),
+      sink,
+    ).api.getStoreInfo({});
+    expect(refused).toEqual({ ok: false, error: { code: 'FORBIDDEN', message: EXPIRED_MESSAGE } });
+    expect(EXPIRED_MESSAGE).toMatch(/nothing was changed/);
+    expect(sink.calls).toEqual(['expired']);
+  });
+
+  it('tells the connection when the stream opens, drops (the browser retries) and reopens', () => {
+    const sink = recordingSink();
+    const { api, sources } = client(() => json({ ok: true, value: null }), sink);
+    api.on('changed', () => {});
+    const source = sources[0] as FakeEventSource;
+    source.readyState = 1;
+    source.dispatch('open', '');
+    source.readyState = 0;
     source.dispatch('error', '');
-    expect(statuses).toHaveLength(1);
+    source.readyState = 1;
+    source.dispatch('open', '');
+    expect(sink.calls).toEqual(['opened', 'lost', 'opened']);
+    expect(sources).toHaveLength(1);
+  });
+
+  it('when the browser gives up on the stream, asks serve about the session: 401 is expired, for good', async () => {
+    const sink = recordingSink();
+    const timers: Array<() => void> = [];
+    const { api, sources, requests } = client(
+      (url) =>
+        url === '/api/session'
+          ? json({ ok: false, error: { code: 'FORBIDDEN', message: 'no' } }, 401)
+          : json({ ok: true, value: null }),
+      sink,
+      timers,
+    );
+    api.on('changed', () => {});
+    const source = sources[0] as FakeEventSource;
+    source.dispatch('open', '');
     source.readyState = 2;
     source.dispatch('error', '');
-    expect(statuses.at(-1)).toEqual({
-      mode: 'read-only',
-      modeReason: 'newer schema',
-      busy: false,
-      disconnected: true,
-    });
+    await until(() => sink.calls.includes('expired'));
+    expect(requests.at(-1)?.url).toBe('/api/session');
+    expect(source.closed).toBe(true);
+    expect(timers).toHaveLength(0);
+    // No new stream for a session that is gone, even for a new subscriber.
+    api.on('attention', () => {});
+    expect(sources).toHaveLength(1);
+  });
+
+  it('reopens a stream the browser gave up on when serve is unreachable, and re-reads once back', async () => {
+    const sink = recordingSink();
+    const timers: Array<() => void> = [];
+    let up = false;
+    const { api, sources } = client(
+      () => (up ? json({ ok: true, value: null }) : Promise.reject(new TypeError('refused'))),
+      sink,
+      timers,
+    );
+    const changes: unknown[] = [];
+    const opened: unknown[] = [];
+    api.on('changed', (p) => changes.push(p));
+    api.on('open-run', (p) => opened.push(p));
+    const first = sources[0] as FakeEventSource;
+    first.dispatch('open', '');
+    first.readyState = 2;
+    first.dispatch('error', '');
+    await until(() => timers.length === 1);
+    expect(sink.calls).toEqual(['opened', 'lost']);
+    up = true;
+    timers.shift()?.();
+    expect(sources).toHaveLength(2);
+    const second = sources[1] as FakeEventSource;
+    second.dispatch('open', '');
+    expect(sink.calls.at(-1)).toBe('opened');
+    // Pushes in the gap were lost: listeners re-read, and the new stream delivers to the same listeners.
+    expect(changes).toHaveLength(1);
+    second.dispatch('open-run', JSON.stringify({ runId: 'b' }));
+    first.dispatch('open-run', JSON.stringify({ runId: 'stale' }));
+    expect(opened).toEqual([{ runId: 'b' }]);
   });
 
   it('getApi prefers the preload API when present', () => {
