@@ -21,7 +21,7 @@ import {
 
 const cleanups: Array<() => Promise<void> | void> = [];
 test.afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  for (const cleanup of cleanups.splice(0).toReversed()) await cleanup();
 });
 
 async function serveWithRun(title: string, uiDir?: string): Promise<{ ws: Workspace; served: Served }> {

@@ -1,7 +1,7 @@
 /**
  * End-to-end harness: a temp store, `runwarden serve` on it as a real child process, real CLI runners,
- * and a page logged in with the served token. Screenshots go to artifacts/screenshots/ (Playwright wipes
- * test-results/, STACK.md pitfall 9).
+ * and pages signed in with one-time URLs. Screenshots go to artifacts/screenshots/ (Playwright empties
+ * test-results/ at the start of every run).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
@@ -153,11 +153,12 @@ export async function cliJson<T>(ws: Workspace, args: string[]): Promise<T> {
 }
 
 /**
- * Opens the served UI the way a person does: the printed sign-in URL. In a context that already used it,
- * serve sends that browser on to the app through its session.
+ * Opens the served UI the way a person does: a one-time sign-in URL. Each call signs in with a fresh one
+ * (tests share a serve across browser contexts, and the printed URL signs in only the first); the
+ * printed URL itself is exercised by browser-session.e2e.ts.
  */
 export async function openUi(page: Page, served: Served, hash = ''): Promise<void> {
-  await page.goto(`${served.url}${hash}`);
+  await page.goto(`${await served.signInUrl()}${hash}`);
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {

@@ -163,8 +163,10 @@ describe('browser-mode HTTP client', () => {
     await api.getStoreInfo({});
     key = 'k 2';
     await api.getStoreInfo({});
-    expect((requests[0]?.init.headers as Record<string, string>)['X-Runwarden-Key']).toBe('k1');
-    expect((requests[1]?.init.headers as Record<string, string>)['X-Runwarden-Key']).toBe('k 2');
+    const keyOf = (i: number) =>
+      (requests[i]?.init.headers as Record<string, string> | undefined)?.['X-Runwarden-Key'];
+    expect(keyOf(0)).toBe('k1');
+    expect(keyOf(1)).toBe('k 2');
     api.on('changed', () => {});
     expect(sources[0]?.url).toBe('/api/events?key=k%202');
     key = null;
