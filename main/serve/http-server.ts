@@ -193,6 +193,12 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
     }
     const code = url.searchParams.get(SIGN_IN_PARAM);
     if (url.pathname === '/' && code !== null) {
+      // Only a real navigation spends the code: not a HEAD, nor a browser prefetching a typed URL.
+      if (req.method !== 'GET' || (req.headers['sec-purpose'] ?? '').includes('prefetch')) {
+        res.setHeader('Cache-Control', 'no-store');
+        sendText(res, 503, 'Open this URL in a browser to sign in.');
+        return;
+      }
       await signIn(req, res, code, cookieId);
       return;
     }

@@ -212,6 +212,18 @@ describe('runwarden serve over real HTTP', () => {
     expect(oldForm.headers.getSetCookie()).toEqual([]);
   });
 
+  it('only a real navigation spends a code: not a HEAD, nor a prefetch', async () => {
+    const url = server.signInUrl();
+    expect((await fetch(url, { method: 'HEAD', redirect: 'manual' })).status).toBe(503);
+    const prefetch = await fetch(url, {
+      redirect: 'manual',
+      headers: { 'Sec-Purpose': 'prefetch;prerender' },
+    });
+    expect(prefetch.status).toBe(503);
+    expect(prefetch.headers.getSetCookie()).toEqual([]);
+    await signIn(url);
+  });
+
   it('after each sign-in hands out a fresh one-time URL for the next browser', async () => {
     const before = signIns.length;
     await signIn(server.signInUrl());
