@@ -5,9 +5,8 @@
  * authenticated, and streams pushes as Server-Sent Events.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { readFile, realpath, stat } from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { PushEvent } from '../../shared/channel-names';
 import { isChannel, type Pushes } from '../../shared/contract';
@@ -20,14 +19,12 @@ import {
   SIGN_IN_PARAM,
 } from '../../shared/browser-session';
 import type { ErrorInfo, Result } from '../../shared/errors';
+import { limitPendingConnections } from './pending-connections';
+import { readUiFile } from './read-ui-file';
 import { createSessionStore, sessionCookieName, type Session } from './session-store';
 
 const MAX_BODY = 1024 * 1024;
 const PING_MS = 15_000;
-/** A connection that has not carried an authenticated request is closed after this long... */
-const PENDING_TIMEOUT_MS = 10_000;
-/** ...and at most this many are kept; a new one closes the oldest, so idle sockets cannot starve serve. */
-const MAX_PENDING = 64;
 
 const MIME: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -73,9 +70,6 @@ interface StreamClient {
 export async function startHttpServer(options: ServeOptions): Promise<ServeHandle> {
   const clients = new Set<StreamClient>();
   const sessions = createSessionStore({ lifetimeMs: options.sessionLifetimeMs });
-  const pending = new Map<Socket, NodeJS.Timeout>();
-  const pendingTimeoutMs = options.pendingTimeoutMs ?? PENDING_TIMEOUT_MS;
-  const maxPending = options.maxPendingConnections ?? MAX_PENDING;
   let port = 0;
   let cookieName = '';
 
@@ -90,29 +84,10 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
     });
   });
 
-  server.on('connection', (socket: Socket) => {
-    while (pending.size >= maxPending) {
-      const [oldest] = pending.keys();
-      if (oldest === undefined) break;
-      forget(oldest);
-      oldest.destroy();
-    }
-    const timer = setTimeout(() => {
-      forget(socket);
-      socket.destroy();
-    }, pendingTimeoutMs);
-    timer.unref();
-    pending.set(socket, timer);
-    socket.once('close', () => forget(socket));
+  const pending = limitPendingConnections(server, {
+    timeoutMs: options.pendingTimeoutMs,
+    max: options.maxPendingConnections,
   });
-
-  /** Takes a socket off the pending list (it authenticated, or it is gone). */
-  function forget(socket: Socket): void {
-    const timer = pending.get(socket);
-    if (timer === undefined) return;
-    clearTimeout(timer);
-    pending.delete(socket);
-  }
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     setCommonHeaders(res);
@@ -127,7 +102,7 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
     const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
     const cookieId = parseCookies(req.headers.cookie)[cookieName];
     // A known session cookie proves a browser signed in here: enough to leave the unauthenticated cap.
-    if (sessions.byId(cookieId) !== null) forget(req.socket);
+    if (sessions.byId(cookieId) !== null) pending.trust(req.socket);
 
     if (url.pathname.startsWith('/api/')) {
       const access = authorize(req, url, cookieId);
@@ -142,7 +117,7 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
         );
         return;
       }
-      forget(req.socket);
+      pending.trust(req.socket);
       res.setHeader('Cache-Control', 'no-store');
       if (req.method === 'GET' && url.pathname === '/api/events') return openEventStream(res, access);
       if (req.method === 'GET' && url.pathname === SESSION_CHECK_PATH) {
@@ -230,7 +205,7 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
     code: string,
     cookieId: string | undefined,
   ): Promise<void> {
-    const index = await readUiFile('index.html');
+    const index = await readUiFile(options.uiDir, 'index.html');
     if (index === null) {
       sendText(res, 503, 'The UI is not built. Run `npm run build` and start runwarden serve again.');
       return;
@@ -249,7 +224,7 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
       );
       return;
     }
-    forget(req.socket);
+    pending.trust(req.socket);
     res.setHeader('Set-Cookie', sessionCookie(session));
     res.writeHead(200, { 'Content-Type': MIME['.html'], 'Cache-Control': 'no-store' });
     res.end(withSessionKey(index.toString('utf8'), session.key));
@@ -273,19 +248,6 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
     res.on('close', () => clients.delete(client));
   }
 
-  /** A file inside the UI folder, following symlinks only when they land inside it too; else null. */
-  async function readUiFile(relative: string): Promise<Buffer | null> {
-    try {
-      const root = await realpath(options.uiDir);
-      const real = await realpath(path.resolve(root, relative));
-      if (!real.startsWith(root + path.sep)) return null;
-      if (!(await stat(real)).isFile()) return null;
-      return await readFile(real);
-    } catch {
-      return null;
-    }
-  }
-
   async function serveStatic(res: http.ServerResponse, pathname: string): Promise<void> {
     const decoded = safeDecode(pathname);
     if (decoded === null) {
@@ -299,7 +261,7 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
       sendText(res, 404, 'Not found.');
       return;
     }
-    const bytes = await readUiFile(relative);
+    const bytes = await readUiFile(options.uiDir, relative);
     if (bytes === null) {
       if (relative === 'index.html') {
         sendText(res, 503, 'The UI is not built. Run `npm run build` and start runwarden serve again.');
@@ -346,7 +308,6 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
       clearInterval(ping);
       for (const client of clients) client.res.end();
       clients.clear();
-      for (const timer of pending.values()) clearTimeout(timer);
       pending.clear();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Keep-alive sockets (and a browser reconnecting its event stream) must not hold the exit open.
