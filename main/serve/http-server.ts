@@ -101,8 +101,6 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
     }
     const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
     const cookieId = parseCookies(req.headers.cookie)[cookieName];
-    // A known session cookie proves a browser signed in here: enough to leave the unauthenticated cap.
-    if (sessions.byId(cookieId) !== null) pending.trust(req.socket);
 
     if (url.pathname.startsWith('/api/')) {
       const access = authorize(req, url, cookieId);
@@ -117,6 +115,7 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
         );
         return;
       }
+      // Only a full credential lifts the limit: the cookie alone is what other ports receive.
       pending.trust(req.socket);
       res.setHeader('Cache-Control', 'no-store');
       if (req.method === 'GET' && url.pathname === '/api/events') return openEventStream(res, access);

@@ -481,11 +481,15 @@ describe('connections that have not authenticated', () => {
     socket.on('data', (chunk: Buffer) => (answers += chunk.toString().split('HTTP/1.1 ').length - 1));
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
     // A request every 50 ms keeps the connection from ever being idle, so only the pre-authentication
-    // limit can end it.
+    // limit can end it; a session cookie without its key (what another port receives) does not help.
+    const signedIn = await signIn(s.url);
     const paths = ['/assets/app.js', '/api/session'];
     let i = 0;
     const writer = setInterval(() => {
-      if (!closed) socket.write(`GET ${paths[i++ % 2]} HTTP/1.1\r\nHost: 127.0.0.1:${s.port}\r\n\r\n`);
+      if (!closed)
+        socket.write(
+          `GET ${paths[i++ % 2]} HTTP/1.1\r\nHost: 127.0.0.1:${s.port}\r\nCookie: ${signedIn.cookie}\r\n\r\n`,
+        );
     }, 50);
     try {
       await until(() => closed, 'the never-authenticated socket to be closed');
