@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, test, type Page } from '@playwright/test';
 import {
   createWorkspace,
@@ -214,7 +215,12 @@ test('countdowns stop while serve is disconnected', async ({ page }) => {
     '-c',
     'runwarden ask --title "Go ahead?" --choice yes --choice no --timeout 10m',
   ]);
-  cleanups.push(() => exec.killTree('SIGKILL'));
+  // SIGTERM: exec forwards it to its command (ask runs in a process group of its own), then exits.
+  cleanups.push(async () => {
+    exec.killTree('SIGTERM');
+    const exited = await Promise.race([exec.exited.then(() => true), sleep(10_000).then(() => false)]);
+    if (!exited) exec.killTree('SIGKILL');
+  });
   await page.goto(a.served.url);
   await runsGrid(page).getByText('Waiting for a person').click({ timeout: 15_000 });
   const timer = page.getByRole('timer');
