@@ -1,9 +1,9 @@
 /**
- * electron-vite build of the three Electron targets (STACK.md pitfall 6: top-level `main/` and `renderer/`,
- * so every target names its input).
+ * electron-vite build of the three Electron targets (the top-level `main/` and `renderer/`
+ * folders are not electron-vite's default `src/` layout, so every target names its input).
  *   main     main/electron/main.ts → out/main/index.js (ESM; better-sqlite3 stays external: it is native)
  *   preload  main/electron/preload.ts → out/preload/index.cjs (one CommonJS file requiring only `electron`,
- *            as a sandboxed preload must be: pitfall 5)
+ *            as a sandboxed preload must be)
  *   renderer renderer/index.html → out/renderer (base './' for file://), with the CSP meta tag injected here
  *            so the policy has one source: shared/csp.ts.
  */

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * Electron security scan of the built app with Doyensec's Electronegativity (STACK.md: heavy and unmaintained,
- * so it runs through `npx -y` and is never a dependency). Fails on any HIGH finding, and on any file the
+ * Electron security scan of the built app with Doyensec's Electronegativity (heavy and no longer
+ * maintained, so it runs through `npx -y` and is never a dependency). Fails on any HIGH finding, and on any file the
  * scanner could not parse (an unparsed file is an unscanned file, and its checks then report false "missing"
  * findings).
  *

@@ -1,5 +1,5 @@
 /**
- * `runwarden://run/<id>` deep links (SPEC §7: "click opens the run"). Parsed strictly: anything that is not
+ * `runwarden://run/<id>` deep links (docs/ARCHITECTURE.md#electron-shell). Parsed strictly: anything that is not
  * exactly that shape is ignored, never opened, never passed on.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Disposables registered where they are created and disposed together on quit (STYLE.md point 12).
+ * Disposables registered where they are created and disposed together on quit (docs/ARCHITECTURE.md#electron-shell).
  */
 
 export type Disposer = () => void;

@@ -96,7 +96,7 @@ describe.skipIf(!rendererBuilt)(
 );
 
 describe.skipIf(!appBuilt)(`built main and preload${appBuilt ? '' : ` (${NOT_BUILT})`}`, () => {
-  it('the preload is one CommonJS file that requires only electron (sandbox, STACK.md pitfall 5)', () => {
+  it('the preload is one CommonJS file that requires only electron (a sandboxed preload loads nothing else)', () => {
     const code = readFileSync(preload, 'utf8');
     const requires = [...code.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]);
     expect(requires).toEqual(['electron']);

@@ -1,5 +1,5 @@
 /**
- * Rules about the Electron layer's source that no unit test would catch on its own (SPEC §8, STYLE.md 3–5).
+ * Rules about the Electron layer's source that no unit test would catch on its own (docs/ARCHITECTURE.md#electron-shell).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -12,12 +12,9 @@ const sources = readdirSync(dir)
 
 describe('main/electron source policy', () => {
   it.each([
-    ['shell.openExternal: links from runs are never opened (SPEC §8)', /openExternal\s*\(/],
-    ['sendSync / sendToHost: requests use invoke only (STYLE.md 3)', /\bsend(Sync|ToHost)\s*\(/],
-    [
-      'ipcMain.on / ipcMain.handle outside ipc-main.ts: one wrapper (STYLE.md 5)',
-      /ipcMain\.(on|once|handle)\s*\(/,
-    ],
+    ['shell.openExternal: links from runs are never opened ', /openExternal\s*\(/],
+    ['sendSync / sendToHost: requests use invoke only ', /\bsend(Sync|ToHost)\s*\(/],
+    ['ipcMain.on / ipcMain.handle outside ipc-main.ts: one wrapper ', /ipcMain\.(on|once|handle)\s*\(/],
     ['nodeIntegration: true', /nodeIntegration\w*\s*:\s*true/],
     ['webSecurity: false', /webSecurity\s*:\s*false/],
     ['contextIsolation: false / sandbox: false', /(contextIsolation|sandbox)\s*:\s*false/],
