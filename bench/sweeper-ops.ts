@@ -12,7 +12,7 @@ import {
   type SweeperDeps,
   type SweeperState,
 } from '../main/services/sweeper';
-import type { HygieneWorker, RunStore } from '../main/store';
+import { createLivenessCheck, machineIdentity, type HygieneWorker, type RunStore } from '../main/store';
 import { probeWriteLock } from './lock-probe';
 import { figure, timedMeasurement, type Measurement } from './report-model';
 import { round, summarize, timeMs } from './stats';
@@ -33,7 +33,8 @@ export function createSweepBench(store: RunStore, hygieneWorker: HygieneWorker |
       hostname: os.hostname(),
       startId: null,
     },
-    isProcessAlive: () => true,
+    // Every owner counts as alive on this machine: the bench measures the sweep, not /proc.
+    liveness: createLivenessCheck(machineIdentity(), { processAlive: () => true, groupAlive: () => true }),
   };
   return { deps, state: initialSweeperState(store) };
 }

@@ -15,6 +15,7 @@ export const CHANNEL_METHODS = {
   'runs:pause': 'pauseRun',
   'runs:resume': 'resumeRun',
   'runs:retry': 'retryRun',
+  'runs:stopCommand': 'stopCommand',
   'runs:bulk': 'bulkAction',
   'effects:resolve': 'resolveEffect',
   'interactions:answer': 'answerInteraction',

@@ -25,6 +25,7 @@ import {
   type Settings,
   type StoreInfo,
   type StoreStatusPush,
+  type StopCommandStarted,
 } from './views';
 
 const MAX_TEXT = 2_000;
@@ -86,6 +87,7 @@ export const schemas = {
     reason: v.optional(v.pipe(v.string(), v.maxLength(MAX_REASON))),
   }),
   'runs:retry': v.strictObject({ runId, expectedRevision: revision }),
+  'runs:stopCommand': v.strictObject({ runId, expectedRevision: revision, reason }),
   'runs:bulk': v.strictObject({
     action: v.picklist(['cancel', 'resume', 'retry']),
     items: v.pipe(
@@ -154,6 +156,8 @@ export interface Responses {
   'runs:pause': Run;
   'runs:resume': Run;
   'runs:retry': Run;
+  /** The stop has begun (SIGTERM sent); its end arrives as an event on the run (docs/LIVENESS.md#orphans). */
+  'runs:stopCommand': StopCommandStarted;
   'runs:bulk': BulkResult;
   'effects:resolve': Effect;
   'interactions:answer': AnswerOutcome;

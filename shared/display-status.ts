@@ -8,6 +8,7 @@ import type { Effect, Interaction, Lease, ParkCode, QueueEntry, Run, RunSnapshot
 export const DISPLAY_STATUSES = [
   'needs-answer',
   'stale',
+  'orphaned',
   'ambiguous',
   'parked',
   'paused',
@@ -31,6 +32,7 @@ export const RUN_ACTIONS = [
   'resumeAnyway',
   'resolveEffect',
   'retry',
+  'stopCommand',
 ] as const;
 export type RunAction = (typeof RUN_ACTIONS)[number];
 
@@ -45,6 +47,17 @@ export interface DisplayInfo {
   actions: RunAction[];
 }
 
+/** What a liveness check (main/store/liveness.ts) says of a process: only "alive" and "gone" are verified. */
+export type Verdict = 'alive' | 'gone' | 'unknown';
+
+/** A lease owner's supervisor and its command's process group (docs/LIVENESS.md). */
+export interface OwnerLiveness {
+  supervisor: Verdict;
+  command: Verdict;
+}
+
+const UNKNOWN: OwnerLiveness = { supervisor: 'unknown', command: 'unknown' };
+
 export interface DisplayOptions {
   /** A queued run with no runner for this long needs a person. */
   unattendedQueueMs: number;
@@ -54,18 +67,42 @@ export const DEFAULT_DISPLAY_OPTIONS: DisplayOptions = { unattendedQueueMs: 5 * 
 
 const OPEN_INTERACTION = new Set<Interaction['status']>(['pending', 'presenting']);
 
-export function hasLiveOwner(lease: Lease | null, now: number): boolean {
-  return lease !== null && lease.ownerType !== null && lease.expiresAt !== null && lease.expiresAt > now;
+/**
+ * The lease's owner is live: a verifiably alive supervisor whatever the clock; a verifiably gone one never;
+ * otherwise (unknown) the lease clock decides. An orphan (supervisor gone, command alive) is not live.
+ */
+export function hasLiveOwner(lease: Lease | null, now: number, liveness: OwnerLiveness = UNKNOWN): boolean {
+  if (lease === null || lease.ownerType === null) return false;
+  if (liveness.supervisor === 'alive') return true;
+  if (liveness.supervisor === 'gone' || isOrphaned(lease, liveness)) return false;
+  return lease.expiresAt !== null && lease.expiresAt > now;
 }
 
-/** A non-terminal run whose lease has an owner whose expiry has passed (docs/ARCHITECTURE.md#leases-and-fencing). */
-export function isLeaseStale(run: Run, lease: Lease | null, now: number): boolean {
+/**
+ * The supervisor is gone but a process of the command lives (docs/LIVENESS.md#orphans): recorded by the
+ * sweeper (`orphanedAt`) or seen by a check right now, and not since verified gone.
+ */
+export function isOrphaned(lease: Lease | null, liveness: OwnerLiveness = UNKNOWN): boolean {
+  if (lease === null || lease.ownerType === null || liveness.command === 'gone') return false;
+  if (liveness.supervisor === 'alive') return false;
+  return (
+    (lease.orphanedAt ?? null) !== null || (liveness.supervisor === 'gone' && liveness.command === 'alive')
+  );
+}
+
+/** A non-terminal run whose lease has an owner that is not live and not an orphan (docs/ARCHITECTURE.md#leases-and-fencing). */
+export function isLeaseStale(
+  run: Run,
+  lease: Lease | null,
+  now: number,
+  liveness: OwnerLiveness = UNKNOWN,
+): boolean {
   return (
     !isTerminal(run) &&
     lease !== null &&
     lease.ownerType !== null &&
-    lease.expiresAt !== null &&
-    lease.expiresAt <= now
+    !isOrphaned(lease, liveness) &&
+    !hasLiveOwner(lease, now, liveness)
   );
 }
 
@@ -83,24 +120,51 @@ export function displayStatus(
   snapshot: RunSnapshot,
   now: number,
   options: DisplayOptions = DEFAULT_DISPLAY_OPTIONS,
+  liveness: OwnerLiveness = UNKNOWN,
 ): DisplayInfo {
   const { run, queue, lease } = snapshot;
-  const liveOwner = hasLiveOwner(lease, now);
+  const liveOwner = !isTerminal(run) && hasLiveOwner(lease, now, liveness);
   const base = { parkReason: null, liveOwner } as const;
+  const ambiguous = snapshot.effects.filter((e: Effect) => e.status === 'ambiguous');
 
   if (isTerminal(run)) {
     const reason = terminalReason(run);
+    // An unknown outcome stays in front of a person whatever the run's status: no retry until
+    // each such effect is resolved, since a retry could apply it again.
+    if (ambiguous.length > 0) {
+      return {
+        ...base,
+        status: 'ambiguous',
+        reason: `${reason} ${ambiguousReason(ambiguous)} Resolve it before retrying.`,
+        needsYou: true,
+        actions: ['resolveEffect'],
+      };
+    }
     const status: DisplayStatus = run.status === 'completed' ? 'completed' : run.status;
     return { ...base, status, reason, needsYou: false, actions: ['retry'] };
   }
 
   const cancel: RunAction = liveOwner ? 'requestCancel' : 'cancel';
 
-  if (isLeaseStale(run, lease, now)) {
+  if (isOrphaned(lease, liveness)) {
+    const group = lease?.commandPgid ?? lease?.commandPid ?? null;
+    return {
+      ...base,
+      status: 'orphaned',
+      reason: `Runner ${lease?.ownerId ?? 'unknown'} is gone but its command${group === null ? '' : ` (process group ${group})`} still runs. Stop the command before cancelling or retrying.`,
+      needsYou: true,
+      actions: ['stopCommand'],
+    };
+  }
+
+  if (isLeaseStale(run, lease, now, liveness)) {
     return {
       ...base,
       status: 'stale',
-      reason: `Runner ${lease?.ownerId ?? 'unknown'} stopped heartbeating; its lease expired.`,
+      reason:
+        liveness.supervisor === 'gone'
+          ? `Runner ${lease?.ownerId ?? 'unknown'} is gone (its process no longer exists).`
+          : `Runner ${lease?.ownerId ?? 'unknown'} stopped heartbeating; its lease expired.`,
       needsYou: true,
       actions: ['cancel'],
     };
@@ -119,16 +183,12 @@ export function displayStatus(
     };
   }
 
-  const ambiguous = snapshot.effects.filter((e: Effect) => e.status === 'ambiguous');
   if (ambiguous.length > 0) {
     return {
       ...base,
       status: 'ambiguous',
       parkReason: queue.status === 'parked' ? parkCodeOf(queue) : null,
-      reason:
-        ambiguous.length === 1
-          ? `Unknown whether "${ambiguous[0]?.summary ?? ''}" happened.`
-          : `${ambiguous.length} side effects with an unknown outcome.`,
+      reason: ambiguousReason(ambiguous),
       needsYou: true,
       actions: liveOwner ? ['resolveEffect', 'requestCancel'] : ['resolveEffect', 'cancel'],
     };
@@ -177,10 +237,11 @@ export function displayStatus(
 
   if (run.status === 'running' || queue.status === 'starting' || queue.status === 'running') {
     if (liveOwner) {
+      const late = lateNote(lease, now);
       return {
         ...base,
         status: 'running',
-        reason: run.currentStep ? `Running step ${run.currentStep}.` : 'Running.',
+        reason: `${run.currentStep ? `Running step ${run.currentStep}.` : 'Running.'}${late}`,
         needsYou: false,
         actions: ['requestCancel', 'requestPause'],
       };
@@ -206,6 +267,19 @@ export function displayStatus(
     needsYou: unattended,
     actions: liveOwner ? ['requestCancel'] : ['cancel', 'pause'],
   };
+}
+
+function ambiguousReason(ambiguous: readonly Effect[]): string {
+  return ambiguous.length === 1
+    ? `Unknown whether "${ambiguous[0]?.summary ?? ''}" happened.`
+    : `${ambiguous.length} side effects with an unknown outcome.`;
+}
+
+/** A live owner past its lease (suspend, clock step): said, so a late heartbeat is not mistaken for a hang. */
+function lateNote(lease: Lease | null, now: number): string {
+  if (lease === null) return '';
+  const lapsed = lease.expiresAt !== null && lease.expiresAt <= now;
+  return lapsed || (lease.vouchedAt ?? null) !== null ? ' Heartbeat late; the runner process is alive.' : '';
 }
 
 function parkCodeOf(queue: QueueEntry): DisplayInfo['parkReason'] {
@@ -264,7 +338,7 @@ export const TRAY_STATE_ORDER: readonly TrayState[] = ['needs-answer', 'stale', 
 
 export function worstTrayState(counts: Partial<Record<DisplayStatus, number>>): TrayState {
   if ((counts['needs-answer'] ?? 0) > 0) return 'needs-answer';
-  if ((counts.stale ?? 0) > 0) return 'stale';
+  if ((counts.stale ?? 0) > 0 || (counts.orphaned ?? 0) > 0) return 'stale';
   if ((counts.failed ?? 0) > 0) return 'failed';
   if ((counts.running ?? 0) > 0) return 'running';
   return 'idle';

@@ -159,6 +159,17 @@ export interface Lease {
   acquiredAt: number | null;
   heartbeatAt: number | null;
   expiresAt: number | null;
+  /** Where the owner's pid means something (docs/LIVENESS.md); null when unknown. */
+  ownerBootId?: string | null;
+  ownerPidNs?: string | null;
+  /** The owner's command: pid, process group (when it has its own) and start identity. */
+  commandPid?: number | null;
+  commandPgid?: number | null;
+  commandStartId?: string | null;
+  /** A host verified the owner alive after its lease lapsed and kept it live (until its next heartbeat). */
+  vouchedAt?: number | null;
+  /** The supervisor is gone while a process of its command lives. */
+  orphanedAt?: number | null;
 }
 
 /**
@@ -183,6 +194,15 @@ export const EVENT_TYPES = [
   'run.resumed',
   'run.retried',
   'run.runner_lost',
+  // The liveness model (docs/LIVENESS.md): a lapsed lease renewed, the command recorded, an orphan found,
+  // its command gone or stopped by a person.
+  'run.lease_renewed_late',
+  'run.command_started',
+  'run.orphaned',
+  'run.command_gone',
+  'run.command_stop_requested',
+  'run.command_stopped',
+  'run.command_stop_failed',
   'attempt.started',
   'attempt.finished',
   'interaction.requested',
@@ -194,6 +214,7 @@ export const EVENT_TYPES = [
   'effect.rejected',
   'effect.ambiguous',
   'effect.resolved',
+  'effect.carried',
   'host.claimed',
   'notification',
   'settings.changed',

@@ -11,6 +11,7 @@ export const ERROR_CODES = [
   'CONFLICT',
   'FENCED',
   'READ_ONLY',
+  'DISK_FULL',
   'BUSY',
   'STORE_NEWER',
   'STORE_FOREIGN',
@@ -25,6 +26,7 @@ export type Recovery =
   | { kind: 'refresh' }
   | { kind: 'requestCancel'; runId: string }
   | { kind: 'resolveEffects'; runId: string }
+  | { kind: 'stopCommand'; runId: string }
   | { kind: 'resumeAnyway'; runId: string }
   | { kind: 'retryLater' };
 

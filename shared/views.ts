@@ -45,7 +45,8 @@ export const VIEW_STATUSES: Readonly<
   running: ['running', 'waiting'],
   queued: ['queued'],
   parked: ['parked', 'paused', 'ambiguous'],
-  stale: ['stale'],
+  // An orphan's runner is gone too; it is listed with the stale runs, shown (and acted on) as an orphan.
+  stale: ['stale', 'orphaned'],
   failed: ['failed', 'timed_out'],
 };
 
@@ -100,6 +101,15 @@ export interface CancelPreview {
 export interface CancelOutcome {
   run: Run;
   cascade: CancelCascade;
+}
+
+export interface StopCommandStarted {
+  runId: string;
+  /** The process group signalled, or null when the command had none of its own (then its pid). */
+  commandPgid: number | null;
+  commandPid: number;
+  /** How long after SIGTERM a SIGKILL follows if anything of the command still lives. */
+  graceMs: number;
 }
 
 export interface AnswerOutcome {
@@ -196,6 +206,8 @@ export interface StoreStatusPush {
   busy: boolean;
   /** Set only by the browser-mode client, when its push stream has closed for good (serve stopped or restarted). */
   disconnected?: boolean;
+  /** The last write failed because the disk is full or the store became read-only; cleared by the next write. */
+  writeError?: { code: 'DISK_FULL' | 'READ_ONLY'; message: string } | null;
 }
 
 export interface OpenRunPush {

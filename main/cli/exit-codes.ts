@@ -40,6 +40,7 @@ export function exitCodeForError(code: ErrorCode): ExitCode {
       return EXIT.conflict;
     case 'FENCED':
     case 'READ_ONLY':
+    case 'DISK_FULL':
     case 'BUSY':
     case 'STORE_NEWER':
     case 'STORE_FOREIGN':

@@ -38,6 +38,7 @@ export function painter(enabled: boolean): Paint {
 const STATUS_STYLE: Record<DisplayStatus, Style> = {
   'needs-answer': 'magenta',
   stale: 'red',
+  orphaned: 'red',
   ambiguous: 'yellow',
   parked: 'yellow',
   paused: 'dim',

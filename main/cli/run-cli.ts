@@ -97,6 +97,8 @@ function hintFor(error: unknown, info: ErrorInfo, commandName: string): string |
       return `a live runner holds it; ask it to stop with "runwarden cancel --request ${info.recovery.runId}"`;
     case 'resolveEffects':
       return `resolve the ambiguous effects first (see "runwarden show ${info.recovery.runId}")`;
+    case 'stopCommand':
+      return `stop its command first with "runwarden cancel --stop-command ${info.recovery.runId}"`;
     case 'resumeAnyway':
       return `the workflow source changed; resume with "runwarden resume --anyway ${info.recovery.runId}"`;
     case 'refresh':
@@ -116,6 +118,8 @@ function hintFor(error: unknown, info: ErrorInfo, commandName: string): string |
     case 'READ_ONLY':
     case 'STORE_NEWER':
       return 'run "runwarden doctor" to see why the store is read-only';
+    case 'DISK_FULL':
+      return 'free some space on the disk that holds the store, then try again';
     default:
       return null;
   }

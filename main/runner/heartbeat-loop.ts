@@ -1,12 +1,15 @@
 /**
  * Renews a claim every leaseMs/3. A heartbeat that changes nothing means the runner was fenced
- * (SPEC §3): the loop stops for good and tells its listeners; an expired owner never revives itself.
+ * (SPEC §3): another owner took the run over, or its lease was released. The loop then stops for good
+ * and tells its listeners. A lease that merely lapsed (a suspend, a clock step, a full disk) while nobody
+ * took over renews, and listeners hear how long it had lapsed (docs/LIVENESS.md#suspend-safe-renewal).
  * Cancel and pause requests ride on the heartbeat answer.
  */
 import type { Claim, RunStore } from '../store';
 
 export type HeartbeatEvent =
-  | { kind: 'fenced' }
+  | { kind: 'fenced'; lost: 'takenOver' | 'released' }
+  | { kind: 'lapsed'; lapsedMs: number }
   | { kind: 'cancelRequested' }
   | { kind: 'pauseRequested' }
   | { kind: 'error'; error: unknown };
@@ -23,6 +26,7 @@ export class HeartbeatLoop {
   #cancelRequested = false;
   #pauseRequested = false;
   #expiresAt: number | null = null;
+  #lost: 'takenOver' | 'released' | null = null;
   readonly #listeners = new Set<(event: HeartbeatEvent) => void>();
   readonly #intervalMs: number;
 
@@ -42,6 +46,10 @@ export class HeartbeatLoop {
   }
   get pauseRequested(): boolean {
     return this.#pauseRequested;
+  }
+  /** Why the loop was fenced: another owner took over, or the lease was released. */
+  get lost(): 'takenOver' | 'released' | null {
+    return this.#lost;
   }
   get expiresAt(): number | null {
     return this.#expiresAt;
@@ -68,22 +76,29 @@ export class HeartbeatLoop {
 
   /** One heartbeat now. Returns false once fenced. */
   beat(): boolean {
-    if (this.#fenced) return false;
+    return this.renew() !== 'fenced';
+  }
+
+  /** One heartbeat now, saying whether it renewed, was fenced, or could not be written (busy, disk full). */
+  renew(): 'renewed' | 'fenced' | 'failed' {
+    if (this.#fenced) return 'fenced';
     let answer;
     try {
       answer = this.store.heartbeat(this.claim, this.options.leaseMs);
     } catch (error) {
-      // BUSY survived the store's retries: the lease may still be valid; try again next tick.
+      // BUSY survived the store's retries, or the disk is full: the lease may still be ours; try again.
       this.#emit({ kind: 'error', error });
-      return true;
+      return 'failed';
     }
     if (!answer.ok) {
       this.#fenced = true;
+      this.#lost = answer.lost ?? 'takenOver';
       this.stop();
-      this.#emit({ kind: 'fenced' });
-      return false;
+      this.#emit({ kind: 'fenced', lost: this.#lost });
+      return 'fenced';
     }
     this.#expiresAt = answer.expiresAt;
+    if ((answer.lapsedMs ?? 0) > 0) this.#emit({ kind: 'lapsed', lapsedMs: answer.lapsedMs ?? 0 });
     if (answer.cancelRequested && !this.#cancelRequested) {
       this.#cancelRequested = true;
       this.#emit({ kind: 'cancelRequested' });
@@ -92,7 +107,7 @@ export class HeartbeatLoop {
       this.#pauseRequested = true;
       this.#emit({ kind: 'pauseRequested' });
     }
-    return true;
+    return 'renewed';
   }
 
   #emit(event: HeartbeatEvent): void {

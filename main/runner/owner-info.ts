@@ -2,6 +2,7 @@
 import { hostname } from 'node:os';
 import type { Actor, Surface } from '../../shared/domain';
 import type { OwnerInfo } from '../store';
+import { machineIdentity } from '../store/process-identity';
 import { processStartId } from '../store/process-identity';
 
 export function runnerOwner(label: string, pid: number = process.pid): OwnerInfo {
@@ -12,6 +13,8 @@ export function runnerOwner(label: string, pid: number = process.pid): OwnerInfo
     pid,
     hostname: host,
     startId: processStartId(pid),
+    bootId: machineIdentity().bootId,
+    pidNs: machineIdentity().pidNs,
   };
 }
 

@@ -1,12 +1,18 @@
 /**
  * Runs a command as the body of a claimed run (`runwarden exec` and `runwarden worker`): heartbeat while
  * it runs; stop it when the runner is fenced or a person requests cancel or pause (SIGTERM, then SIGKILL
- * after a grace); forward SIGINT/SIGTERM; then settle the run from how the command ended.
+ * after a grace); forward SIGINT/SIGTERM; then settle the run from how the command ended. The command's
+ * pid and process group are recorded on the run, it dies with this process where the platform allows
+ * (launch-command.ts), and whatever is left of its group is torn down on every way out
+ * (docs/LIVENESS.md#orphans).
  */
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { CommandSpec } from '../../shared/domain';
 import { isRunwardenError } from '../../shared/errors';
+import { groupAlive, processStartId } from '../store';
+import { launchArgv } from './launch-command';
 import { signalTree } from './process-tree';
 import type { RunSession } from './run-session';
 
@@ -37,7 +43,7 @@ export async function superviseCommand(
   command: CommandSpec,
   options: SuperviseOptions,
 ): Promise<CommandOutcome> {
-  const [file, ...args] = command.argv;
+  const [file] = command.argv;
   const outcome: CommandOutcome = {
     code: null,
     signal: null,
@@ -49,12 +55,24 @@ export async function superviseCommand(
     outcome.spawnError = Object.assign(new Error('empty command'), { code: 'ENOENT' });
     return outcome;
   }
-  const child = spawn(file, args, {
+  // A cancel requested (or a takeover) since the claim: the command never starts.
+  session.heartbeat.beat();
+  if (session.fenced || session.cancelRequested) {
+    outcome.stopReason = session.fenced ? 'fenced' : 'cancelRequested';
+    return outcome;
+  }
+  const [launchFile, ...launchArgs] = launchArgv(command.argv, command.cwd, options.env);
+  const child = spawn(launchFile ?? file, launchArgs, {
     cwd: command.cwd,
     env: options.env,
     stdio: options.stdio,
     detached: options.ownGroup,
   });
+  // Whatever way this process leaves (an uncaught error, process.exit), the group goes with it.
+  const onExit = (): void => {
+    if (options.ownGroup && child.pid !== undefined) signalTree(child.pid, 'SIGKILL', true);
+  };
+  process.once('exit', onExit);
   const graceMs = options.graceMs ?? 5000;
   let killTimer: NodeJS.Timeout | null = null;
   let exited = false;
@@ -93,7 +111,10 @@ export async function superviseCommand(
         resolve();
       });
       child.once('spawn', () => {
-        if (child.pid !== undefined) options.onSpawn?.(child.pid);
+        if (child.pid !== undefined) {
+          recordCommand(session, child.pid, options.ownGroup);
+          options.onSpawn?.(child.pid);
+        }
         session.startHeartbeat();
         // A request may already be waiting on the lease: act on it right away.
         session.heartbeat.beat();
@@ -107,6 +128,11 @@ export async function superviseCommand(
     });
   } finally {
     if (killTimer !== null) clearTimeout(killTimer);
+    // The leader is gone; anything it left running in its group (a background job) goes too.
+    if (options.ownGroup && child.pid !== undefined && outcome.spawnError === null) {
+      await tearDownGroup(child.pid, graceMs);
+    }
+    process.off('exit', onExit);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     process.off('SIGHUP', onSignal);
@@ -114,6 +140,33 @@ export async function superviseCommand(
     session.stopHeartbeat();
   }
   return outcome;
+}
+
+/** Records the command on the run (best effort: a failure here must not stop the run; the lease still covers it). */
+function recordCommand(session: RunSession, pid: number, ownGroup: boolean): void {
+  try {
+    session.store.recordCommand(session.claim, {
+      pid,
+      pgid: ownGroup ? pid : null,
+      startId: processStartId(pid),
+    });
+  } catch {
+    // Busy or full: the sweeper then only knows the supervisor, as before.
+  }
+}
+
+/** SIGTERM to what is left of the group, then SIGKILL after the grace if anything still lives. */
+async function tearDownGroup(pgid: number, graceMs: number): Promise<void> {
+  if (!groupExists(pgid)) return;
+  signalTree(pgid, 'SIGTERM', true);
+  const deadline = Date.now() + graceMs;
+  while (groupExists(pgid) && Date.now() < deadline) await sleep(50);
+  if (groupExists(pgid)) signalTree(pgid, 'SIGKILL', true);
+}
+
+/** Some member of the group lives (zombies waiting to be reaped do not count). */
+function groupExists(pgid: number): boolean {
+  return groupAlive(pgid, null);
 }
 
 /** The conventional shell exit code for a command outcome (128 + signal number when killed). */
@@ -142,10 +195,7 @@ export function settleRun(
   const name = command.argv[0] ?? '';
   try {
     if (outcome.stopReason === 'fenced' || session.fenced) {
-      return {
-        status: 'fenced',
-        message: `lost the lease on run ${session.runId} (another owner took it over); the command was stopped`,
-      };
+      return { status: 'fenced', message: fencedMessage(session, 'the command was stopped') };
     }
     if (outcome.spawnError !== null) {
       const message = `could not start ${name}: ${outcome.spawnError.message}`;
@@ -180,15 +230,64 @@ export function settleRun(
     return { status: 'failed', message: `run ${session.runId} failed: ${message}` };
   } catch (error) {
     if (isRunwardenError(error) && error.code === 'FENCED') {
-      return {
-        status: 'fenced',
-        message: `lost the lease on run ${session.runId} before it could be finished`,
-      };
+      return { status: 'fenced', message: fencedMessage(session, 'before it could be finished') };
     }
     return {
       status: 'error',
       message: `could not record the end of run ${session.runId}: ${error instanceof Error ? error.message : String(error)}`,
       error,
     };
+  }
+}
+
+/** Says what really happened to the lease: taken over by another owner, released, or lapsed. */
+function fencedMessage(session: RunSession, what: string): string {
+  switch (session.heartbeat.lost) {
+    case 'released':
+      return `lost the lease on run ${session.runId} (it was released: nobody holds it now); ${what}`;
+    case 'takenOver':
+      return `lost the lease on run ${session.runId} (another owner took it over); ${what}`;
+    case null:
+      return `lost the lease on run ${session.runId} (it lapsed and could not be renewed); ${what}`;
+  }
+}
+
+export interface DurableSettleOptions {
+  /** First wait between tries; doubles up to maxRetryMs. */
+  retryMs?: number;
+  maxRetryMs?: number;
+  /** Told once per failed try (the first one is worth printing). */
+  onRetry?: (settlement: Extract<Settlement, { status: 'error' }>, tries: number) => void;
+}
+
+/**
+ * `settleRun` that never drops a finished command's outcome (docs/LIVENESS.md#outcomes-of-finished-commands): while the store
+ * cannot record it (disk full, read-only, busy) the runner keeps its lease — renewing it, even lapsed, as
+ * long as nobody took over — and tries again, until it is recorded or the lease is really lost.
+ */
+export async function settleRunDurably(
+  session: RunSession,
+  command: CommandSpec,
+  outcome: CommandOutcome,
+  onInterrupt: 'cancel' | 'park',
+  options: DurableSettleOptions = {},
+): Promise<Settlement> {
+  let wait = options.retryMs ?? 500;
+  const maxWait = options.maxRetryMs ?? 5_000;
+  let refusedAfterRenewal = 0;
+  for (let tries = 1; ; tries += 1) {
+    const settlement = settleRun(session, command, outcome, onInterrupt);
+    const writeFenced = settlement.status === 'fenced' && outcome.stopReason !== 'fenced' && !session.fenced;
+    if (settlement.status !== 'error' && !writeFenced) return settlement;
+    // A write refused although a heartbeat had just renewed the lease: something else is wrong; stop.
+    if (writeFenced && refusedAfterRenewal >= 3) return settlement;
+    // Still ours? A heartbeat renews a lapsed lease, or tells us for sure that it is gone.
+    const renewal = session.heartbeat.renew();
+    if (renewal === 'fenced') return settleRun(session, command, outcome, onInterrupt);
+    if (renewal === 'renewed' && writeFenced) refusedAfterRenewal += 1;
+    if (settlement.status === 'error') options.onRetry?.(settlement, tries);
+    if (renewal === 'renewed' && writeFenced) continue;
+    await sleep(wait);
+    wait = Math.min(maxWait, wait * 2);
   }
 }

@@ -8,10 +8,15 @@ import type { Channel } from '../../shared/channel-names';
 import type { Response } from '../../shared/contract';
 import { worstTrayState } from '../../shared/display-status';
 import type { Actor, Interaction } from '../../shared/domain';
-import type { Result } from '../../shared/errors';
-import { LIST_PAGE_SIZE, NOTIFICATION_HISTORY, type Settings } from '../../shared/views';
+import { isRunwardenError, type Result, type RunwardenError } from '../../shared/errors';
 import {
-  isProcessAlive,
+  LIST_PAGE_SIZE,
+  NOTIFICATION_HISTORY,
+  type Settings,
+  type StoreStatusPush,
+} from '../../shared/views';
+import {
+  machineIdentity,
   openStore,
   processStartId,
   startHygieneWorker,
@@ -22,7 +27,7 @@ import {
 import { SLOW_REQUEST_MS, createDispatcher } from './dispatcher';
 import type { AppHost, AppHostOptions } from './host-types';
 import { WRITE_CHANNELS } from './handlers';
-import { coalesce, noticesFor } from './notification-rules';
+import { catchUpNotice, coalesce, noticesFor } from './notification-rules';
 import { loadSettings } from './settings-service';
 import { createSweeper, type SweepReport } from './sweeper';
 
@@ -77,12 +82,24 @@ export function createAppHost(options: AppHostOptions): AppHost {
   let hygieneWorker: HygieneWorker | null = null;
   let settings: Settings = loadSettings(store);
   let busy = false;
+  let writeError: StoreStatusPush['writeError'] = null;
   let warming = false;
   let ticksSinceAttention = 0;
   const actor: Actor = { type: 'human', id: options.actorId, surface: options.surface };
 
   const pushStoreStatus = () =>
-    options.push('store-status', { mode: store.mode, modeReason: store.modeReason, busy });
+    options.push('store-status', {
+      mode: store.mode,
+      modeReason: store.modeReason,
+      busy,
+      ...(writeError !== null && { writeError }),
+    });
+  // A full disk or a store turned read-only gets its own banner, not "something went wrong".
+  const setWriteError = (next: StoreStatusPush['writeError']) => {
+    if ((next?.code ?? null) === (writeError?.code ?? null)) return;
+    writeError = next ?? null;
+    pushStoreStatus();
+  };
 
   const dispatch = createDispatcher(
     {
@@ -96,6 +113,7 @@ export function createAppHost(options: AppHostOptions): AppHost {
     },
     {
       onBusy: (nowBusy) => setBusy(nowBusy),
+      onWriteError: (error) => setWriteError(error),
       onInternalError: (channel, error) => console.error(`runwarden: ${channel} failed`, error),
       onSlow: (channel, ms) => {
         if (!warming) console.warn(`runwarden: slow request ${channel}: ${Math.round(ms)} ms`);
@@ -153,22 +171,30 @@ export function createAppHost(options: AppHostOptions): AppHost {
     ticksSinceAttention += 1;
     if (report.busy) setBusy(true);
     else if (report.acting) setBusy(false);
+    const failed = report.errors.find(
+      (e): e is RunwardenError => isRunwardenError(e) && (e.code === 'DISK_FULL' || e.code === 'READ_ONLY'),
+    );
+    if (failed !== undefined)
+      setWriteError({ code: failed.code as 'DISK_FULL' | 'READ_ONLY', message: failed.message });
+    else if (report.acting && report.errors.length === 0) setWriteError(null);
     if (report.durationMs > SLOW_REQUEST_MS) {
       console.warn(`runwarden: slow sweeper tick: ${Math.round(report.durationMs)} ms`);
     }
     // Attention first: a new question's notification then finds the question in the shell's latest read.
     if (report.changed !== null || ticksSinceAttention >= ATTENTION_REFRESH_TICKS) pushAttention();
-    if (report.changed !== null) {
-      options.push('changed', report.changed);
-      const notices = noticesFor(report.events, settings, (runId) => store.runLabel(runId));
-      if (report.acting && store.mode === 'read-write') {
+    if (report.changed !== null) options.push('changed', report.changed);
+    if (report.notifyEvents.length > 0) {
+      // Only the acting host notifies, each event once (the durable cursor: docs/LIVENESS.md#notifications).
+      const notices = noticesFor(report.notifyEvents, settings, (runId) => store.runLabel(runId));
+      if (store.mode === 'read-write') {
         // The acting host keeps the history the notifications panel shows.
         for (const n of notices) {
           if (!n.recorded)
             store.notify(n.runId, { level: n.level, title: n.title, body: n.body }, NOTICE_ACTOR);
         }
       }
-      for (const notice of coalesce(notices)) options.notifier.show(notice);
+      const shown = report.notifyCatchUp ? catchUpNotice(notices) : coalesce(notices);
+      for (const notice of shown) options.notifier.show(notice);
     }
   };
 
@@ -181,8 +207,9 @@ export function createAppHost(options: AppHostOptions): AppHost {
         pid: process.pid,
         hostname: os.hostname(),
         startId: processStartId(process.pid),
+        bootId: machineIdentity().bootId,
+        pidNs: machineIdentity().pidNs,
       },
-      isProcessAlive,
       get hygieneWorker() {
         return hygieneWorker;
       },

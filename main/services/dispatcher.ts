@@ -16,6 +16,8 @@ export const SLOW_REQUEST_MS = 40;
 export interface DispatcherHooks {
   /** Told when the store answered BUSY (shown as "busy", not as a failure) or recovered. */
   onBusy?: (busy: boolean) => void;
+  /** A write failed because the disk is full or the store became read-only (null: a write succeeded). */
+  onWriteError?: (error: { code: 'DISK_FULL' | 'READ_ONLY'; message: string } | null) => void;
   /** Unexpected errors: logged by the shell; the caller gets a generic INTERNAL error. */
   onInternalError?: (channel: string, error: unknown) => void;
   /** Told of every request slower than SLOW_REQUEST_MS. */
@@ -46,6 +48,7 @@ export function createDispatcher(deps: HandlerDeps, hooks: DispatcherHooks = {})
       const handler = handlers[channel] as (d: HandlerDeps, i: unknown) => Response<C>;
       const value = handler(deps, parsed.value);
       hooks.onBusy?.(false);
+      if (WRITE_CHANNELS.has(channel)) hooks.onWriteError?.(null);
       return { ok: true, value };
     } catch (error) {
       return { ok: false, error: toErrorInfo(channel, error, hooks) };
@@ -59,6 +62,8 @@ export function createDispatcher(deps: HandlerDeps, hooks: DispatcherHooks = {})
 function toErrorInfo(channel: string, error: unknown, hooks: DispatcherHooks): ErrorInfo {
   if (isRunwardenError(error) && error.code !== 'INTERNAL') {
     if (error.code === 'BUSY') hooks.onBusy?.(true);
+    if (error.code === 'DISK_FULL' || error.code === 'READ_ONLY')
+      hooks.onWriteError?.({ code: error.code, message: error.message });
     return error.toInfo();
   }
   // An unexpected failure (a disk error, a bug): its details go to the log, not to the person.

@@ -9,7 +9,8 @@ import { displayStatus, type RunAction } from '../../shared/display-status';
 import type { Actor } from '../../shared/domain';
 import { assertNever, isRunwardenError } from '../../shared/errors';
 import type { BulkItemResult, BulkResult, Settings } from '../../shared/views';
-import type { RunStore, StoreReader } from '../store';
+import type { CommandIdentity, RunStore, StoreReader } from '../store';
+import { stopCommandGroup, type StopCommandResult } from '../runner/stop-command';
 import { applySettingsPatch, loadSettings } from './settings-service';
 import type { Clock } from './host-types';
 
@@ -19,7 +20,14 @@ export interface HandlerDeps {
   actor: Actor;
   /** Called after settings change so timers and shells can follow. */
   onSettingsChanged: (settings: Settings) => void;
+  /** Signals an orphan's command group (default: SIGTERM, grace, SIGKILL, verified gone). */
+  stopCommand?: (command: CommandIdentity) => Promise<StopCommandResult>;
+  /** Told when a stop started by `runs:stopCommand` could not be recorded (the store closed, the disk filled). */
+  onBackgroundError?: (error: unknown) => void;
 }
+
+/** SIGTERM → SIGKILL grace of *Stop the command*. */
+export const STOP_COMMAND_GRACE_MS = 5_000;
 
 type Handlers = { [C in Channel]: (deps: HandlerDeps, input: ParsedRequest<C>) => Response<C> };
 
@@ -67,6 +75,7 @@ export const handlers: Handlers = {
   'runs:retry': ({ store, actor }, input) =>
     store.retryRun(input.runId, { expectedRevision: input.expectedRevision, actor }),
   'runs:bulk': (deps, input) => runBulk(deps, input),
+  'runs:stopCommand': (deps, input) => startStopCommand(deps, input),
   'effects:resolve': ({ store, actor }, input) =>
     store.resolveEffect(input.effectId, {
       resolution: input.resolution,
@@ -107,12 +116,41 @@ export const WRITE_CHANNELS: ReadonlySet<Channel> = new Set<Channel>([
   'runs:pause',
   'runs:resume',
   'runs:retry',
+  'runs:stopCommand',
   'runs:bulk',
   'effects:resolve',
   'interactions:answer',
   'notifications:markRead',
   'settings:set',
 ]);
+
+/**
+ * *Stop the command* (docs/LIVENESS.md#orphans): checked and recorded in the store at once (actor, surface,
+ * reason), then the group is signalled in the background — SIGTERM, the grace, SIGKILL, verified gone — and
+ * the outcome is recorded as the same person's action. The answer returns as soon as SIGTERM is on its way.
+ */
+function startStopCommand(deps: HandlerDeps, input: ParsedRequest<'runs:stopCommand'>) {
+  const { store, actor } = deps;
+  const started = store.beginStopCommand(input.runId, {
+    expectedRevision: input.expectedRevision,
+    reason: input.reason,
+    actor,
+  });
+  const stop =
+    deps.stopCommand ?? ((command) => stopCommandGroup(command, { graceMs: STOP_COMMAND_GRACE_MS }));
+  void stop(started.command)
+    .then((result) => {
+      if (store.isOpen)
+        store.finishStopCommand(input.runId, started.generation, { ...result, reason: input.reason, actor });
+    })
+    .catch((error: unknown) => deps.onBackgroundError?.(error));
+  return {
+    runId: input.runId,
+    commandPgid: started.command.pgid,
+    commandPid: started.command.pid,
+    graceMs: STOP_COMMAND_GRACE_MS,
+  };
+}
 
 const BULK_NEEDS: Record<BulkResult['action'], RunAction[]> = {
   cancel: ['cancel'],
@@ -128,7 +166,7 @@ function runBulk(deps: HandlerDeps, input: ParsedRequest<'runs:bulk'>): BulkResu
     try {
       if (input.dryRun) {
         const snapshot = store.getSnapshot(item.runId);
-        const display = displayStatus(snapshot, clock());
+        const display = displayStatus(snapshot, clock(), undefined, store.judgeOwner(snapshot.lease));
         if (snapshot.run.revision !== item.expectedRevision) {
           items.push({
             runId: item.runId,

@@ -76,6 +76,49 @@ export function coalesce(notices: DesktopNotice[]): DesktopNotice[] {
   ];
 }
 
+/**
+ * What a host that just took over (an app start, a takeover after a crash) shows for what happened while no
+ * host acted: one summary, never a replay — "While Runwarden was closed: 3 runs failed, 1 question asked".
+ */
+export function catchUpNotice(notices: DesktopNotice[]): DesktopNotice[] {
+  if (notices.length === 0) return [];
+  const counts = new Map<string, number>();
+  for (const n of notices) {
+    const kind = catchUpKind(n);
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  const parts = [...counts].map(([kind, n]) => `${n} ${CATCH_UP_WORDS[kind]?.[n === 1 ? 0 : 1] ?? kind}`);
+  const attention = notices.some((n) => n.level === 'attention' || n.level === 'failure');
+  return [
+    {
+      title: `While Runwarden was closed: ${parts.join(', ')}`,
+      body: notices
+        .slice(0, 5)
+        .map((n) => n.title)
+        .join('\n'),
+      level: attention ? 'attention' : 'info',
+      runId: notices.length === 1 ? (notices[0]?.runId ?? null) : null,
+    },
+  ];
+}
+
+const CATCH_UP_WORDS: Record<string, readonly [string, string]> = {
+  needsAnswer: ['question asked', 'questions asked'],
+  stale: ['runner lost', 'runners lost'],
+  failed: ['run failed', 'runs failed'],
+  completed: ['run completed', 'runs completed'],
+  message: ['message', 'messages'],
+};
+
+function catchUpKind(notice: DesktopNotice): string {
+  if (notice.recorded === true) return 'message';
+  if (notice.title.startsWith('Needs an answer')) return 'needsAnswer';
+  if (notice.title.startsWith('Runner lost')) return 'stale';
+  if (notice.level === 'failure') return 'failed';
+  if (notice.level === 'success') return 'completed';
+  return 'message';
+}
+
 function noticeFor(event: RunEvent, settings: Settings, run: RunLabel | null): DesktopNotice | null {
   if (event.runId === null || run === null) return null;
   if (event.type === 'notification') {

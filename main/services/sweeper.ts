@@ -11,6 +11,8 @@ import {
   SEARCH_MERGE_PAGES,
   type Claim,
   type HygieneWorker,
+  type LeaseSummary,
+  type LivenessCheck,
   type RunStore,
   type StoreReader,
 } from '../store';
@@ -29,13 +31,16 @@ export interface HostIdentity {
   pid: number;
   hostname: string;
   startId: string | null;
+  bootId?: string | null;
+  pidNs?: string | null;
 }
 
 export interface SweeperDeps {
   store: RunStore;
   settings: () => Settings;
   host: HostIdentity;
-  isProcessAlive: (pid: number, startId: string | null) => boolean;
+  /** The liveness check (docs/LIVENESS.md); the store's own by default. Tests stand in for a machine. */
+  liveness?: LivenessCheck;
   /** The hygiene worker: while it is active the tick only reports the WAL size it last saw. */
   hygieneWorker?: Pick<HygieneWorker, 'active' | 'last'> | null;
 }
@@ -47,6 +52,8 @@ export interface SweeperState {
   ticks: number;
   /** Set by this process after its own writes: data_version only moves for other connections' commits. */
   dirty: boolean;
+  /** The host-lease generation this process has made its first notification pass under (catch-up done). */
+  notifiedUnder: number | null;
 }
 
 export interface SweepReport {
@@ -58,6 +65,14 @@ export interface SweepReport {
   pruned: number;
   events: RunEvent[];
   changed: ChangedPush | null;
+  /** Events to turn into desktop notices: only the acting host gets them, each event once (durable cursor). */
+  notifyEvents: RunEvent[];
+  /** The first pass of a host that just took the lease: `notifyEvents` happened while no host acted. */
+  notifyCatchUp: boolean;
+  /** Owners verified alive past their lease and kept live (a suspend, a clock step). */
+  ownersVouched: number;
+  /** Runs found orphaned (supervisor gone, command alive) this tick. */
+  orphansFound: number;
   walPages: number | null;
   /** How long the tick held the main process. */
   durationMs: number;
@@ -77,6 +92,7 @@ export function initialSweeperState(store: StoreReader): SweeperState {
     lastSeq: store.lastEventSeq(),
     ticks: 0,
     dirty: false,
+    notifiedUnder: null,
   };
 }
 
@@ -94,6 +110,10 @@ export function sweep(deps: SweeperDeps, state: SweeperState): SweepReport {
     pruned: 0,
     events: [],
     changed: null,
+    notifyEvents: [],
+    notifyCatchUp: false,
+    ownersVouched: 0,
+    orphansFound: 0,
     walPages: null,
     durationMs: 0,
     busy: false,
@@ -110,6 +130,7 @@ export function sweep(deps: SweeperDeps, state: SweeperState): SweepReport {
     }
     const wrote =
       report.runnersLost +
+      report.orphansFound +
       report.interactionsExpired +
       report.presenterClaimsExpired +
       report.autoCancelled +
@@ -132,7 +153,7 @@ function act(deps: SweeperDeps, state: SweeperState, settings: Settings, report:
   const { store } = deps;
   report.acting = holdHostLease(deps, state, settings);
   if (!report.acting) return;
-  report.runnersLost = noticeLostRunners(deps, settings);
+  noticeLostRunners(deps, settings, report);
   report.interactionsExpired = store.expireInteractionDeadlines(SWEEP_BATCH, SWEEPER_ACTOR);
   report.presenterClaimsExpired = store.expirePresenterClaims(SWEEP_BATCH);
   report.autoCancelled = autoCancel(deps, settings);
@@ -145,6 +166,33 @@ function act(deps: SweeperDeps, state: SweeperState, settings: Settings, report:
     }
   }
   if (state.ticks % CHECKPOINT_EVERY_TICKS === 0) report.walPages = hygiene(deps);
+  collectNotifyEvents(deps, state, report);
+}
+
+/**
+ * The durable notification cursor (docs/LIVENESS.md#notifications): events since the last one any acting
+ * host notified, claimed by moving the cursor first (compare-and-set under the host lease), so each event is
+ * notified by exactly one host at most once — including what happened while no host acted.
+ */
+function collectNotifyEvents(deps: SweeperDeps, state: SweeperState, report: SweepReport): void {
+  const { store } = deps;
+  const claim = state.hostClaim;
+  if (claim === null) return;
+  const catchUp = state.notifiedUnder !== claim.generation;
+  const from = store.notifiedSeq();
+  if (from === null) {
+    // A store no host ever notified from: start at its present, not at its whole history.
+    store.advanceNotifiedSeq(claim, null, store.lastEventSeq());
+    state.notifiedUnder = claim.generation;
+    return;
+  }
+  const events = store.eventsAfter(from, FEED_BATCH);
+  state.notifiedUnder = claim.generation;
+  const last = events.at(-1);
+  if (last === undefined) return;
+  if (!store.advanceNotifiedSeq(claim, from, last.seq)) return;
+  report.notifyEvents = events;
+  report.notifyCatchUp = catchUp;
 }
 
 /**
@@ -163,25 +211,77 @@ function holdHostLease(deps: SweeperDeps, state: SweeperState, settings: Setting
   const leaseMs = Math.max(10_000, settings.sweepIntervalMs * 5);
   if (state.hostClaim !== null && deps.store.renewHostLease(state.hostClaim, leaseMs)) return true;
   state.hostClaim = deps.store.claimHostLease({ ownerType: 'host', ...deps.host, leaseMs });
+  // Lost and taken again: the next notification pass catches up on what happened meanwhile.
+  if (state.hostClaim === null) state.notifiedUnder = null;
   return state.hostClaim !== null;
 }
 
-/** Step 1: leases expired past the grace, and live leases whose process is gone from this host. */
-function noticeLostRunners(deps: SweeperDeps, settings: Settings): number {
+/** How long a vouch keeps an owner live that is alive past its lease; renewed every tick while it lives. */
+export function vouchMs(settings: Settings): number {
+  return Math.max(10_000, settings.sweepIntervalMs * 5);
+}
+
+/** The lease fields the liveness check reads. */
+function recorded(lease: LeaseSummary) {
+  return {
+    ownerType: 'runner' as const,
+    ownerPid: lease.ownerPid,
+    ownerHostname: lease.ownerHostname,
+    ownerStartId: lease.ownerStartId,
+    ownerBootId: lease.ownerBootId ?? null,
+    ownerPidNs: lease.ownerPidNs ?? null,
+    commandPid: lease.commandPid ?? null,
+    commandPgid: lease.commandPgid ?? null,
+    commandStartId: lease.commandStartId ?? null,
+  };
+}
+
+/**
+ * Step 1, judged by the one liveness check (docs/LIVENESS.md): an expired lease whose owner is verifiably
+ * alive is kept live (vouched), one whose supervisor is gone while its command lives is orphaned, one
+ * verifiably gone is lost; an unknown one is lost by the clock. A live lease on this machine whose
+ * supervisor is gone is orphaned or lost at once. An orphan whose command ended becomes plain stale.
+ */
+function noticeLostRunners(deps: SweeperDeps, settings: Settings, report: SweepReport): void {
   const { store } = deps;
-  let lost = 0;
+  const check = deps.liveness ?? store.liveness;
+  const byClock: LeaseSummary[] = [];
+  const alive: LeaseSummary[] = [];
   const expired = store.listExpiredLeases({ graceMs: settings.staleGraceMs, limit: SWEEP_BATCH });
+  for (const lease of expired) {
+    const verdict = check.judge(recorded(lease));
+    if (verdict.supervisor === 'alive') alive.push(lease);
+    else if (verdict.supervisor === 'unknown') byClock.push(lease);
+    else judgeGone(deps, lease, verdict.command === 'alive', report);
+  }
+  if (alive.length > 0) report.ownersVouched = store.vouchForOwners(alive, vouchMs(settings));
   // Many at once in few short transactions (a burst of 1,000 stale runs must not be 1,000 commits).
-  for (let i = 0; i < expired.length; i += LOST_PER_TX) {
-    lost += store.markRunnersLost(expired.slice(i, i + LOST_PER_TX), 'lease expired', SWEEPER_ACTOR);
+  for (let i = 0; i < byClock.length; i += LOST_PER_TX) {
+    report.runnersLost += store.markRunnersLost(
+      byClock.slice(i, i + LOST_PER_TX),
+      'lease expired',
+      SWEEPER_ACTOR,
+    );
   }
   for (const lease of store.listLiveLeasesOnHost(deps.host.hostname, SWEEP_BATCH)) {
     if (lease.ownerPid === null || lease.ownerPid === deps.host.pid) continue;
-    if (deps.isProcessAlive(lease.ownerPid, lease.ownerStartId)) continue;
-    if (store.markRunnerLost(lease.runId, lease.generation, 'runner process is gone', SWEEPER_ACTOR))
-      lost += 1;
+    const verdict = check.judge(recorded(lease));
+    if (verdict.supervisor !== 'gone') continue;
+    judgeGone(deps, lease, verdict.command === 'alive', report);
   }
-  return lost;
+  for (const orphan of store.listOrphans(SWEEP_BATCH)) {
+    if (check.judge(orphan.lease).command !== 'gone') continue;
+    if (store.markCommandGone(orphan.runId, orphan.generation, SWEEPER_ACTOR)) report.runnersLost += 1;
+  }
+}
+
+function judgeGone(deps: SweeperDeps, lease: LeaseSummary, commandAlive: boolean, report: SweepReport): void {
+  if (commandAlive) {
+    if (deps.store.markOrphaned(lease.runId, lease.generation, SWEEPER_ACTOR)) report.orphansFound += 1;
+    return;
+  }
+  if (deps.store.markRunnerLost(lease.runId, lease.generation, 'runner process is gone', SWEEPER_ACTOR))
+    report.runnersLost += 1;
 }
 
 /** Step 3: optional policy, off by default; acts as `policy`, never on a live lease. */

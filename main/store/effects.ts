@@ -20,7 +20,30 @@ function ownEffect(ctx: StoreContext, claim: ClaimRef, effectId: number): Effect
   return row;
 }
 
-/** Reserves an effect; the same (run, idempotency key) returns the existing one without a write. */
+/**
+ * The nearest earlier run of this run's retry/continuation lineage that applied the same idempotency key
+ * (or whose person said it happened). Bounded: a lineage deeper than 1,000 runs is not walked further.
+ */
+function appliedInLineage(ctx: StoreContext, runId: string, key: string): EffectRow | undefined {
+  return ctx
+    .prep(
+      `WITH RECURSIVE lineage(id, depth) AS (
+         SELECT parent_run_id, 1 FROM runs WHERE id = ? AND parent_run_id IS NOT NULL AND lineage IS NOT NULL
+         UNION ALL
+         SELECT r.parent_run_id, l.depth + 1 FROM runs r JOIN lineage l ON r.id = l.id
+         WHERE r.parent_run_id IS NOT NULL AND r.lineage IS NOT NULL AND l.depth < 1000
+       )
+       SELECT e.* FROM lineage l JOIN effects e ON e.run_id = l.id
+       WHERE e.idempotency_key = ? AND e.status = 'applied'
+       ORDER BY l.depth LIMIT 1`,
+    )
+    .get(runId, key) as EffectRow | undefined;
+}
+
+/**
+ * Reserves an effect; the same (run, idempotency key) returns the existing one without a write, and a key an
+ * earlier run of the lineage applied comes back already applied.
+ */
 export function reserveEffect(
   ctx: StoreContext,
   claim: ClaimRef,
@@ -36,6 +59,42 @@ export function reserveEffect(
     .get(claim.runId, input.idempotencyKey) as EffectRow | undefined;
   if (existing !== undefined) return toEffect(existing);
   const attemptId = input.attemptId ?? activeAttempt(ctx, claim.runId)?.id ?? null;
+  const carried = appliedInLineage(ctx, claim.runId, input.idempotencyKey);
+  if (carried !== undefined) {
+    // SPEC §6: a retry never applies again what an earlier run of its lineage applied (or a person said
+    // happened): the key carries over, already applied.
+    const result = ctx
+      .prep(
+        `INSERT INTO effects (run_id, attempt_id, type, idempotency_key, summary, status, resolution, resolution_note,
+           resolved_by, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, 'applied', ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        claim.runId,
+        attemptId,
+        input.type,
+        input.idempotencyKey,
+        input.summary,
+        carried.resolution,
+        `Applied by run ${carried.run_id} of this run's lineage; not applied again.`,
+        carried.resolved_by,
+        now,
+        now,
+      );
+    const id = Number(result.lastInsertRowid);
+    commitRun(ctx, claim.runId, now, {
+      type: 'effect.carried',
+      actor: runnerActor(lease),
+      leaseGeneration: lease.generation,
+      payload: {
+        effectId: id,
+        idempotencyKey: input.idempotencyKey,
+        fromRunId: carried.run_id,
+        fromEffectId: carried.id,
+      },
+    });
+    return toEffect(loadEffectRow(ctx, id));
+  }
   const result = ctx
     .prep(
       `INSERT INTO effects (run_id, attempt_id, type, idempotency_key, summary, status, created_at, updated_at)

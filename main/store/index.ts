@@ -11,7 +11,17 @@ export {
   type HygieneResult,
 } from './hygiene-worker';
 export { processStartId, isProcessAlive } from './process-identity';
+export {
+  createLivenessCheck,
+  pidsTrusted,
+  UNTRUSTED_LIVENESS,
+  type LivenessCheck,
+  type MachineIdentity,
+  type ProcessProbe,
+} from './liveness';
+export { groupAlive, machineIdentity, SYSTEM_PROBE } from './process-identity';
 export { HOST_LEASE_NAME } from './leases';
+export { MAX_LEASE_MS } from './input-checks';
 export { VALID_STATUS_PAIRS } from './doctor';
 export { responseIssues } from '../../shared/answer-rules';
 export { MIGRATIONS, SUPPORTED_SCHEMA_VERSION } from './migrations';

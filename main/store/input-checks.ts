@@ -8,9 +8,15 @@ export function requireText(value: unknown, what: string): string {
   return value;
 }
 
+/** The longest lease a claim takes: a day. Longer ones only hide a dead runner for longer. */
+export const MAX_LEASE_MS = 86_400_000;
+
 export function requireLeaseMs(leaseMs: unknown): number {
-  if (typeof leaseMs !== 'number' || !Number.isInteger(leaseMs) || leaseMs <= 0) {
-    throw new RunwardenError('VALIDATION', 'leaseMs must be a positive integer (milliseconds).');
+  if (typeof leaseMs !== 'number' || !Number.isInteger(leaseMs) || leaseMs <= 0 || leaseMs > MAX_LEASE_MS) {
+    throw new RunwardenError(
+      'VALIDATION',
+      `leaseMs must be a positive integer of milliseconds, at most ${MAX_LEASE_MS} (a day).`,
+    );
   }
   return leaseMs;
 }

@@ -2,9 +2,10 @@
  * Row helpers for `leases`: taking, extending and clearing a lease, and what "live" means for one
  * (docs/ARCHITECTURE.md#leases-and-fencing). A run's lease is keyed by its run id, the host lease by its name.
  */
+import { hasLiveOwner, isOrphaned } from '../../shared/display-status';
 import type { OwnerType } from '../../shared/domain';
 import { hashToken, newToken } from './ids';
-import { TERMINAL_RUN_SQL, type LeaseRow } from './rows';
+import { TERMINAL_RUN_SQL, toLease, type LeaseRow } from './rows';
 import type { StoreContext } from './store-context';
 
 export type LeaseKey = { runId: string } | { name: string };
@@ -16,6 +17,9 @@ export interface LeaseOwner {
   pid: number | null;
   hostname: string | null;
   startId: string | null;
+  /** Where `pid` means something (docs/LIVENESS.md); unknown when null. */
+  bootId?: string | null;
+  pidNs?: string | null;
 }
 
 export interface TakenLease {
@@ -34,15 +38,22 @@ export function isLeaseLive(lease: Pick<LeaseRow, 'owner_type' | 'expires_at'>, 
   return lease.owner_type !== null && lease.expires_at !== null && lease.expires_at > now;
 }
 
-/** Live, and held by someone other than `owner` (the same owner may claim again). */
-export function isHeldByOther(
-  lease: LeaseRow,
+/**
+ * Held by someone other than `owner`, as the liveness check judges it (docs/LIVENESS.md): an owner verifiably
+ * alive holds it past its expiry, one verifiably gone does not even before it, and an orphan's command still
+ * holds it (a second copy must not start beside it).
+ */
+export function isHeldByLiveOther(
+  ctx: StoreContext,
+  row: LeaseRow,
   owner: Pick<LeaseOwner, 'ownerType' | 'ownerId'>,
   now: number,
 ): boolean {
-  return (
-    isLeaseLive(lease, now) && !(lease.owner_type === owner.ownerType && lease.owner_id === owner.ownerId)
-  );
+  if (row.owner_type === null) return false;
+  if (row.owner_type === owner.ownerType && row.owner_id === owner.ownerId) return false;
+  const lease = toLease(row);
+  const liveness = ctx.liveness.judge(lease);
+  return hasLiveOwner(lease, now, liveness) || isOrphaned(lease, liveness) || liveness.command === 'alive';
 }
 
 /**
@@ -62,7 +73,8 @@ export function takeLease(
   const row = ctx
     .prep(
       `UPDATE leases SET generation = generation + 1, owner_type = ?, owner_id = ?, token_hash = ?, owner_pid = ?,
-         owner_hostname = ?, owner_start_id = ?, acquired_at = ?, heartbeat_at = ?, expires_at = ?
+         owner_hostname = ?, owner_start_id = ?, owner_boot_id = ?, owner_pid_ns = ?, ${CLEAR_COMMAND},
+         acquired_at = ?, heartbeat_at = ?, expires_at = ?
        WHERE ${column} = ? RETURNING generation`,
     )
     .get(
@@ -72,6 +84,8 @@ export function takeLease(
       owner.pid,
       owner.hostname,
       owner.startId,
+      owner.bootId ?? null,
+      owner.pidNs ?? null,
       now,
       now,
       expiresAt,
@@ -87,27 +101,50 @@ export interface LeaseHold {
   ownerType: OwnerType;
 }
 
+/** What a renewal found before it renewed. */
+export interface RenewedLease {
+  expiresAt: number;
+  previousExpiresAt: number;
+  /** The sweeper had recorded this generation lost (by the clock). */
+  wasLost: boolean;
+  /** A host had kept it live past its expiry. */
+  wasVouched: boolean;
+}
+
 /**
- * Extends a live lease held by `hold` to `now + leaseMs`. The check is inside the UPDATE: an expired owner
- * never revives itself. Returns the new expiry, or null when the hold no longer matches.
+ * Renews the lease held by `hold` to `now + leaseMs` — even a lapsed one, as long as nobody took over (same
+ * generation and token) and its owner was not verified gone (docs/LIVENESS.md#suspend-safe-renewal). Clears
+ * the marks of a lapse: a recorded loss and a host's vouch. Null when the hold no longer matches.
  */
-export function extendLease(
+export function renewLease(
   ctx: StoreContext,
   key: LeaseKey,
   hold: LeaseHold,
   leaseMs: number,
   now: number,
-): number | null {
+): RenewedLease | null {
   const { column, value } = keyOf(key);
-  const row = ctx
+  const where = `${column} = ? AND token_hash = ? AND generation = ? AND owner_type = ?
+         AND (expires_at > ? OR owner_gone_at IS NULL)`;
+  const args = [value, hashToken(hold.token), hold.generation, hold.ownerType, now] as const;
+  const before = ctx
+    .prep(`SELECT expires_at, generation, lost_generation, vouched_at FROM leases WHERE ${where}`)
+    .get(...args) as
+    Pick<LeaseRow, 'expires_at' | 'generation' | 'lost_generation' | 'vouched_at'> | undefined;
+  if (before === undefined) return null;
+  ctx
     .prep(
-      `UPDATE leases SET heartbeat_at = ?, expires_at = ?
-       WHERE ${column} = ? AND token_hash = ? AND generation = ? AND owner_type = ? AND expires_at > ?
-       RETURNING expires_at`,
+      `UPDATE leases SET heartbeat_at = ?, expires_at = ?, vouched_at = NULL,
+         lost_generation = CASE WHEN expires_at <= ? THEN NULL ELSE lost_generation END
+       WHERE ${where}`,
     )
-    .get(now, now + leaseMs, value, hashToken(hold.token), hold.generation, hold.ownerType, now) as
-    { expires_at: number } | undefined;
-  return row === undefined ? null : row.expires_at;
+    .run(now, now + leaseMs, now, ...args);
+  return {
+    expiresAt: now + leaseMs,
+    previousExpiresAt: before.expires_at ?? now,
+    wasLost: before.lost_generation === before.generation,
+    wasVouched: (before.vouched_at ?? null) !== null,
+  };
 }
 
 /**
@@ -120,10 +157,13 @@ export function markLeaseLost(
   runId: string,
   generation: number,
   now: number,
+  opts: { verifiedGone?: boolean } = {},
 ): { owner_id: string; owner_pid: number; expires_at: number } | undefined {
+  // Verified gone (its process vanished), not just late by the clock: its lapsed lease must never renew.
+  const gone = opts.verifiedGone === true ? `, owner_gone_at = @now` : '';
   return ctx
     .prep(
-      `UPDATE leases SET expires_at = MIN(expires_at, @now), lost_generation = generation
+      `UPDATE leases SET expires_at = MIN(expires_at, @now), lost_generation = generation${gone}
        WHERE run_id = @runId AND generation = @generation AND owner_type IS NOT NULL
          AND (lost_generation IS NULL OR lost_generation != generation)
          AND EXISTS (SELECT 1 FROM runs r WHERE r.id = @runId AND r.status NOT IN ${TERMINAL_RUN_SQL})
@@ -133,8 +173,13 @@ export function markLeaseLost(
     { owner_id: string; owner_pid: number; expires_at: number } | undefined;
 }
 
+/** The liveness columns of migration 0006, cleared whenever a lease changes hands (docs/LIVENESS.md). */
+const CLEAR_COMMAND = `command_pid = NULL, command_pgid = NULL, command_start_id = NULL, vouched_at = NULL,
+         orphaned_at = NULL, owner_gone_at = NULL`;
+
 const CLEAR = `owner_type = NULL, owner_id = NULL, token_hash = NULL, owner_pid = NULL, owner_hostname = NULL,
-         owner_start_id = NULL, acquired_at = NULL, heartbeat_at = NULL, expires_at = NULL`;
+         owner_start_id = NULL, acquired_at = NULL, heartbeat_at = NULL, expires_at = NULL, owner_boot_id = NULL,
+         owner_pid_ns = NULL, ${CLEAR_COMMAND}`;
 
 /** Clears a run lease's owner (generation unchanged: the next claim bumps it). */
 export function clearLease(ctx: StoreContext, runId: string): void {

@@ -1,33 +1,99 @@
 /**
- * Lease transitions beyond the claim itself (docs/ARCHITECTURE.md#leases-and-fencing): heartbeats, the host
- * (sweeper) lease, the sweeper's verdict that a runner is lost, and the lease lists the sweeper reads.
+ * Lease transitions beyond the claim itself (docs/ARCHITECTURE.md#leases-and-fencing): heartbeats, the
+ * command a runner started, the host (sweeper) lease and its notification cursor, the sweeper's verdict that
+ * a runner is lost, and the lease lists the sweeper reads. Who is live is the liveness check's answer
+ * (docs/LIVENESS.md).
  */
 import type { Actor } from '../../shared/domain';
+import { RunwardenError } from '../../shared/errors';
+import { hashToken } from './ids';
 import { requireLeaseMs } from './input-checks';
-import { clearHeldLease, extendLease, isHeldByOther, markLeaseLost, takeLease } from './lease-rows';
+import { clearHeldLease, isHeldByLiveOther, markLeaseLost, renewLease, takeLease } from './lease-rows';
 import { TERMINAL_RUN_SQL, type LeaseRow } from './rows';
-import { actorOf, appendEvent, commitRun } from './run-state';
-import type { Claim, ClaimKey, HeartbeatAnswer, LeaseSummary, OwnerInfo } from './store-types';
+import { actorOf, appendEvent, commitRun, fence, runnerActor } from './run-state';
+import type {
+  Claim,
+  ClaimKey,
+  CommandIdentity,
+  HeartbeatAnswer,
+  LeaseSummary,
+  OwnerInfo,
+} from './store-types';
 import type { StoreContext } from './store-context';
 
 /** The host lease's claims carry this in place of a run id (run ids always start with `run_`). */
 export const HOST_LEASE_NAME = 'host';
 
 /**
- * Extends a live run lease. An expired owner never revives itself. No event and no revision bump (a
- * heartbeat changes nothing a person sees); the answer carries the cancel/pause requests.
+ * Renews the owner's run lease. Token, generation and owner type are checked inside the UPDATE. A lease that
+ * lapsed while nobody took over (same generation and token: a suspend, a clock step, a full disk) renews
+ * too — unless its owner was verified gone — and says so: `run.lease_renewed_late`
+ * (docs/LIVENESS.md#suspend-safe-renewal). No event and no revision bump otherwise; the answer carries the
+ * cancel/pause requests, or why the lease is lost.
  */
 export function heartbeat(ctx: StoreContext, claim: ClaimKey, leaseMs: number, now: number): HeartbeatAnswer {
   requireLeaseMs(leaseMs);
-  const expiresAt = extendLease(ctx, { runId: claim.runId }, claim, leaseMs, now);
   const flags = ctx
     .prep(`SELECT cancel_requested, pause_requested FROM runs WHERE id = ?`)
     .get(claim.runId) as { cancel_requested: number; pause_requested: number } | undefined;
   const cancelRequested = flags?.cancel_requested === 1;
   const pauseRequested = flags?.pause_requested === 1;
-  if (expiresAt === null) return { ok: false, cancelRequested, pauseRequested, expiresAt: null };
-  ctx.prep(`UPDATE runs SET owner_expires_at = ? WHERE id = ?`).run(expiresAt, claim.runId);
-  return { ok: true, cancelRequested, pauseRequested, expiresAt };
+  const renewed = renewLease(ctx, { runId: claim.runId }, claim, leaseMs, now);
+  if (renewed === null) {
+    return { ok: false, cancelRequested, pauseRequested, expiresAt: null, lost: lostHow(ctx, claim) };
+  }
+  const lapsedMs = Math.max(0, now - renewed.previousExpiresAt);
+  if (lapsedMs > 0 || renewed.wasLost || renewed.wasVouched) {
+    // A person may have seen it as stale: the timeline says it came back, and the views move with it.
+    commitRun(ctx, claim.runId, now, {
+      type: 'run.lease_renewed_late',
+      actor: { type: claim.ownerType, id: null, surface: 'sdk' },
+      leaseGeneration: claim.generation,
+      payload: { lapsedMs, vouched: renewed.wasVouched },
+    });
+  } else {
+    ctx.prep(`UPDATE runs SET owner_expires_at = ? WHERE id = ?`).run(renewed.expiresAt, claim.runId);
+  }
+  return {
+    ok: true,
+    cancelRequested,
+    pauseRequested,
+    expiresAt: renewed.expiresAt,
+    ...(lapsedMs > 0 && { lapsedMs }),
+  };
+}
+
+/** Why a heartbeat found no lease to renew: someone else's generation, or nobody's. */
+function lostHow(ctx: StoreContext, claim: ClaimKey): 'takenOver' | 'released' {
+  const row = ctx.prep(`SELECT generation, owner_type FROM leases WHERE run_id = ?`).get(claim.runId) as
+    { generation: number; owner_type: string | null } | undefined;
+  return row !== undefined && row.generation === claim.generation && row.owner_type === null
+    ? 'released'
+    : 'takenOver';
+}
+
+/** The runner records the command it started, so an orphan can be told and stopped (docs/LIVENESS.md#orphans). */
+export function recordCommand(
+  ctx: StoreContext,
+  claim: ClaimKey,
+  command: CommandIdentity,
+  now: number,
+): void {
+  for (const value of [command.pid, command.pgid ?? 1]) {
+    if (!Number.isInteger(value) || value <= 0) {
+      throw new RunwardenError('VALIDATION', 'command pid and pgid must be positive integers.');
+    }
+  }
+  const lease = fence(ctx, claim, now);
+  ctx
+    .prep(`UPDATE leases SET command_pid = ?, command_pgid = ?, command_start_id = ? WHERE run_id = ?`)
+    .run(command.pid, command.pgid, command.startId, claim.runId);
+  commitRun(ctx, claim.runId, now, {
+    type: 'run.command_started',
+    actor: runnerActor(lease),
+    leaseGeneration: lease.generation,
+    payload: { pid: command.pid, pgid: command.pgid },
+  });
 }
 
 const HOST = { name: HOST_LEASE_NAME };
@@ -36,13 +102,17 @@ function hostLease(ctx: StoreContext): LeaseRow {
   return ctx.prep(`SELECT * FROM leases WHERE name = ?`).get(HOST_LEASE_NAME) as LeaseRow;
 }
 
-/** Only one sweeper acts at a time. Null when another host holds a live lease. */
+/**
+ * Only one sweeper acts at a time. Null when another host holds a live lease — judged by the one liveness
+ * check: a holder verifiably gone from this machine is not live whatever its expiry says (a backward clock
+ * step), and one verifiably alive is live even past it (docs/LIVENESS.md).
+ */
 export function claimHostLease(
   ctx: StoreContext,
   owner: OwnerInfo & { leaseMs: number },
   now: number,
 ): Claim | null {
-  if (isHeldByOther(hostLease(ctx), owner, now)) return null;
+  if (isHeldByLiveOther(ctx, hostLease(ctx), owner, now)) return null;
   const taken = takeLease(ctx, HOST, { ...owner, startId: owner.startId ?? null }, owner.leaseMs, now);
   appendEvent(ctx, now, null, null, {
     type: 'host.claimed',
@@ -60,8 +130,37 @@ export function claimHostLease(
   };
 }
 
+/** Renews the host lease; like a run's, a lapsed one renews while nobody took it over (a suspended app). */
 export function renewHostLease(ctx: StoreContext, claim: ClaimKey, leaseMs: number, now: number): boolean {
-  return extendLease(ctx, HOST, claim, leaseMs, now) !== null;
+  return renewLease(ctx, HOST, claim, leaseMs, now) !== null;
+}
+
+/**
+ * The durable notification cursor (docs/LIVENESS.md#notifications): the last event sequence the acting host
+ * notified. Null on a store no host has notified from yet.
+ */
+export function notifiedSeq(ctx: StoreContext): number | null {
+  return hostLease(ctx).notified_seq ?? null;
+}
+
+/**
+ * Moves the cursor from `from` to `to`, only for the current host-lease holder and only if nobody moved it
+ * since (compare-and-set): of two hosts racing over a takeover, exactly one notifies each event.
+ */
+export function advanceNotifiedSeq(
+  ctx: StoreContext,
+  claim: ClaimKey,
+  from: number | null,
+  to: number,
+): boolean {
+  return (
+    ctx
+      .prep(
+        `UPDATE leases SET notified_seq = ?
+         WHERE name = ? AND token_hash = ? AND generation = ? AND notified_seq IS ?`,
+      )
+      .run(to, HOST_LEASE_NAME, hashToken(claim.token), claim.generation, from).changes === 1
+  );
 }
 
 export function releaseHostLease(ctx: StoreContext, claim: ClaimKey): boolean {
@@ -76,6 +175,12 @@ interface LeaseSummaryRow {
   owner_start_id: string | null;
   expires_at: number;
   generation: number;
+  owner_boot_id: string | null;
+  owner_pid_ns: string | null;
+  command_pid: number | null;
+  command_pgid: number | null;
+  command_start_id: string | null;
+  orphaned_at: number | null;
 }
 
 function toSummary(row: LeaseSummaryRow): LeaseSummary {
@@ -87,10 +192,31 @@ function toSummary(row: LeaseSummaryRow): LeaseSummary {
     ownerStartId: row.owner_start_id,
     expiresAt: row.expires_at,
     generation: row.generation,
+    ownerBootId: row.owner_boot_id,
+    ownerPidNs: row.owner_pid_ns,
+    commandPid: row.command_pid,
+    commandPgid: row.command_pgid,
+    commandStartId: row.command_start_id,
+    orphanedAt: row.orphaned_at,
   };
 }
 
-const LEASE_SUMMARY = `l.run_id, l.owner_id, l.owner_pid, l.owner_hostname, l.owner_start_id, l.expires_at, l.generation`;
+const SUMMARY_COLUMNS = [
+  'run_id',
+  'owner_id',
+  'owner_pid',
+  'owner_hostname',
+  'owner_start_id',
+  'expires_at',
+  'generation',
+  'owner_boot_id',
+  'owner_pid_ns',
+  'command_pid',
+  'command_pgid',
+  'command_start_id',
+  'orphaned_at',
+];
+const LEASE_SUMMARY = SUMMARY_COLUMNS.map((c) => `l.${c}`).join(', ');
 
 /** Expired, not yet recorded as lost: what the sweeper has to notice (cheap when nothing is new). */
 export const EXPIRED_LEASES_SQL = `SELECT ${LEASE_SUMMARY}
@@ -140,7 +266,7 @@ export function listLiveLeasesOnHost(
   return (
     ctx
       .prep(
-        `SELECT run_id, owner_id, owner_pid, owner_hostname, owner_start_id, expires_at, generation
+        `SELECT ${SUMMARY_COLUMNS.join(', ')}
          FROM leases
          WHERE owner_type IS NOT NULL AND run_id IS NOT NULL AND owner_hostname = ? AND expires_at > ?
          ORDER BY expires_at LIMIT ?`,
@@ -150,8 +276,9 @@ export function listLiveLeasesOnHost(
 }
 
 /**
- * The sweeper's verdict that a runner is gone (docs/ARCHITECTURE.md#sweeper): expires the lease now if the generation
- * still matches, and records `run.runner_lost` once per generation. True when it wrote.
+ * The sweeper's verdict that a runner is verifiably gone (docs/ARCHITECTURE.md#sweeper): expires the lease
+ * now if the generation still matches, and records `run.runner_lost` once per generation. Verified gone,
+ * not just late: its lapsed lease never renews (docs/LIVENESS.md#suspend-safe-renewal). True when it wrote.
  */
 export function markRunnerLost(
   ctx: StoreContext,
@@ -163,7 +290,7 @@ export function markRunnerLost(
 ): boolean {
   const before = ctx.prep(`SELECT expires_at FROM leases WHERE run_id = ?`).get(runId) as
     Pick<LeaseRow, 'expires_at'> | undefined;
-  const lost = markLeaseLost(ctx, runId, generation, now);
+  const lost = markLeaseLost(ctx, runId, generation, now, { verifiedGone: true });
   if (lost === undefined) return false;
   const expiredEarly = (before?.expires_at ?? now) > now;
   commitRun(ctx, runId, now, {

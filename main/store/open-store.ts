@@ -12,6 +12,8 @@ import { DEFAULT_DISPLAY_OPTIONS, type DisplayOptions } from '../../shared/displ
 import { RunwardenError } from '../../shared/errors';
 import { MIGRATIONS, SUPPORTED_SCHEMA_VERSION, type Migration } from './migrations';
 import { RunStore, type StoreMode, type StoreModeReasonCode } from './run-store';
+import { createLivenessCheck, type LivenessCheck } from './liveness';
+import { machineIdentity, SYSTEM_PROBE } from './process-identity';
 import { createContext, sqliteCode, type Clock, type StoreIdentity } from './store-context';
 
 /**
@@ -39,6 +41,8 @@ export interface OpenStoreOptions {
   identity?: StoreIdentity;
   /** How long a control claim is taken for (default CONTROL_LEASE_MS). */
   controlLeaseMs?: number;
+  /** The liveness check (default: this machine's, by /proc; docs/LIVENESS.md). */
+  liveness?: LivenessCheck;
   /** Writability check (default fs.accessSync); injectable because tests run as root, who may write anything. */
   access?: (target: string, mode: number) => void;
 }
@@ -368,6 +372,7 @@ export function openStore(storePath: string, opts: OpenStoreOptions = {}): RunSt
       busyRetries: opts.busyRetries,
       identity: opts.identity ?? { pid: process.pid, hostname: os.hostname() },
       controlLeaseMs: opts.controlLeaseMs,
+      liveness: opts.liveness ?? createLivenessCheck(machineIdentity(), SYSTEM_PROBE),
     },
   );
   return new RunStore(ctx, {

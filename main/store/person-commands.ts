@@ -33,6 +33,7 @@ import {
   loadLeaseRow,
   loadQueueRow,
   loadRunRow,
+  loadSnapshot,
   refuseLiveOwner,
   refuseTerminal,
   type EventActor,
@@ -60,7 +61,15 @@ export function cancelRun(ctx: StoreContext, runId: string, input: CancelInput, 
   const control = takeLease(
     ctx,
     { runId },
-    { ownerType: 'control', ownerId: input.actor.id, startId: null, ...ctx.identity },
+    // No pid of ours to judge: a control claim is taken and released in this one transaction.
+    {
+      ownerType: 'control',
+      ownerId: input.actor.id,
+      startId: null,
+      bootId: null,
+      pidNs: null,
+      ...ctx.identity,
+    },
     ctx.controlLeaseMs,
     now,
   );
@@ -80,8 +89,9 @@ export function previewCancel(
   now: number,
 ): { liveOwner: boolean; cascade: CancelCascade } {
   loadRunRow(ctx, runId);
+  const lease = toLease(loadLeaseRow(ctx, runId));
   return {
-    liveOwner: hasLiveOwner(toLease(loadLeaseRow(ctx, runId)), now),
+    liveOwner: hasLiveOwner(lease, now, ctx.liveness.judge(lease)),
     cascade: cascadePreview(ctx, runId),
   };
 }
@@ -99,8 +109,14 @@ function requestFlag(
   refuseTerminal(ctx, row, flag === 'cancel_requested' ? 'request cancellation of' : 'request a pause of');
   if (flag === 'pause_requested' && row.paused === 1)
     throw conflict(ctx, runId, `Run ${runId} is already paused.`);
+  const lease = toLease(loadLeaseRow(ctx, runId));
+  // Nobody holds it, so nobody would read the flag before starting it: a request to cancel cancels
+  // (docs/LIVENESS.md#requests-and-claims).
+  if (flag === 'cancel_requested' && lease.ownerType === null) {
+    return cancelRun(ctx, runId, { reason: input.reason, actor: input.actor }, now).run;
+  }
   setRequestFlag(ctx, runId, flag);
-  const live = hasLiveOwner(toLease(loadLeaseRow(ctx, runId)), now);
+  const live = hasLiveOwner(lease, now, ctx.liveness.judge(lease));
   commitRun(ctx, runId, now, {
     type: flag === 'cancel_requested' ? 'run.cancel_requested' : 'run.pause_requested',
     actor: actorOf(input.actor),
@@ -109,7 +125,10 @@ function requestFlag(
   return toRun(loadRunRow(ctx, runId));
 }
 
-/** Asks the live runner to cancel: the flag rides on its next heartbeat answer. */
+/**
+ * Asks the live runner to cancel: the flag rides on its next heartbeat answer. On a run nobody holds it
+ * cancels at once.
+ */
 export function requestCancel(ctx: StoreContext, runId: string, input: PersonCommand, now: number): Run {
   return requestFlag(ctx, runId, 'cancel_requested', input, now);
 }
@@ -202,6 +221,26 @@ export function resumeRun(ctx: StoreContext, runId: string, input: ResumeInput, 
   return toRun(loadRunRow(ctx, runId));
 }
 
+/**
+ * A retry could apply again an effect whose outcome nobody knows: refused, naming the effect, until a person
+ * resolves each one (docs/LIVENESS.md#unknown-outcomes).
+ */
+export function refuseUnresolved(ctx: StoreContext, runId: string, what: string): void {
+  const unresolved = ctx
+    .prep(
+      `SELECT type, idempotency_key, summary FROM effects WHERE run_id = ? AND status = 'ambiguous' ORDER BY id`,
+    )
+    .all(runId) as Array<{ type: string; idempotency_key: string; summary: string }>;
+  const first = unresolved[0];
+  if (first === undefined) return;
+  const more = unresolved.length > 1 ? ` (and ${unresolved.length - 1} more)` : '';
+  throw new RunwardenError(
+    'CONFLICT',
+    `Cannot ${what} run ${runId}: nobody knows whether its ${first.type} "${first.summary}" (${first.idempotency_key}) happened${more}. Resolve it first: a ${what} could do it again.`,
+    { recovery: { kind: 'resolveEffects', runId }, fresh: loadSnapshot(ctx, runId) },
+  );
+}
+
 /** A new run with lineage retry: same project, workflow, title, input and command. */
 export function retryRun(
   ctx: StoreContext,
@@ -214,6 +253,7 @@ export function retryRun(
   if (!isTerminal(row)) {
     throw conflict(ctx, runId, `Run ${runId} is ${row.status}; only a finished run can be retried.`);
   }
+  refuseUnresolved(ctx, runId, 'retry');
   const old = toRun(row);
   const actor: EventActor = actorOf(input.actor);
   const id = insertRun(

@@ -1,5 +1,7 @@
 /** Process start identity, so a reused pid is not mistaken for a live runner (docs/ARCHITECTURE.md#liveness). */
 import fs from 'node:fs';
+import { hostname as osHostname } from 'node:os';
+import type { MachineIdentity, ProcessProbe } from './liveness';
 
 /**
  * Linux: field 22 (starttime, clock ticks since boot) of /proc/<pid>/stat. Other platforms, or a pid
@@ -49,3 +51,94 @@ export function isProcessAlive(
   const current = (deps.startIdOf ?? processStartId)(pid);
   return current === null || current === startId;
 }
+
+export function readBootId(platform: NodeJS.Platform = process.platform): string | null {
+  if (platform !== 'linux') return null;
+  try {
+    const id = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    return id === '' ? null : id;
+  } catch {
+    return null;
+  }
+}
+
+export function readPidNamespace(platform: NodeJS.Platform = process.platform): string | null {
+  if (platform !== 'linux') return null;
+  try {
+    return fs.readlinkSync('/proc/self/ns/pid');
+  } catch {
+    return null;
+  }
+}
+
+let cached: MachineIdentity | null = null;
+
+/** This process's machine identity (read once: none of it changes while a process lives). */
+export function machineIdentity(): MachineIdentity {
+  cached ??= { hostname: osHostname(), bootId: readBootId(), pidNs: readPidNamespace() };
+  return cached;
+}
+
+/**
+ * kill(-pgid, 0) answers for the whole group. While any member lives the kernel does not hand the pgid out
+ * as a new pid, so a live group is the recorded one — unless the leader's pid now belongs to a different
+ * process (the group ended and the number was reused): then its start identity differs.
+ */
+export function groupAlive(pgid: number, leaderStartId: string | null): boolean {
+  if (!Number.isInteger(pgid) || pgid <= 1) return false;
+  try {
+    process.kill(-pgid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  if (leaderStartId !== null) {
+    const leader = processStartId(pgid);
+    if (leader !== null && leader !== leaderStartId) return false;
+  }
+  return livingMembers(pgid) !== 0;
+}
+
+/**
+ * Linux: members of the group that are not zombies (a killed process whose parent has not reaped it still
+ * answers kill(0)). -1 when /proc cannot be read: then kill's answer stands.
+ */
+export function livingMembers(pgid: number, platform: NodeJS.Platform = process.platform): number {
+  if (platform !== 'linux') return -1;
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return -1;
+  }
+  let living = 0;
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // After the parenthesised command: state, ppid, pgrp.
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(pgrp) === pgid && state !== 'Z') living += 1;
+  }
+  return living;
+}
+
+/** Linux: the process has exited and waits to be reaped (it still answers kill(0)). */
+export function isZombie(pid: number, platform: NodeJS.Platform = process.platform): boolean {
+  if (platform !== 'linux') return false;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return false;
+  }
+}
+
+/** The probe the store's liveness check uses on this machine. */
+export const SYSTEM_PROBE: ProcessProbe = {
+  processAlive: (pid, startId) => isProcessAlive(pid, startId) && !isZombie(pid),
+  groupAlive,
+};

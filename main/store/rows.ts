@@ -163,6 +163,16 @@ export interface LeaseRow {
   heartbeat_at: number | null;
   expires_at: number | null;
   lost_generation: number | null;
+  /** Added by migration 0006 (optional: rows built by hand may leave them out). */
+  owner_boot_id?: string | null;
+  owner_pid_ns?: string | null;
+  command_pid?: number | null;
+  command_pgid?: number | null;
+  command_start_id?: string | null;
+  vouched_at?: number | null;
+  orphaned_at?: number | null;
+  owner_gone_at?: number | null;
+  notified_seq?: number | null;
 }
 
 export function toLease(row: LeaseRow): Lease {
@@ -178,6 +188,13 @@ export function toLease(row: LeaseRow): Lease {
     acquiredAt: row.acquired_at,
     heartbeatAt: row.heartbeat_at,
     expiresAt: row.expires_at,
+    ownerBootId: row.owner_boot_id ?? null,
+    ownerPidNs: row.owner_pid_ns ?? null,
+    commandPid: row.command_pid ?? null,
+    commandPgid: row.command_pgid ?? null,
+    commandStartId: row.command_start_id ?? null,
+    vouchedAt: row.vouched_at ?? null,
+    orphanedAt: row.orphaned_at ?? null,
   };
 }
 

@@ -29,6 +29,17 @@ function statusCounts(ctx: StoreContext, now: number): Array<{ pid: number; ds: 
     if (row.ds === 'stale') continue;
     out.push({ pid: row.pid, ds: row.ds, n: -row.n }, { pid: row.pid, ds: 'stale', n: row.n });
   }
+  // Orphans are counted under 'stale' by the triggers (docs/LIVENESS.md#orphans); few rows, read through
+  // leases_orphaned.
+  const orphans = ctx
+    .prep(
+      `SELECT r.project_id AS pid, count(*) AS n FROM leases l JOIN runs r ON r.id = l.run_id
+       WHERE l.orphaned_at IS NOT NULL AND r.display_base = 'stale' GROUP BY r.project_id`,
+    )
+    .all() as Array<{ pid: number; n: number }>;
+  for (const row of orphans) {
+    out.push({ pid: row.pid, ds: 'stale', n: -row.n }, { pid: row.pid, ds: 'orphaned', n: row.n });
+  }
   return out;
 }
 

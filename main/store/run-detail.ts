@@ -3,7 +3,7 @@ import { displayStatus } from '../../shared/display-status';
 import { listAttempts } from './attempt-rows';
 import { runEvents } from './events';
 import { toSubmission, type SubmissionRow } from './rows';
-import { loadRunRow, loadSnapshot } from './run-state';
+import { loadRunRow, loadSnapshot, ownerLiveness } from './run-state';
 import type { RunDetail } from './store-types';
 import type { StoreContext } from './store-context';
 
@@ -26,7 +26,7 @@ export function getRunDetail(
   ).map(toSubmission);
   return {
     snapshot,
-    display: displayStatus(snapshot, now, ctx.displayOptions),
+    display: displayStatus(snapshot, now, ctx.displayOptions, ownerLiveness(ctx, snapshot)),
     attempts: listAttempts(ctx, runId),
     submissions,
     events: page,

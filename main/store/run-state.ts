@@ -5,7 +5,14 @@
  * transaction.
  */
 import type { Actor, ActorType, EventType, OwnerType, RunSnapshot, Surface } from '../../shared/domain';
-import { displayStatus, hasLiveOwner, isTerminal } from '../../shared/display-status';
+import {
+  displayStatus,
+  hasLiveOwner,
+  isOrphaned,
+  isTerminal,
+  type OwnerLiveness,
+} from '../../shared/display-status';
+import { UNKNOWN_LIVENESS } from './liveness';
 import { RunwardenError } from '../../shared/errors';
 import { hashToken } from './ids';
 import {
@@ -227,9 +234,13 @@ export function viewColumnsOf(
   const lease = snapshot.lease;
   const owned = lease !== null && lease.ownerType !== null;
   return {
-    display_base: base.status,
+    // The column's CHECK (migration 0001) predates `orphaned`: an orphan is stored as stale and told apart
+    // by leases.orphaned_at (run-queries.ts, ORPHANED_SQL), with no expiry so the clock cannot move it.
+    display_base: base.status === 'orphaned' ? 'stale' : base.status,
     needs_you_static: base.needsYou ? 1 : 0,
-    owner_expires_at: !isTerminal(row) && owned ? (lease.expiresAt ?? null) : null,
+    // An orphan's state does not move with the clock: only a liveness verdict ends it.
+    owner_expires_at:
+      !isTerminal(row) && owned && base.status !== 'orphaned' ? (lease.expiresAt ?? null) : null,
     unattended_since: base.status === 'queued' && !owned ? snapshot.queue.availableAt : null,
     open_interactions: snapshot.interactions.length,
     ambiguous_effects: snapshot.effects.length,
@@ -306,6 +317,16 @@ export function runnerActor(lease: LeaseRow): EventActor {
   return { type: lease.owner_type ?? 'runner', id: lease.owner_id, surface: 'sdk' };
 }
 
+/**
+ * The liveness check's verdict on a run still owned (docs/LIVENESS.md), for the reducer: a finished or
+ * ownerless run has nothing to judge, so a page of finished runs costs no /proc reads.
+ */
+export function ownerLiveness(ctx: StoreContext, snapshot: RunSnapshot): OwnerLiveness {
+  const lease = snapshot.lease;
+  if (lease === null || lease.ownerType === null || isTerminal(snapshot.run)) return UNKNOWN_LIVENESS;
+  return ctx.liveness.judge(lease);
+}
+
 /** Compare-and-set for a person's command: refused with the fresh snapshot when the run moved. */
 export function checkRevision(ctx: StoreContext, row: RunRow, expectedRevision: number | undefined): void {
   if (expectedRevision !== undefined && row.revision !== expectedRevision) {
@@ -317,14 +338,31 @@ export function checkRevision(ctx: StoreContext, row: RunRow, expectedRevision: 
   }
 }
 
-/** A live run is never touched by a person, only asked (docs/ARCHITECTURE.md#leases-and-fencing). */
+/**
+ * A live run is never touched by a person, only asked (docs/ARCHITECTURE.md#leases-and-fencing) — live as the
+ * liveness check judges it (docs/LIVENESS.md): a verifiably alive owner whatever the clock says. Nor is a run
+ * whose command still runs without its supervisor (an orphan): its command must be stopped first.
+ */
 export function refuseLiveOwner(ctx: StoreContext, row: RunRow, now: number, what: string): void {
   const lease = toLease(loadLeaseRow(ctx, row.id));
-  if (hasLiveOwner(lease, now)) {
+  const liveness = ctx.liveness.judge(lease);
+  if (hasLiveOwner(lease, now, liveness)) {
+    const late =
+      lease.expiresAt !== null && lease.expiresAt <= now
+        ? ' (its heartbeat is late, but its process is alive)'
+        : '';
     throw new RunwardenError(
       'LIVE_OWNER',
-      `Cannot ${what} run ${row.id}: ${lease.ownerType} ${lease.ownerId ?? ''} holds a live lease. Request cancellation instead.`,
+      `Cannot ${what} run ${row.id}: ${lease.ownerType} ${lease.ownerId ?? ''} holds a live lease${late}. Request cancellation instead.`,
       { recovery: { kind: 'requestCancel', runId: row.id }, fresh: loadSnapshot(ctx, row.id) },
+    );
+  }
+  if (isOrphaned(lease, liveness) || (liveness.supervisor !== 'alive' && liveness.command === 'alive')) {
+    const group = lease.commandPgid ?? lease.commandPid;
+    throw new RunwardenError(
+      'LIVE_OWNER',
+      `Cannot ${what} run ${row.id}: its runner is gone but its command${group === null || group === undefined ? '' : ` (process group ${group})`} still runs. Stop the command first; it would otherwise keep running unseen.`,
+      { recovery: { kind: 'stopCommand', runId: row.id }, fresh: loadSnapshot(ctx, row.id) },
     );
   }
 }

@@ -28,6 +28,9 @@ import * as leases from './leases';
 import * as maintenance from './maintenance';
 import { SUPPORTED_SCHEMA_VERSION } from './migrations';
 import * as notifications from './notifications';
+import * as orphans from './orphans';
+import type { LivenessCheck } from './liveness';
+import type { OwnerLiveness } from '../../shared/display-status';
 import * as person from './person-commands';
 import { attentionSummary, listProjects } from './run-counts';
 import { getRunDetail, projectPathOfRun } from './run-detail';
@@ -48,6 +51,7 @@ import type {
   ClaimNextOptions,
   ClaimResult,
   ClaimRunOptions,
+  CommandIdentity,
   DoctorReport,
   HeartbeatAnswer,
   LeaseSummary,
@@ -124,6 +128,17 @@ export class RunStore {
     return this.#write((ctx, now) => reserveRun(ctx, input, actor, now));
   }
 
+  /**
+   * Reserves a run and claims it in one transaction (`runwarden exec`): either both happen, or neither, so a
+   * failed claim never leaves a queued run carrying the command for a worker to pick up.
+   */
+  reserveAndClaim(input: ReserveRunInput, actor: Actor, owner: ClaimRunOptions): ClaimResult {
+    return this.#write((ctx, now) => {
+      const run = reserveRun(ctx, input, actor, now);
+      return runner.claimRun(ctx, run.id, owner, now);
+    });
+  }
+
   claimRun(runId: string, owner: ClaimRunOptions): ClaimResult {
     return this.#write((ctx, now) => runner.claimRun(ctx, runId, owner, now));
   }
@@ -134,6 +149,11 @@ export class RunStore {
 
   heartbeat(claim: ClaimKey, leaseMs: number): HeartbeatAnswer {
     return this.#write((ctx, now) => leases.heartbeat(ctx, claim, leaseMs, now));
+  }
+
+  /** The runner started the run's command: its pid, group and start identity (docs/LIVENESS.md#orphans). */
+  recordCommand(claim: ClaimKey, command: CommandIdentity): void {
+    this.#write((ctx, now) => leases.recordCommand(ctx, claim, command, now));
   }
 
   markRunning(claim: ClaimKey): Run {
@@ -265,6 +285,23 @@ export class RunStore {
     return this.#write((ctx, now) => person.presentInteraction(ctx, interactionId, presenterId, ttlMs, now));
   }
 
+  /** *Stop the command*, first half: checks the run is an orphan here and records the request (orphans.ts). */
+  beginStopCommand(
+    runId: string,
+    input: orphans.StopCommandInput,
+  ): ReturnType<typeof orphans.beginStopCommand> {
+    return this.#write((ctx, now) => orphans.beginStopCommand(ctx, runId, input, now));
+  }
+
+  /** *Stop the command*, second half: records what the signals achieved. */
+  finishStopCommand(
+    runId: string,
+    generation: number,
+    outcome: { gone: boolean; signals: string[]; reason: string; actor: Actor },
+  ): void {
+    this.#write((ctx, now) => orphans.finishStopCommand(ctx, runId, generation, outcome, now));
+  }
+
   retryRun(runId: string, input: { expectedRevision?: number; actor: Actor }): Run {
     return this.#write((ctx, now) => person.retryRun(ctx, runId, input, now));
   }
@@ -281,6 +318,43 @@ export class RunStore {
 
   releaseHostLease(claim: ClaimKey): boolean {
     return this.#write((ctx) => leases.releaseHostLease(ctx, claim));
+  }
+
+  /** The one liveness check (docs/LIVENESS.md), as this store's transitions use it. */
+  get liveness(): LivenessCheck {
+    return this.#ctx.liveness;
+  }
+
+  /** Supervisor and command verdicts for a lease. */
+  judgeOwner(lease: Parameters<LivenessCheck['judge']>[0]): OwnerLiveness {
+    return this.#ctx.liveness.judge(lease);
+  }
+
+  /** Keeps owners verified alive past their lease live for `forMs` more (orphans.ts). */
+  vouchForOwners(owners: ReadonlyArray<{ runId: string; generation: number }>, forMs: number): number {
+    return this.#write((ctx, now) => orphans.vouchForOwners(ctx, owners, forMs, now));
+  }
+
+  markOrphaned(runId: string, generation: number, actor: Actor): boolean {
+    return this.#write((ctx, now) => orphans.markOrphaned(ctx, runId, generation, actor, now));
+  }
+
+  markCommandGone(runId: string, generation: number, actor: Actor): boolean {
+    return this.#write((ctx, now) => orphans.markCommandGone(ctx, runId, generation, actor, now));
+  }
+
+  listOrphans(limit: number): ReturnType<typeof orphans.listOrphans> {
+    return this.#read((ctx) => orphans.listOrphans(ctx, limit));
+  }
+
+  /** The last event the acting host notified (the durable notification cursor); null before any. */
+  notifiedSeq(): number | null {
+    return this.#read((ctx) => leases.notifiedSeq(ctx));
+  }
+
+  /** Compare-and-set of the notification cursor by the host-lease holder; false when it lost the race. */
+  advanceNotifiedSeq(claim: ClaimKey, from: number | null, to: number): boolean {
+    return this.#write((ctx) => leases.advanceNotifiedSeq(ctx, claim, from, to));
   }
 
   listExpiredLeases(q: { graceMs: number; limit: number }): LeaseSummary[] {

@@ -12,7 +12,7 @@ import { RunwardenError } from '../../shared/errors';
 import { VIEW_STATUSES } from '../../shared/views';
 import { filterPath, findProjectByPath } from './projects';
 import { RUN_COLUMNS, RUN_FROM, RUN_FROM_SEARCH_WALK, type RunRow } from './rows';
-import { loadDisplaySnapshots } from './run-state';
+import { loadDisplaySnapshots, ownerLiveness } from './run-state';
 import {
   ftsPhrase,
   SEARCH_CANDIDATES_SQL,
@@ -26,6 +26,10 @@ import type { StoreContext } from './store-context';
 
 const TERMINAL_VIEWS = new Set<string>(TERMINAL_RUN_STATUSES);
 const NOT_EXPIRED = `(r.owner_expires_at IS NULL OR r.owner_expires_at > @now)`;
+
+/** An orphan (docs/LIVENESS.md#orphans): stored with display_base 'stale', marked on its lease. */
+export const ORPHANED_SQL = `(r.display_base = 'stale'
+  AND EXISTS (SELECT 1 FROM leases l WHERE l.run_id = r.id AND l.orphaned_at IS NOT NULL))`;
 
 /** SQL for "needs you" (docs/ARCHITECTURE.md#run-model-and-state-machine), with @now and @unattendedBefore. */
 export const NEEDS_YOU_SQL = `((r.needs_you_static = 1 AND ${NOT_EXPIRED}) OR r.owner_expires_at <= @now
@@ -50,6 +54,7 @@ export function viewCondition(view: ListView): string {
   if (view === 'all') return '1';
   if (view === 'needs-you') return NEEDS_YOU_SQL;
   if (view === 'stale') return `(r.display_base = 'stale' OR r.owner_expires_at <= @now)`;
+  if (view === 'orphaned') return ORPHANED_SQL;
   const statuses = viewStatuses(view);
   const list = statuses.map((status) => `'${status}'`).join(', ');
   if (statuses.every((status) => TERMINAL_VIEWS.has(status))) return `r.display_base IN (${list})`;
@@ -203,7 +208,7 @@ export function listRuns(ctx: StoreContext, q: ListRunsQuery, now: number): RunL
         run: snapshot.run,
         queue: snapshot.queue,
         lease: snapshot.lease,
-        display: displayStatus(snapshot, now, ctx.displayOptions),
+        display: displayStatus(snapshot, now, ctx.displayOptions, ownerLiveness(ctx, snapshot)),
         openInteractions: row.open_interactions,
         ambiguousEffects: row.ambiguous_effects,
       };

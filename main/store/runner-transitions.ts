@@ -20,7 +20,7 @@ import { markApplyingAmbiguous } from './effect-rows';
 import { newInteractionId } from './ids';
 import { requireLeaseMs, requireReason, requireText } from './input-checks';
 import { cancelledQuestionsPayload, cancelOpenInteractions, loadInteractionRow } from './interaction-rows';
-import { clearLease, isHeldByOther, takeLease } from './lease-rows';
+import { clearLease, isHeldByLiveOther, takeLease } from './lease-rows';
 import { filterPath } from './projects';
 import { setQueueEntry } from './queue-rows';
 import { toInteraction, toJson, toRun } from './rows';
@@ -59,6 +59,10 @@ function refuseRunnerClaim(ctx: StoreContext, runId: string): void {
     );
   }
   if (row.paused === 1) throw conflict(ctx, runId, `Run ${runId} is paused; resume it first.`);
+  // A person asked for it to stop: no runner starts it (again) (docs/LIVENESS.md#requests-and-claims).
+  if (row.cancel_requested === 1) {
+    throw conflict(ctx, runId, `Run ${runId} has a cancel request; it is not started again.`);
+  }
   // Only a person's resume lets these run again (with "anyway", or after resolving every effect).
   if (queue.status === 'parked' && queue.error_code === 'sourceChanged') {
     throw new RunwardenError(
@@ -96,7 +100,7 @@ export function claimRun(
     throw conflict(ctx, runId, `Run ${runId} has a finished queue entry (${queue.status}).`);
   }
   const lease = loadLeaseRow(ctx, runId);
-  if (isHeldByOther(lease, options, now)) {
+  if (isHeldByLiveOther(ctx, lease, options, now)) {
     throw new RunwardenError(
       'LIVE_OWNER',
       `Run ${runId} is held by ${lease.owner_type} ${lease.owner_id} until ${new Date(lease.expires_at ?? 0).toISOString()}.`,
@@ -115,6 +119,8 @@ export function claimRun(
       pid: options.pid,
       hostname: requireText(options.hostname, 'hostname'),
       startId: options.startId ?? null,
+      bootId: options.bootId ?? null,
+      pidNs: options.pidNs ?? null,
     },
     leaseMs,
     now,
@@ -147,13 +153,16 @@ export function claimRun(
   };
 }
 
-/** Oldest claimable first; skips paused runs, runs parked for a person, open questions, held leases. */
+/**
+ * Oldest claimable first; skips paused runs, runs parked for a person, runs with a cancel request, open
+ * questions, held leases.
+ */
 export const CLAIM_NEXT_SQL = `SELECT q.run_id AS id FROM queue_entries q
          JOIN runs r ON r.id = q.run_id
          JOIN leases l ON l.run_id = q.run_id
        WHERE q.status IN ('queued', 'parked') AND q.available_at <= @now
          AND (q.status = 'queued' OR q.error_code IN ('runnerExited', 'interactionExpired'))
-         AND r.paused = 0 AND r.open_interactions = 0 AND l.owner_type IS NULL
+         AND r.paused = 0 AND r.cancel_requested = 0 AND r.open_interactions = 0 AND l.owner_type IS NULL
          AND (@projects IS NULL OR r.project_id IN
                (SELECT id FROM projects WHERE canonical_path IN (SELECT value FROM json_each(@projects))))
          AND (@exclude IS NULL OR r.id NOT IN (SELECT value FROM json_each(@exclude)))

@@ -5,6 +5,7 @@
 import type Database from 'better-sqlite3';
 import { RunwardenError, isRunwardenError } from '../../shared/errors';
 import type { DisplayOptions } from '../../shared/display-status';
+import { UNTRUSTED_LIVENESS, type LivenessCheck } from './liveness';
 
 /** Epoch milliseconds. Injected so tests never sleep and `now` is always the store's, never a caller's. */
 export type Clock = () => number;
@@ -28,6 +29,8 @@ export interface StoreContext {
   readonly db: Database.Database;
   readonly clock: Clock;
   readonly displayOptions: DisplayOptions;
+  /** The one liveness check (docs/LIVENESS.md); injectable so tests can stand in for another machine. */
+  readonly liveness: LivenessCheck;
   readonly readOnlyReason: string | null;
   /** Extra tries of a write still busy after busy_timeout. */
   readonly busyRetries: number;
@@ -46,13 +49,19 @@ export function createContext(
   clock: Clock,
   displayOptions: DisplayOptions,
   readOnlyReason: string | null,
-  more: { busyRetries?: number; identity?: StoreIdentity; controlLeaseMs?: number } = {},
+  more: {
+    busyRetries?: number;
+    identity?: StoreIdentity;
+    controlLeaseMs?: number;
+    liveness?: LivenessCheck;
+  } = {},
 ): StoreContext {
   const cache = new Map<string, Statement>();
   return {
     db,
     clock,
     displayOptions,
+    liveness: more.liveness ?? UNTRUSTED_LIVENESS,
     readOnlyReason,
     busyRetries: more.busyRetries ?? BUSY_RETRIES,
     identity: more.identity ?? { pid: null, hostname: null },
@@ -133,7 +142,17 @@ export function mapStoreError(error: unknown): RunwardenError {
     return new RunwardenError('STORE_CORRUPT', `The store file is damaged (${code}): ${detail}`);
   }
   if (code.startsWith('SQLITE_READONLY')) {
-    return new RunwardenError('READ_ONLY', `The store cannot be written (${code}): ${detail}`);
+    return new RunwardenError(
+      'READ_ONLY',
+      `The store cannot be written: its file or folder is read-only (${code}). Nothing was changed.`,
+    );
+  }
+  // SQLITE_IOERR_WRITE / _FSYNC / _TRUNCATE are what ENOSPC becomes on some file systems.
+  if (code === 'SQLITE_FULL' || /ENOSPC|No space left/i.test(detail)) {
+    return new RunwardenError(
+      'DISK_FULL',
+      'The disk holding the store is full: nothing was written. Free some space; Runwarden keeps what it has and tries again.',
+    );
   }
   return new RunwardenError('INTERNAL', `Store error ${code}: ${detail}`);
 }

@@ -38,15 +38,21 @@ export type StoreReader = Pick<
   | 'eventsAfter'
   | 'autoCheckpointPages'
   | 'forgetSearchPlans'
+  | 'liveness'
+  | 'judgeOwner'
+  | 'listOrphans'
+  | 'notifiedSeq'
 >;
 
 export type StoreWriter = Pick<
   RunStore,
   // Runner side
   | 'reserveRun'
+  | 'reserveAndClaim'
   | 'claimRun'
   | 'claimNext'
   | 'heartbeat'
+  | 'recordCommand'
   | 'markRunning'
   | 'setProgress'
   | 'startAttempt'
@@ -73,6 +79,8 @@ export type StoreWriter = Pick<
   | 'answerInteraction'
   | 'presentInteraction'
   | 'retryRun'
+  | 'beginStopCommand'
+  | 'finishStopCommand'
   | 'markNotificationsRead'
   | 'setSetting'
   // Host / sweeper
@@ -81,6 +89,10 @@ export type StoreWriter = Pick<
   | 'releaseHostLease'
   | 'markRunnerLost'
   | 'markRunnersLost'
+  | 'vouchForOwners'
+  | 'markOrphaned'
+  | 'markCommandGone'
+  | 'advanceNotifiedSeq'
   | 'expireInteractionIfDue'
   | 'expireInteractionDeadlines'
   | 'expirePresenterClaims'

@@ -21,6 +21,9 @@ export interface OwnerInfo {
   pid: number;
   hostname: string;
   startId: string | null;
+  /** Where `pid` means something (docs/LIVENESS.md); unknown (null) means only the lease clock counts. */
+  bootId?: string | null;
+  pidNs?: string | null;
 }
 
 export interface Claim {
@@ -67,6 +70,18 @@ export interface HeartbeatAnswer {
   cancelRequested: boolean;
   pauseRequested: boolean;
   expiresAt: number | null;
+  /** ok: how long the lease had lapsed before this renewal (0 when it had not: docs/LIVENESS.md#suspend-safe-renewal). */
+  lapsedMs?: number;
+  /** Not ok: another owner took the run over, or the lease was released (nobody holds it). */
+  lost?: 'takenOver' | 'released';
+}
+
+/** The command a runner started for its run, so the store can tell an orphan (docs/LIVENESS.md#orphans). */
+export interface CommandIdentity {
+  pid: number;
+  /** Its own process group (= pid when started detached), or null when it shares the runner's. */
+  pgid: number | null;
+  startId: string | null;
 }
 
 export interface RequestInteractionInput {
@@ -102,6 +117,12 @@ export interface LeaseSummary {
   ownerStartId: string | null;
   expiresAt: number;
   generation: number;
+  ownerBootId?: string | null;
+  ownerPidNs?: string | null;
+  commandPid?: number | null;
+  commandPgid?: number | null;
+  commandStartId?: string | null;
+  orphanedAt?: number | null;
 }
 
 export interface ListRunsQuery {

@@ -1,5 +1,5 @@
 /**
- * TESTING.md "Cancel race": 8 runner processes heartbeating and doing fenced writes, SIGKILLed and
+ * Cancel race: 8 runner processes heartbeating and doing fenced writes, SIGKILLed and
  * SIGSTOPped at random (some inside an open write transaction), while a canceller keeps cancelling stale
  * runs. The oracle is computed from the processes' own append-only logs, never from the cancel code.
  */
@@ -69,6 +69,8 @@ describe('cancel race', () => {
     ]);
     const cancellerDone = new Promise((resolve) => canceller.once('exit', resolve));
 
+    /** When each runner process was SIGKILLed (by pid): after that it is verifiably gone (docs/LIVENESS.md). */
+    const killedAt = new Map<number, number>();
     let sigkills = 0;
     let sigstops = 0;
     let stopsInTx = 0;
@@ -92,6 +94,7 @@ describe('cancel race', () => {
       if (Math.random() < 0.45) {
         if (victim.stoppedUntil !== 0) victim.child.kill('SIGCONT');
         victim.child.kill('SIGKILL');
+        if (victim.child.pid !== undefined) killedAt.set(victim.child.pid, Date.now());
         victim.killed = true;
         victim.stoppedUntil = 0;
         sigkills += 1;
@@ -109,7 +112,10 @@ describe('cancel race', () => {
     }
     // Let resumed runners run into their fencing before they stop.
     await sleep(1500);
-    for (const runner of runners.filter((r) => !r.killed)) runner.child.kill('SIGKILL');
+    for (const runner of runners.filter((r) => !r.killed)) {
+      runner.child.kill('SIGKILL');
+      if (runner.child.pid !== undefined) killedAt.set(runner.child.pid, Date.now());
+    }
     await cancellerDone;
 
     // ---- Oracle: from the logs only ----
@@ -136,13 +142,20 @@ describe('cancel race', () => {
     const claims = runnerEntries.filter((e) => e.op === 'claim');
 
     // 1. A live run cancelled: a lease renewal that certainly committed before the cancel began and
-    //    certainly had not expired when the cancel returned.
-    const liveCancelled = cancels.filter((c) =>
-      leaseHolds.some(
+    //    certainly had not expired when the cancel returned — by a holder still alive then. A holder
+    //    SIGKILLed before the cancel returned is verifiably gone: its run may be cancelled before its
+    //    expiry (docs/LIVENESS.md, "What a verdict changes"); a SIGSTOPped one is alive and may not.
+    const holderAlive = (h: Entry, c: Entry) => {
+      const killed = killedAt.get(h.pid as number);
+      return killed === undefined || killed > (c.t1 as number);
+    };
+    const beforeExpiry = (c: Entry) =>
+      leaseHolds.filter(
         (h) =>
           h.run === c.run && (h.t1 as number) < (c.t0 as number) && (h.expiresAt ?? 0) > (c.t1 as number),
-      ),
-    );
+      );
+    const liveCancelled = cancels.filter((c) => beforeExpiry(c).some((h) => holderAlive(h, c)));
+    const goneHolderCancels = cancels.filter((c) => beforeExpiry(c).length > 0).length;
     // 2. Writes after a cancel: a write that began after the cancel had returned, yet succeeded.
     const writesAfterCancel = okWrites.filter((w) => {
       const cancel = cancelOf.get(w.run as string);
@@ -226,6 +239,7 @@ describe('cancel race', () => {
       liveCancelProbesRefused: cancelEntries.filter((e) => e.ok === false && e.code === 'LIVE_OWNER').length,
       cancelledRuns,
       liveRunsCancelled: liveCancelled.length,
+      cancelsOfKilledHoldersBeforeExpiry: goneHolderCancels,
       halfAppliedCancels: halfApplied,
       writesAfterCancel: writesAfterCancel.length,
       writesUnderOldGeneration: staleGenerationWrites.length,

@@ -1,5 +1,5 @@
 /**
- * TESTING.md "Crash during app work": a process doing cascade cancels is SIGKILLed at random moments,
+ * Crash during app work: a process doing cascade cancels is SIGKILLed at random moments,
  * many times. After every kill each run is either untouched or completely cancelled — never in between.
  */
 import { spawn } from 'node:child_process';
@@ -16,6 +16,8 @@ import { readLog } from './oracle-log';
 
 const RUNS = 80;
 const EFFECTS_PER_RUN = 300;
+/** The runs' owner: a runner that has died (no process has this pid), so they go stale and are cancelled. */
+const DEAD_PID = 2 ** 22 + 123;
 const KILL_ROUNDS = 50;
 const dir = tempDir('runwarden-crash-');
 afterAll(() => dir.remove());
@@ -71,7 +73,8 @@ describe('crash during a cascade cancel', () => {
     store.db.transaction(() => {
       for (let i = 0; i < RUNS; i += 1) {
         const run = store.reserveRun({ projectPath: project, workflow: 'crash', title: `crash ${i}` }, actor);
-        const { claim } = store.claimRun(run.id, { ...runnerOwner('crash-setup'), leaseMs: 300 });
+        // Long enough for one run's setup on a loaded machine; the heartbeat below sets the real expiry.
+        const { claim } = store.claimRun(run.id, { ...runnerOwner('crash-setup', DEAD_PID), leaseMs: 5_000 });
         store.markRunning(claim);
         const attempt = store.startAttempt(claim, 'step');
         for (let e = 0; e < EFFECTS_PER_RUN; e += 1) {

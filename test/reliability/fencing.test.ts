@@ -1,6 +1,8 @@
 /**
- * TESTING.md "Fencing": a runner paused (SIGSTOP) past its lease; a new owner claims the run; the old
- * one wakes (SIGCONT): its writes change 0 rows and it stops.
+ * Fencing: a runner paused (SIGSTOP) past its lease; a new owner claims the run; the old one wakes
+ * (SIGCONT): its writes change 0 rows and it stops. The new owner claims from where it cannot judge the
+ * old one's pid (another machine's view, docs/LIVENESS.md): on this machine a stopped but alive owner
+ * keeps its run, which clock-suspend.test.ts covers.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -8,7 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runnerOwner } from '../../main/runner';
-import { openStore } from '../../main/store';
+import { openStore, UNTRUSTED_LIVENESS } from '../../main/store';
 import { fixturePath } from '../helpers/paths';
 import { tempDir, waitFor } from '../helpers/cli';
 import { readLog } from './oracle-log';
@@ -21,7 +23,9 @@ describe('fencing', () => {
     const leaseMs = 600;
     const project = join(dir.path, 'p');
     mkdirSync(project);
-    const store = openStore(dir.store);
+    const store = openStore(dir.store, {
+      liveness: UNTRUSTED_LIVENESS,
+    });
     const run = store.reserveRun(
       { projectPath: project, workflow: 'fence', title: 'fencing' },
       { type: 'system', id: 'test', surface: 'sdk' },

@@ -518,6 +518,21 @@ export class FakeApi {
       this.#event(r, 'run.resumed', { reason: input.reason ?? '' });
       return ok(r.run);
     },
+    stopCommand: (input) => {
+      const e = this.#check('stopCommand', input);
+      if (e) return err(e);
+      const r = this.#guard(input.runId, input.expectedRevision);
+      if ('code' in r) return err(r);
+      if (this.item(r).display.status !== 'orphaned')
+        return err({ code: 'CONFLICT', message: 'No process of its command is alive.' });
+      this.#event(r, 'run.command_stop_requested', { reason: input.reason });
+      return ok({
+        runId: r.run.id,
+        commandPgid: r.lease?.commandPgid ?? null,
+        commandPid: r.lease?.commandPid ?? 0,
+        graceMs: 5_000,
+      });
+    },
     retryRun: (input) => {
       const e = this.#check('retryRun', input);
       if (e) return err(e);

@@ -259,3 +259,77 @@ describe('worstTrayState', () => {
     expect(worstTrayState({ completed: 3 })).toBe('idle');
   });
 });
+
+describe('displayStatus with a liveness verdict (docs/LIVENESS.md)', () => {
+  const owned = { ownerType: 'runner', ownerId: 'exec:h:1', ownerPid: 1, expiresAt: NOW - 1 } as const;
+  const running = { run: { status: 'running' }, queue: { status: 'running' } } as const;
+
+  it('a verifiably alive owner is live past its lease, with a note; a gone one is stale before it', () => {
+    const late = displayStatus(snapshot({ ...running, lease: owned }), NOW, undefined, {
+      supervisor: 'alive',
+      command: 'unknown',
+    });
+    expect(late).toMatchObject({
+      status: 'running',
+      liveOwner: true,
+      actions: ['requestCancel', 'requestPause'],
+    });
+    expect(late.reason).toContain('Heartbeat late');
+    const gone = displayStatus(
+      snapshot({ ...running, lease: { ...owned, expiresAt: NOW + 3_600_000 } }),
+      NOW,
+      undefined,
+      {
+        supervisor: 'gone',
+        command: 'gone',
+      },
+    );
+    expect(gone).toMatchObject({ status: 'stale', liveOwner: false, actions: ['cancel'] });
+  });
+
+  it('supervisor gone and command alive is orphaned, under Needs you, with only Stop the command', () => {
+    const orphan = displayStatus(
+      snapshot({ ...running, lease: { ...owned, commandPgid: 77 } }),
+      NOW,
+      undefined,
+      {
+        supervisor: 'gone',
+        command: 'alive',
+      },
+    );
+    expect(orphan).toMatchObject({
+      status: 'orphaned',
+      needsYou: true,
+      liveOwner: false,
+      actions: ['stopCommand'],
+    });
+    expect(orphan.reason).toContain('process group 77');
+    // Recorded by the sweeper, it stays orphaned whatever the clock, until the command is verified gone.
+    const recorded = snapshot({ ...running, lease: { ...owned, orphanedAt: NOW - 5 } });
+    expect(displayStatus(recorded, NOW + 3_600_000).status).toBe('orphaned');
+    expect(displayStatus(recorded, NOW, undefined, { supervisor: 'gone', command: 'gone' }).status).toBe(
+      'stale',
+    );
+    expect(worstTrayState({ orphaned: 1 })).toBe('stale');
+  });
+
+  it('a finished run with an unresolved ambiguous effect needs you and offers no retry', () => {
+    const cancelled = snapshot({
+      run: { status: 'cancelled' },
+      queue: { status: 'cancelled' },
+      effects: [{ status: 'ambiguous', summary: '€4,180 to partners' }],
+    });
+    expect(displayStatus(cancelled, NOW)).toMatchObject({
+      status: 'ambiguous',
+      needsYou: true,
+      actions: ['resolveEffect'],
+    });
+    expect(displayStatus(cancelled, NOW).reason).toContain('€4,180 to partners');
+    const resolved = snapshot({ run: { status: 'cancelled' }, queue: { status: 'cancelled' } });
+    expect(displayStatus(resolved, NOW)).toMatchObject({
+      status: 'cancelled',
+      needsYou: false,
+      actions: ['retry'],
+    });
+  });
+});

@@ -1,4 +1,7 @@
-/** `runwarden cancel RUN`: cancel a run no live runner holds, or (--request) ask a live runner to stop. */
+/**
+ * `runwarden cancel RUN`: cancel a run no live runner holds, or (--request) ask a live runner to stop, or
+ * (--stop-command) first stop the command an orphaned run left running (docs/LIVENESS.md#orphans).
+ */
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
@@ -11,6 +14,7 @@ import {
   type Command,
 } from '../command';
 import { cascadeText } from '../../../shared/cascade-text';
+import { stopCommandGroup } from '../../runner/stop-command';
 import { EXIT } from '../exit-codes';
 import { humanActor } from '../human-actor';
 
@@ -19,6 +23,8 @@ const OPTIONS = {
   ...JSON_OPTION,
   reason: { type: 'string' },
   request: { type: 'boolean' },
+  'stop-command': { type: 'boolean' },
+  'grace-ms': { type: 'string' },
   revision: { type: 'string' },
 } as const;
 
@@ -27,28 +33,55 @@ export const cancelCommand: Command = {
   summary: 'cancel a stale or idle run (--request: ask a live runner to stop)',
   help: `Usage: runwarden cancel RUN [--reason T] [--revision N] [--json]
        runwarden cancel --request RUN [--reason T]
+       runwarden cancel --stop-command RUN [--reason T] [--grace-ms N]
 
 Cancels a run that no live runner holds (stale, queued, parked, waiting without a runner):
 open attempts are cancelled, pending effects cancelled, effects in flight become ambiguous,
 open questions are cancelled. A run whose runner is alive is never force-cancelled: it is
 refused (exit 3); use --request to ask the runner to stop at its next heartbeat.
+A run whose runner is gone but whose command still runs (orphaned) is refused too: the command
+would keep running unseen. --stop-command stops it first — SIGTERM to its process group, a grace,
+SIGKILL, verified gone, recorded as your action — and then cancels the run.
 
 Options:
   --reason T     why (recorded on the run's events)
   --request      cooperative cancel of a live run: the runner stops and ends the run cancelled
+  --stop-command stop an orphaned run's command (its whole process group), then cancel the run
+  --grace-ms N   with --stop-command: SIGTERM → SIGKILL grace (default 5000)
   --revision N   only if the run is still at revision N (as you last saw it); else exit 5
 ${JSON_HELP}
 ${COMMON_HELP}
 
-Exit status: 0 cancelled (or requested); 3 refused, a live runner holds the run; 4 unknown run;
-5 the run changed (revision) or is already finished.`,
+Exit status: 0 cancelled (or requested); 1 --stop-command could not verify the command gone;
+3 refused, a live runner holds the run or its command still runs; 4 unknown run; 5 the run
+changed (revision) or is already finished.`,
   async run(ctx, argv) {
     const parsed = parseRunCommand(ctx, this, argv, OPTIONS);
     if (parsed === null) return EXIT.ok;
     const { values, runId } = parsed;
-    const revision = parseIntegerFlag(values.revision, 'revision', 0);
+    let revision = parseIntegerFlag(values.revision, 'revision', 0);
+    const graceMs = parseIntegerFlag(values['grace-ms'], 'grace-ms', 0) ?? 5_000;
     const store = openCliStore(ctx, values.store);
     const actor = humanActor();
+    if (values['stop-command'] === true) {
+      const reason = values.reason ?? 'Runner gone, command still running: stopped from the CLI.';
+      const started = store.beginStopCommand(runId, { expectedRevision: revision, reason, actor });
+      const group = started.command.pgid ?? started.command.pid;
+      if (!ctx.json)
+        ctx.stderr.write(
+          `runwarden: stopping process group ${group} (SIGTERM, then SIGKILL after ${graceMs} ms)\n`,
+        );
+      const result = await stopCommandGroup(started.command, { graceMs });
+      store.finishStopCommand(runId, started.generation, { ...result, reason, actor });
+      if (!result.gone) {
+        ctx.stderr.write(
+          `runwarden: process group ${group} is still alive after ${result.signals.join(', ')}; the run was not cancelled\n`,
+        );
+        return EXIT.failure;
+      }
+      // Our own stop moved the revision; the check above already held for what the person saw.
+      revision = undefined;
+    }
     if (values.request === true) {
       const expectedRevision = revision ?? store.getRun(runId).revision;
       const run = store.requestCancel(runId, {

@@ -264,6 +264,16 @@ class DemoSeeder {
       store.startAttempt(claim, 'snapshot-orders-db');
     });
 
+    // Orphaned: its runner died but a process of its command kept running (docs/LIVENESS.md#orphans),
+    // as a sweeper on the runner's machine found it. Only "Stop the command" is offered.
+    at(8 * MINUTE, () => {
+      const run = this.reserve('data-pipeline', 'backfill', 'Backfill events for October', 'orphaned');
+      const claim = this.claim(run.id, 2 * MINUTE);
+      this.steps(claim, ['list-partitions']);
+      store.recordCommand(claim, { pid: 48213, pgid: 48213, startId: null });
+      store.markOrphaned(run.id, claim.generation, { type: 'host', id: 'sweeper', surface: 'sweeper' });
+    });
+
     // Parked: the workflow source changed since the run started (resume needs --anyway).
     at(50 * MINUTE, () => {
       const run = this.reserve('acme-api', 'migrate', 'Migrate users table to v7 schema', 'parked');

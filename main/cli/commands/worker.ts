@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { runnerEnv } from '../../runner/runner-env';
 import { claimNextRun, DEFAULT_LEASE_MS } from '../../runner/run-session';
 import { runnerOwner } from '../../runner/owner-info';
-import { exitCodeOf, settleRun, superviseCommand } from '../../runner/supervise-command';
+import { exitCodeOf, settleRunDurably, superviseCommand } from '../../runner/supervise-command';
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
@@ -112,7 +112,11 @@ Exit status: 0 after a clean stop (with --once: the run's command exit code, or 
         stdio: 'inherit',
         ownGroup: true,
       });
-      const settlement = settleRun(session, command, outcome, 'park');
+      const settlement = await settleRunDurably(session, command, outcome, 'park', {
+        onRetry: (failed, tries) => {
+          if (tries === 1) log(`${failed.message}; keeping the lease and trying again until it is recorded`);
+        },
+      });
       log(settlement.message);
       lastCode = exitCodeOf(outcome);
       if (outcome.stopReason === 'interrupted') stopper.abort();

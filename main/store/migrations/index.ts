@@ -3,6 +3,7 @@ import { migration0002 } from './0002-view-counts';
 import { migration0003 } from './0003-run-search';
 import { migration0004 } from './0004-owner-indexes';
 import { migration0005 } from './0005-search-upkeep';
+import { migration0006 } from './0006-owner-liveness';
 import type { Migration } from './migration';
 
 export type { Migration } from './migration';
@@ -14,6 +15,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0003,
   migration0004,
   migration0005,
+  migration0006,
 ];
 
 export const SUPPORTED_SCHEMA_VERSION = MIGRATIONS.length;

@@ -32,9 +32,12 @@ afterEach(() => {
   dir.remove();
 });
 
-function start(leaseMs = 3000) {
-  return startRun(store, { projectPath: project, workflow: 'wf', title: 'kit' }, { leaseMs });
+function start(leaseMs = 3000, owner = runnerOwner('runner')) {
+  return startRun(store, { projectPath: project, workflow: 'wf', title: 'kit' }, { leaseMs, owner });
 }
+
+/** An owner recorded on this machine with a pid nobody has: verifiably gone (docs/LIVENESS.md). */
+const GONE_PID = 2 ** 22 + 4321;
 
 describe('runner kit', () => {
   it('records steps as attempts and finishes the run', async () => {
@@ -119,7 +122,8 @@ describe('runner kit', () => {
   });
 
   it('is fenced once its lease expired and a new owner claimed: its writes are refused and it never revives', () => {
-    const session = start(1000);
+    // The first owner's process is gone (this process would count as alive, and keep the run).
+    const session = start(1000, runnerOwner('gone', GONE_PID));
     now += 1500;
     const other = claimRun(store, session.runId, { leaseMs: 1000, owner: runnerOwner('other') });
     expect(other.claim.generation).toBeGreaterThan(session.claim.generation);
@@ -128,6 +132,7 @@ describe('runner kit', () => {
     expect(session.heartbeat.beat()).toBe(false);
     expect(session.fenced).toBe(true);
     expect(events).toEqual(['fenced']);
+    expect(session.heartbeat.lost).toBe('takenOver');
     let code = '';
     try {
       session.setProgress('zombie');
@@ -139,10 +144,27 @@ describe('runner kit', () => {
     expect(other.heartbeat.beat()).toBe(true);
   });
 
-  it('an expired owner is fenced even when nobody else claimed', () => {
+  it('a lapsed lease nobody took over renews (a suspend), and says how long it had lapsed', () => {
     const session = start(1000);
+    const events: Array<{ kind: string; lapsedMs?: number }> = [];
+    session.on((event) => events.push(event));
+    now += 45_000;
+    expect(session.heartbeat.beat()).toBe(true);
+    expect(session.fenced).toBe(false);
+    expect(events).toEqual([{ kind: 'lapsed', lapsedMs: 44_000 }]);
+    expect(store.getRunDetail(session.runId, { eventsLimit: 1 }).events[0]?.type).toBe(
+      'run.lease_renewed_late',
+    );
+    session.setProgress('still here');
+    expect(store.getRun(session.runId).statusDetail).toBe('still here');
+  });
+
+  it('an owner verified gone never renews its lapsed lease', () => {
+    const session = start(1000, runnerOwner('gone', GONE_PID));
+    expect(store.markRunnerLost(session.runId, session.claim.generation, 'gone', person)).toBe(true);
     now += 1001;
     expect(session.heartbeat.beat()).toBe(false);
+    expect(session.fenced).toBe(true);
   });
 
   it('waits for an answer to a question and resumes the run', async () => {

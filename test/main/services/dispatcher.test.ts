@@ -51,6 +51,7 @@ describe('dispatcher: the one path every request takes', () => {
       'runs:pause': { runId: 'run_missing', expectedRevision: 0, reason: 'x' },
       'runs:resume': { runId: 'run_missing', expectedRevision: 0 },
       'runs:retry': { runId: 'run_missing', expectedRevision: 0 },
+      'runs:stopCommand': { runId: 'run_missing', expectedRevision: 0, reason: 'x' },
       'runs:bulk': {
         action: 'cancel',
         items: [{ runId: 'run_missing', expectedRevision: 0 }],

@@ -8,6 +8,7 @@ import {
   type Scheduler,
   type SweeperDeps,
 } from '../../../main/services/sweeper';
+import { createLivenessCheck } from '../../../main/store';
 import {
   createTempStore,
   reserve,
@@ -20,10 +21,17 @@ let t: TempStore;
 afterEach(() => t?.cleanup());
 
 const HOST = { ownerId: 'app:test-host:1', pid: 1, hostname: 'test-host', startId: null };
+/** The machine the sweeper believes it runs on: pids recorded there are trusted (docs/LIVENESS.md). */
+const MACHINE = { hostname: 'test-host', bootId: 'boot-test', pidNs: 'pid:[4026531836]' };
+const HERE = { bootId: MACHINE.bootId, pidNs: MACHINE.pidNs };
 
 function deps(over: Partial<Settings> = {}, alive: (pid: number) => boolean = () => true): SweeperDeps {
   const settings = { ...DEFAULT_SETTINGS, ...over };
-  return { store: t.store, settings: () => settings, host: HOST, isProcessAlive: (pid) => alive(pid) };
+  const liveness = createLivenessCheck(MACHINE, {
+    processAlive: (pid) => alive(pid),
+    groupAlive: (pgid) => alive(pgid),
+  });
+  return { store: t.store, settings: () => settings, host: HOST, liveness };
 }
 
 describe('sweeper tick', () => {
@@ -67,7 +75,11 @@ describe('sweeper tick', () => {
 
   it('expires the lease of a runner whose process is gone from this host at once', () => {
     t = createTempStore();
-    const claim = reserveAndClaim(t, 60_000, runnerOwner('r-gone', { pid: 999_999, hostname: 'test-host' }));
+    const claim = reserveAndClaim(
+      t,
+      60_000,
+      runnerOwner('r-gone', { pid: 999_999, hostname: 'test-host', ...HERE }),
+    );
     const d = deps({}, (pid) => pid !== 999_999);
     const state = initialSweeperState(t.store);
     const report = sweep(d, state);
@@ -80,7 +92,7 @@ describe('sweeper tick', () => {
 
   it('leaves runners on other hosts alone, even with the same pid', () => {
     t = createTempStore();
-    reserveAndClaim(t, 60_000, runnerOwner('r-remote', { pid: 999_999, hostname: 'other-host' }));
+    reserveAndClaim(t, 60_000, runnerOwner('r-remote', { pid: 999_999, hostname: 'other-host', ...HERE }));
     expect(
       sweep(
         deps({}, () => false),
@@ -158,7 +170,7 @@ describe('sweeper tick', () => {
       store: other,
       settings,
       host: { ...HOST, ownerId: 'serve:test-host:2', pid: 2 },
-      isProcessAlive: () => true,
+      liveness: deps().liveness,
     };
     expect(sweep(secondDeps, second).acting).toBe(false);
     // A write by the first process reaches the second's change feed through data_version.

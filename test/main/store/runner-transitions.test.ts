@@ -373,11 +373,27 @@ describe('heartbeat', () => {
     });
   });
 
-  it('never revives an expired lease', () => {
+  it('renews a lapsed lease nobody took over, with an event; never one taken over or verified gone', () => {
     const claim = reserveAndClaim(t, LEASE);
-    t.clock.advance(LEASE);
-    expect(t.store.heartbeat(claim, LEASE)).toMatchObject({ ok: false, expiresAt: null });
-    expect(t.store.getSnapshot(claim.runId).lease?.expiresAt).toBe(t.clock.now());
+    t.clock.advance(LEASE + 5_000);
+    const rev = t.store.getRun(claim.runId).revision;
+    log.check();
+    expect(t.store.heartbeat(claim, LEASE)).toMatchObject({ ok: true, lapsedMs: 5_000 });
+    expect(t.store.getSnapshot(claim.runId).lease?.expiresAt).toBe(t.clock.now() + LEASE);
+    expect(t.store.getRun(claim.runId).revision).toBe(rev + 1);
+    expect(log.check()).toEqual(['run.lease_renewed_late']);
+    // Verified gone (the sweeper saw its process vanish): the lapsed lease stays lost.
+    expect(t.store.markRunnerLost(claim.runId, claim.generation, 'pid gone', HUMAN)).toBe(true);
+    t.clock.advance(1);
+    expect(t.store.heartbeat(claim, LEASE)).toMatchObject({ ok: false, expiresAt: null, lost: 'takenOver' });
+    log.check();
+    // Taken over: a new generation.
+    const other = reserveAndClaim(t, LEASE);
+    t.clock.advance(LEASE + 1);
+    const taker = t.store.claimRun(other.runId, { ...runnerOwner('taker'), leaseMs: LEASE }).claim;
+    expect(t.store.heartbeat(other, LEASE)).toMatchObject({ ok: false, lost: 'takenOver' });
+    t.store.releaseRun(taker);
+    expect(t.store.heartbeat(taker, LEASE)).toMatchObject({ ok: false, lost: 'released' });
   });
 
   it('is fenced by a wrong token, generation or owner type', () => {

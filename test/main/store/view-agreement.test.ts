@@ -171,6 +171,18 @@ describe('a varied store: every state', () => {
     });
     const lost = claimed('runner lost');
     s.markRunnerLost(lost.runId, lost.generation, 'pid gone', SWEEPER);
+    // Supervisor gone, command alive (docs/LIVENESS.md#orphans): its own status, in Needs you, whatever the clock.
+    const orphan = claimed('orphaned command');
+    s.markOrphaned(orphan.runId, orphan.generation, SWEEPER);
+    // Cancelled while an effect was applying: terminal, yet under Needs you until the effect is resolved.
+    const cancelledMidEffect = claimed('cancelled mid-effect');
+    const e4 = s.reserveEffect(cancelledMidEffect, {
+      type: 'bank.transfer',
+      idempotencyKey: 'k',
+      summary: 'pay',
+    });
+    s.beginEffect(cancelledMidEffect, e4.id);
+    s.cancelOwnRun(cancelledMidEffect, 'asked to');
     const kept = s.reserveRun(
       { projectPath: t.projectDir, workflow: 'w', title: 'queued, owned' },
       RUNNER_ACTOR,

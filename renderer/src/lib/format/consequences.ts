@@ -48,6 +48,11 @@ export function commandConsequences(action: HeaderAction, preview: CancelPreview
       return ['The run is queued again and a runner can pick it up.'];
     case 'retry':
       return ['A new run starts with the same workflow, input and command. This run stays as it is.'];
+    case 'stopCommand':
+      return [
+        'The runner is gone but its command still runs, unseen.',
+        'Its whole process group gets SIGTERM, then SIGKILL after 5 s; the run is then stale and can be cancelled.',
+      ];
     default:
       return assertNever(action, 'action');
   }
@@ -72,6 +77,8 @@ export function defaultReason(action: HeaderAction, display: DisplayInfo | null)
       return 'Resumed from Runwarden.';
     case 'retry':
       return '';
+    case 'stopCommand':
+      return 'Runner gone, command still running; stopped by hand.';
     default:
       return assertNever(action, 'action');
   }

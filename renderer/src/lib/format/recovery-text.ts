@@ -13,6 +13,8 @@ export function recoveryLabel(recovery: Recovery): string {
       return 'Resume anyway';
     case 'retryLater':
       return 'Try again';
+    case 'stopCommand':
+      return 'Stop the command first';
     default:
       return assertNever(recovery, 'recovery');
   }

@@ -17,6 +17,8 @@ export function statusLook(status: DisplayStatus): StatusLook {
       return { label: 'Needs answer', icon: '?', tone: 'attention' };
     case 'stale':
       return { label: 'Stale', icon: '⚠', tone: 'danger' };
+    case 'orphaned':
+      return { label: 'Orphaned', icon: '⊗', tone: 'danger' };
     case 'ambiguous':
       return { label: 'Ambiguous', icon: '≈', tone: 'warning' };
     case 'parked':
@@ -63,6 +65,8 @@ export function actionLabel(action: RunAction): string {
       return 'Resolve effects';
     case 'retry':
       return 'Retry';
+    case 'stopCommand':
+      return 'Stop the command…';
     default:
       return assertNever(action, 'run action');
   }
@@ -75,6 +79,7 @@ export function needsConfirmation(action: RunAction): boolean {
     action === 'requestCancel' ||
     action === 'requestPause' ||
     action === 'pause' ||
-    action === 'resumeAnyway'
+    action === 'resumeAnyway' ||
+    action === 'stopCommand'
   );
 }

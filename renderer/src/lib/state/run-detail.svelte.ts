@@ -207,6 +207,13 @@ export class RunDetailState {
           () => this.#api.retryRun(base),
           (run) => `Retried as a new run ${run.id}.`,
         );
+      case 'stopCommand':
+        return this.#command(
+          'Stop the command',
+          () => this.#api.stopCommand({ ...base, reason }),
+          (v) =>
+            `Stopping the command: SIGTERM sent to process group ${v.commandPgid ?? v.commandPid}; SIGKILL follows if it is still there after ${Math.round(v.graceMs / 1000)} s.`,
+        );
     }
   }
 

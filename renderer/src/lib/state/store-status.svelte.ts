@@ -29,6 +29,8 @@ export function storeBanner(
           title: 'The store path holds a file that is not a Runwarden store.',
           advice: `${failure.message} Point RUNWARDEN_STORE elsewhere; the file was not changed.`,
         };
+      case 'DISK_FULL':
+        return { tone: 'danger', title: 'The disk is full.', advice: failure.message };
       case 'STORE_LOCKED':
       case 'BUSY':
         return {
@@ -47,6 +49,19 @@ export function storeBanner(
       advice:
         'Nothing on this page will update. Reload it; if serve was restarted, open the new URL it printed.',
     };
+  }
+  if (push?.writeError) {
+    return push.writeError.code === 'DISK_FULL'
+      ? {
+          tone: 'danger',
+          title: 'The disk is full: nothing can be saved.',
+          advice: `${push.writeError.message} Runners keep their runs and retry what they could not record.`,
+        }
+      : {
+          tone: 'warning',
+          title: 'The store became read-only.',
+          advice: `${push.writeError.message} Fix the file's or folder's permissions; nothing was changed.`,
+        };
   }
   if (push?.busy) {
     return {

@@ -35,6 +35,7 @@ describe('statusLook', () => {
       'requestPause',
       'pause',
       'resumeAnyway',
+      'stopCommand',
     ]);
   });
 });
