@@ -1,6 +1,6 @@
 /**
- * The CLI's documented exit codes (SPEC §7). Every command maps its outcome to one of these;
- * `runwarden --help` prints the table.
+ * The CLI's documented exit codes (each command's --help lists its own). Every command maps its outcome to
+ * one of these; `runwarden --help` prints the table.
  */
 import type { ErrorCode } from '../../shared/errors';
 

@@ -1,6 +1,6 @@
 /**
  * Renews a claim every leaseMs/3. A heartbeat that changes nothing means the runner was fenced
- * (SPEC §3): another owner took the run over, or its lease was released. The loop then stops for good
+ * (docs/ARCHITECTURE.md#leases-and-fencing): another owner took the run over, or its lease was released. The loop then stops for good
  * and tells its listeners. A lease that merely lapsed (a suspend, a clock step, a full disk) while nobody
  * took over renews, and listeners hear how long it had lapsed (docs/LIVENESS.md#suspend-safe-renewal).
  * Cancel and pause requests ride on the heartbeat answer.

@@ -1,4 +1,4 @@
-/** Who holds a lease: this process, identified so the sweeper can tell when it is verifiably gone (SPEC §3). */
+/** Who holds a lease: this process, identified so the sweeper can tell when it is verifiably gone (docs/LIVENESS.md). */
 import { hostname } from 'node:os';
 import type { Actor, Surface } from '../../shared/domain';
 import type { OwnerInfo } from '../store';

@@ -61,7 +61,7 @@ export function reserveEffect(
   const attemptId = input.attemptId ?? activeAttempt(ctx, claim.runId)?.id ?? null;
   const carried = appliedInLineage(ctx, claim.runId, input.idempotencyKey);
   if (carried !== undefined) {
-    // SPEC §6: a retry never applies again what an earlier run of its lineage applied (or a person said
+    // docs/LIVENESS.md#unknown-outcomes: a retry never applies again what an earlier run of its lineage applied (or a person said
     // happened): the key carries over, already applied.
     const result = ctx
       .prep(

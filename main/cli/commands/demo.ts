@@ -1,6 +1,6 @@
 /**
  * `runwarden demo`: fills a store with a realistic spread over several projects so a new user sees every
- * display status at once (SPEC §6): live runners (real `runwarden exec` processes), stale runs, questions,
+ * display status at once (docs/ARCHITECTURE.md#display-status-and-views): live runners (real `runwarden exec` processes), stale runs, questions,
  * parked runs (source changed, runner exited), an ambiguous effect, paused, queued,
  * failed, timed out, completed, cancelled, and notifications.
  */
@@ -353,7 +353,7 @@ class DemoSeeder {
         hasDefault: true,
         deadlineAt: Date.now() - 5 * MINUTE + 2 * HOUR,
       });
-      // A runner that asks and then exits parks the run (SPEC §4); the question stays open.
+      // A runner that asks and then exits parks the run; the question stays open.
       store.park(claim, 'runnerExited', 'The runner exited after asking; resume the run once answered.');
     });
 

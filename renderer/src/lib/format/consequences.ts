@@ -1,4 +1,4 @@
-/** What a command will do, in words, for its confirmation dialog (SPEC §7: name the target and consequences). */
+/** What a command will do, in words, for its confirmation dialog (it names the target and the consequences). */
 import type { DisplayInfo } from '../../../../shared/display-status';
 import { assertNever } from '../../../../shared/errors';
 import type { BulkAction, CancelPreview } from '../../../../shared/views';

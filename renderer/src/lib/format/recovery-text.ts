@@ -1,4 +1,4 @@
-/** Error recoveries → the button a person presses (STYLE.md point 7: errors carry a typed retry action). */
+/** Error recoveries → the button a person presses (errors carry a typed recovery). */
 import { assertNever, type Recovery } from '../../../../shared/errors';
 
 export function recoveryLabel(recovery: Recovery): string {

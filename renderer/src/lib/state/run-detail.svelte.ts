@@ -1,6 +1,6 @@
 /**
  * The open run: its detail, and every command a person gives about it. A refused command (LIVE_OWNER,
- * STALE_VIEW, ...) is kept as `refusal` with its recovery, and the run is re-read (SPEC §3 compare-and-set).
+ * STALE_VIEW, ...) is kept as `refusal` with its recovery, and the run is re-read (compare-and-set on the revision).
  */
 import type { RunwardenApi } from '../../../../shared/contract';
 import type { RunAction } from '../../../../shared/display-status';

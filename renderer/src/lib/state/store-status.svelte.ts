@@ -1,4 +1,4 @@
-/** The store status banner (SPEC §9): read-only, newer schema, busy, corrupt — each with what to do. */
+/** The store status banner: read-only, newer schema, busy, corrupt, disk full — each with what to do. */
 import type { RunwardenApi } from '../../../../shared/contract';
 import type { ErrorInfo } from '../../../../shared/errors';
 import type { StoreInfo, StoreStatusPush } from '../../../../shared/views';
