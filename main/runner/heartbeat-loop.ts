@@ -1,14 +1,15 @@
 /**
  * Renews a claim every leaseMs/3. A heartbeat that changes nothing means the runner was fenced
- * (docs/ARCHITECTURE.md#leases-and-fencing): another owner took the run over, or its lease was released. The loop then stops for good
- * and tells its listeners. A lease that merely lapsed (a suspend, a clock step, a full disk) while nobody
- * took over renews, and listeners hear how long it had lapsed (docs/LIVENESS.md#suspend-safe-renewal).
- * Cancel and pause requests ride on the heartbeat answer.
+ * (docs/ARCHITECTURE.md#leases-and-fencing): another owner took the run over, its lease was released, or
+ * it lapsed after its owner was recorded as gone. The loop then stops for good and tells its listeners. A
+ * lease that merely lapsed (a suspend, a clock step, a full disk) while nobody took over renews, and
+ * listeners hear how long it had lapsed (docs/LIVENESS.md#suspend-safe-renewal). Cancel and pause requests
+ * ride on the heartbeat answer.
  */
 import type { Claim, RunStore } from '../store';
 
 export type HeartbeatEvent =
-  | { kind: 'fenced'; lost: 'takenOver' | 'released' }
+  | { kind: 'fenced'; lost: 'takenOver' | 'released' | 'lapsed' }
   | { kind: 'lapsed'; lapsedMs: number }
   | { kind: 'cancelRequested' }
   | { kind: 'pauseRequested' }
@@ -26,7 +27,7 @@ export class HeartbeatLoop {
   #cancelRequested = false;
   #pauseRequested = false;
   #expiresAt: number | null = null;
-  #lost: 'takenOver' | 'released' | null = null;
+  #lost: 'takenOver' | 'released' | 'lapsed' | null = null;
   readonly #listeners = new Set<(event: HeartbeatEvent) => void>();
   readonly #intervalMs: number;
 
@@ -47,8 +48,8 @@ export class HeartbeatLoop {
   get pauseRequested(): boolean {
     return this.#pauseRequested;
   }
-  /** Why the loop was fenced: another owner took over, or the lease was released. */
-  get lost(): 'takenOver' | 'released' | null {
+  /** Why the loop was fenced: another owner took over, the lease was released, or it lapsed for good. */
+  get lost(): 'takenOver' | 'released' | 'lapsed' | null {
     return this.#lost;
   }
   get expiresAt(): number | null {

@@ -247,8 +247,9 @@ function fencedMessage(session: RunSession, what: string): string {
       return `lost the lease on run ${session.runId} (it was released: nobody holds it now); ${what}`;
     case 'takenOver':
       return `lost the lease on run ${session.runId} (another owner took it over); ${what}`;
+    case 'lapsed':
     case null:
-      return `lost the lease on run ${session.runId} (it lapsed and could not be renewed); ${what}`;
+      return `lost the lease on run ${session.runId} (it lapsed and its runner was recorded as gone, so it cannot be renewed); ${what}`;
   }
 }
 

@@ -63,13 +63,15 @@ export function heartbeat(ctx: StoreContext, claim: ClaimKey, leaseMs: number, n
   };
 }
 
-/** Why a heartbeat found no lease to renew: someone else's generation, or nobody's. */
-function lostHow(ctx: StoreContext, claim: ClaimKey): 'takenOver' | 'released' {
+/**
+ * Why a heartbeat found no lease to renew: another generation (taken over), nobody's (released), or still
+ * this one but lapsed with its owner recorded as gone (it may not come back).
+ */
+function lostHow(ctx: StoreContext, claim: ClaimKey): 'takenOver' | 'released' | 'lapsed' {
   const row = ctx.prep(`SELECT generation, owner_type FROM leases WHERE run_id = ?`).get(claim.runId) as
     { generation: number; owner_type: string | null } | undefined;
-  return row !== undefined && row.generation === claim.generation && row.owner_type === null
-    ? 'released'
-    : 'takenOver';
+  if (row === undefined || row.generation !== claim.generation) return 'takenOver';
+  return row.owner_type === null ? 'released' : 'lapsed';
 }
 
 /** The runner records the command it started, so an orphan can be told and stopped (docs/LIVENESS.md#orphans). */

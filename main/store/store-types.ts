@@ -73,7 +73,7 @@ export interface HeartbeatAnswer {
   /** ok: how long the lease had lapsed before this renewal (0 when it had not: docs/LIVENESS.md#suspend-safe-renewal). */
   lapsedMs?: number;
   /** Not ok: another owner took the run over, or the lease was released (nobody holds it). */
-  lost?: 'takenOver' | 'released';
+  lost?: 'takenOver' | 'released' | 'lapsed';
 }
 
 /** The command a runner started for its run, so the store can tell an orphan (docs/LIVENESS.md#orphans). */

@@ -385,7 +385,7 @@ describe('heartbeat', () => {
     // Verified gone (the sweeper saw its process vanish): the lapsed lease stays lost.
     expect(t.store.markRunnerLost(claim.runId, claim.generation, 'pid gone', HUMAN)).toBe(true);
     t.clock.advance(1);
-    expect(t.store.heartbeat(claim, LEASE)).toMatchObject({ ok: false, expiresAt: null, lost: 'takenOver' });
+    expect(t.store.heartbeat(claim, LEASE)).toMatchObject({ ok: false, expiresAt: null, lost: 'lapsed' });
     log.check();
     // Taken over: a new generation.
     const other = reserveAndClaim(t, LEASE);
