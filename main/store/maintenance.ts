@@ -13,6 +13,8 @@ export function pruneTerminalRuns(
     .prep(
       `SELECT id FROM runs WHERE finished_at IS NOT NULL AND finished_at <= ?
          AND status IN ('completed', 'failed', 'timed_out', 'cancelled')
+         -- an unknown outcome stays in front of a person until resolved (docs/LIVENESS.md#unknown-outcomes)
+         AND ambiguous_effects = 0
        ORDER BY finished_at LIMIT ?`,
     )
     .all(now - olderThanMs, limit) as Array<{ id: string }>;

@@ -198,6 +198,32 @@ describe('store transitions judged by the liveness check', () => {
   });
 });
 
+it('retention keeps a finished run with an unresolved ambiguous effect until it is resolved', () => {
+  const t = createTempStore();
+  try {
+    const claim = reserveAndClaim(t, 30_000);
+    const effect = t.store.reserveEffect(claim, {
+      type: 'bank.transfer',
+      idempotencyKey: 'k',
+      summary: 'pay',
+    });
+    t.store.beginEffect(claim, effect.id);
+    t.store.cancelOwnRun(claim, 'asked to');
+    t.clock.advance(10 * 86_400_000);
+    expect(t.store.pruneTerminalRuns(86_400_000, 10)).toBe(0);
+    t.store.resolveEffect(effect.id, {
+      resolution: 'not_applied',
+      note: 'the bank has no record',
+      expectedRevision: t.store.getRun(claim.runId).revision,
+      actor: HUMAN,
+    });
+    t.clock.advance(2 * 86_400_000);
+    expect(t.store.pruneTerminalRuns(86_400_000, 10)).toBe(1);
+  } finally {
+    t.cleanup();
+  }
+});
+
 it('migration 0006 from version 5: liveness columns, every lease untrusted until re-claimed', () => {
   const dir = makeTempDir();
   try {
