@@ -274,4 +274,39 @@ describe('store banner', () => {
     expect(corrupt?.tone).toBe('danger');
     expect(corrupt?.advice).toContain('runwarden doctor');
   });
+
+  it('says the disk is full, or that the store became read-only, instead of a generic failure', () => {
+    const full = storeBanner(
+      null,
+      {
+        mode: 'read-write',
+        modeReason: null,
+        busy: false,
+        writeError: {
+          code: 'DISK_FULL',
+          message: 'The disk holding the store is full: nothing was written.',
+        },
+      },
+      null,
+    );
+    expect(full).toMatchObject({ tone: 'danger', title: 'The disk is full: nothing can be saved.' });
+    expect(full?.advice).toContain('nothing was written');
+    const readOnly = storeBanner(
+      null,
+      {
+        mode: 'read-write',
+        modeReason: null,
+        busy: false,
+        writeError: {
+          code: 'READ_ONLY',
+          message: 'The store cannot be written: its file or folder is read-only.',
+        },
+      },
+      null,
+    );
+    expect(readOnly?.title).toBe('The store became read-only.');
+    expect(storeBanner(null, null, { code: 'DISK_FULL', message: 'No space.' })?.title).toBe(
+      'The disk is full.',
+    );
+  });
 });
