@@ -250,4 +250,36 @@ describe('dispatcher: unexpected failures', () => {
     expect(JSON.stringify(result)).not.toMatch(/SQLITE|secret/);
     expect(logged).toHaveLength(1);
   });
+
+  it('passes a full disk through with its own code and sentence, tells the host, and clears it on the next write', () => {
+    const run = reserve(t);
+    let full = true;
+    const store = new Proxy(t.store, {
+      get(target, prop) {
+        if (prop === 'cancelRun' && full) {
+          return () => {
+            throw new RunwardenError('DISK_FULL', 'The disk holding the store is full: nothing was written.');
+          };
+        }
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const seen: unknown[] = [];
+    const d = createDispatcher(
+      { store, clock: t.clock, actor: HUMAN, onSettingsChanged: () => {} },
+      { onWriteError: (error) => seen.push(error) },
+    );
+    const input = { runId: run.id, expectedRevision: run.revision, reason: 'not needed' };
+    expect(d('runs:cancel', input)).toMatchObject({
+      ok: false,
+      error: { code: 'DISK_FULL', message: 'The disk holding the store is full: nothing was written.' },
+    });
+    full = false;
+    expect(d('runs:cancel', input).ok).toBe(true);
+    expect(seen).toEqual([
+      { code: 'DISK_FULL', message: 'The disk holding the store is full: nothing was written.' },
+      null,
+    ]);
+  });
 });
