@@ -168,3 +168,50 @@ it('a SIGKILLed exec leaves an orphan that is not cancellable as stale; Stop the
     store.close();
   }
 });
+
+it('the command’s group is torn down on every way exec ends: the command exits, a cancel request, SIGTERM', async () => {
+  const cases: Array<{
+    name: string;
+    end: (exec: ReturnType<typeof spawnRunwarden>, runId: string) => Promise<void>;
+  }> = [
+    { name: 'exits', end: async () => {} },
+    {
+      name: 'cancel-request',
+      end: async (_exec, runId) => {
+        expect((await runCli(['cancel', '--request', runId], { store: dir.store })).code).toBe(0);
+      },
+    },
+    {
+      name: 'sigterm',
+      end: async (exec) => {
+        exec.child.kill('SIGTERM');
+      },
+    },
+  ];
+  const left: Record<string, boolean> = {};
+  for (const c of cases) {
+    // The shell leaves a background job behind; for "exits" the shell itself returns at once.
+    const tail = c.name === 'exits' ? 'exit 0' : 'while :; do sleep 0.2; done';
+    const exec = spawnRunwarden(
+      ['exec', '--project', project, '--', 'sh', '-c', `sleep 1000 & echo $! > ${c.name}.bg; ${tail}`],
+      { store: dir.store, cwd: project },
+    );
+    const runId = await runIdOf(exec);
+    const bg = await waitFor('the background job', () => {
+      try {
+        return Number(readFileSync(join(project, `${c.name}.bg`), 'utf8')) || undefined;
+      } catch {
+        return undefined;
+      }
+    });
+    await c.end(exec, runId);
+    await exec.done;
+    await waitFor(`the group torn down (${c.name})`, () => !pidAlive(bg), 10_000);
+    left[c.name] = pidAlive(bg);
+  }
+  printCounts('group teardown', {
+    cases: cases.length,
+    backgroundJobsLeft: Object.values(left).filter(Boolean).length,
+  });
+  expect(left).toEqual({ exits: false, 'cancel-request': false, sigterm: false });
+});
