@@ -20,6 +20,7 @@ export function notifyEventOf(event: RunEvent): NotifyEvent | null {
     case 'interaction.requested':
       return 'needsAnswer';
     case 'run.runner_lost':
+    case 'run.orphaned':
       return 'stale';
     case 'run.failed':
     case 'run.timed_out':
@@ -105,6 +106,7 @@ export function catchUpNotice(notices: DesktopNotice[]): DesktopNotice[] {
 const CATCH_UP_WORDS: Record<string, readonly [string, string]> = {
   needsAnswer: ['question asked', 'questions asked'],
   stale: ['runner lost', 'runners lost'],
+  orphaned: ['command left running', 'commands left running'],
   failed: ['run failed', 'runs failed'],
   completed: ['run completed', 'runs completed'],
   message: ['message', 'messages'],
@@ -114,6 +116,7 @@ function catchUpKind(notice: DesktopNotice): string {
   if (notice.recorded === true) return 'message';
   if (notice.title.startsWith('Needs an answer')) return 'needsAnswer';
   if (notice.title.startsWith('Runner lost')) return 'stale';
+  if (notice.title.startsWith('Runner gone, command still running')) return 'orphaned';
   if (notice.level === 'failure') return 'failed';
   if (notice.level === 'success') return 'completed';
   return 'message';
@@ -152,6 +155,15 @@ function noticeFor(event: RunEvent, settings: Settings, run: RunLabel | null): D
       };
     }
     case 'stale':
+      // An orphan is worse than a dead runner: its command still runs, unseen (docs/LIVENESS.md#orphans).
+      if (event.type === 'run.orphaned') {
+        return {
+          title: `Runner gone, command still running: ${run.title}`,
+          body: `${project} — stop the command before cancelling or retrying.`,
+          level: 'attention',
+          runId: event.runId,
+        };
+      }
       return {
         title: `Runner lost: ${run.title}`,
         body: `${project} — its runner stopped; the run can be cancelled.`,

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { EventType, RunEvent } from '../../../shared/domain';
 import { DEFAULT_SETTINGS, type Settings } from '../../../shared/views';
-import { COALESCE_ABOVE, coalesce, noticesFor, ruleAllows } from '../../../main/services/notification-rules';
+import {
+  catchUpNotice,
+  COALESCE_ABOVE,
+  coalesce,
+  noticesFor,
+  ruleAllows,
+} from '../../../main/services/notification-rules';
 
 let seq = 0;
 function event(type: EventType, runId: string, extra: Partial<RunEvent> = {}): RunEvent {
@@ -95,5 +101,37 @@ describe('notification rules', () => {
     expect(notices).toEqual([
       { title: '<b>Shipped</b>', body: 'v1.2.3', level: 'success', runId: 'a', recorded: true },
     ]);
+  });
+});
+
+describe('orphans and the catch-up summary (docs/LIVENESS.md)', () => {
+  it('an orphaned command is its own attention notice', () => {
+    const [notice] = noticesFor([event('run.orphaned', 'b', { actorType: 'host' })], settings(), label);
+    expect(notice).toMatchObject({
+      title: 'Runner gone, command still running: Nightly ETL',
+      level: 'attention',
+      runId: 'b',
+    });
+  });
+
+  it('what happened while no host acted is one summary, counted by kind', () => {
+    const notices = noticesFor(
+      [
+        event('run.failed', 'a'),
+        event('run.failed', 'b'),
+        event('interaction.requested', 'c'),
+        event('run.orphaned', 'd', { actorType: 'host' }),
+      ],
+      settings(),
+      label,
+    );
+    const shown = catchUpNotice(notices);
+    expect(shown).toHaveLength(1);
+    expect(shown[0]).toMatchObject({
+      title: 'While Runwarden was closed: 2 runs failed, 1 question asked, 1 command left running',
+      level: 'attention',
+      runId: null,
+    });
+    expect(catchUpNotice([])).toEqual([]);
   });
 });
