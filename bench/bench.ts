@@ -3,7 +3,7 @@
  * SQLite baseline, then prints a table (met / missed per target) and writes artifacts/bench/latest.json.
  * A script, not a test: absolute times are this machine's; compare runs by their JSON.
  *
- *   node --expose-gc out/cli/bench.js [--runs N] [--reps N] [--no-browser] [--vacuum] [--keep] [--dir D]
+ *   node --expose-gc out/cli/bench.js [--runs N[,N...]] [--reps N] [--repeat N] [--no-browser] [--no-cache] ...
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,8 +13,16 @@ import { HOST_STORE_OPTIONS, startHostHygiene } from '../main/services/app-host'
 import { PRUNE_PER_TX } from '../main/services/sweeper';
 import { openStore } from '../main/store';
 import { measureBrowser } from './browser-ops';
-import { generateStore } from './generate-store';
-import { measureChangeFeed, measureHeartbeats, measureMemory } from './process-ops';
+import { benchStore } from './store-cache';
+import { combineRepeats } from './repeat';
+import { growthTable, type SizeResult } from './growth';
+import {
+  measureChangeFeed,
+  measureCliStartup,
+  measureHeartbeats,
+  measureIdleHost,
+  measureMemory,
+} from './process-ops';
 import { PAGE, measureReads } from './read-ops';
 import { formatExtras, formatTable, machineInfo, summaryOf, writeJson, type BenchReport } from './report';
 import type { Measurement } from './report-model';
@@ -32,7 +40,12 @@ import { runWorker } from './workers';
 import { measureAnswer, measureStaleCancel } from './write-ops';
 
 const HELP = `Usage: npm run bench -- [options]
-  --runs N        runs in the generated store (default 100000)
+  --runs N[,N…]   runs in the generated store; several sizes are measured one after another and compared
+                  (default 100000; e.g. 10000,100000,1000000)
+  --repeat N      times each read and the idle tick are measured; judged on the median (default 3)
+  --idle-seconds S  how long the host's idle CPU is measured (default 60)
+  --cache-dir DIR generated stores are kept here between runs (default .cache/bench)
+  --no-cache      always generate, keep nothing
   --projects N    projects (default 200)
   --reps N        repetitions per timed operation (default 300)
   --dir DIR       where to build the store (default: a temp folder, removed afterwards)
@@ -50,6 +63,10 @@ async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
       runs: { type: 'string', default: '100000' },
+      repeat: { type: 'string', default: '3' },
+      'idle-seconds': { type: 'string', default: '60' },
+      'cache-dir': { type: 'string', default: path.join('.cache', 'bench') },
+      'no-cache': { type: 'boolean', default: false },
       projects: { type: 'string', default: '200' },
       reps: { type: 'string', default: '300' },
       dir: { type: 'string' },
@@ -65,27 +82,84 @@ async function main(): Promise<number> {
     log(HELP);
     return 0;
   }
-  const runs = Number(values.runs);
-  const projects = Number(values.projects);
-  const reps = Number(values.reps);
+  const sizes = values.runs.split(',').map((x) => Number(x.trim()));
+  const numbers = {
+    projects: Number(values.projects),
+    reps: Number(values.reps),
+    repeat: Number(values.repeat),
+  };
+  const idleSeconds = Number(values['idle-seconds']);
+  for (const [name, n] of [...sizes.map((x) => ['--runs', x] as const), ...Object.entries(numbers)]) {
+    if (!Number.isInteger(n) || n < 1)
+      throw new Error(`${name} wants a whole number of at least 1, not ${String(n)}`);
+  }
+  if (!Number.isFinite(idleSeconds) || idleSeconds < 0)
+    throw new Error('--idle-seconds wants a number of seconds');
+  const cacheDir = values['no-cache'] ? null : values['cache-dir'];
+  const results: SizeResult[] = [];
+  const started = performance.now();
+  for (const runs of sizes) {
+    results.push(await benchSize({ ...values, runs, ...numbers, idleSeconds, cacheDir }, sizes.length > 1));
+  }
+  if (results.length > 1)
+    log(
+      `\nGrowth from ${sizes[0]?.toLocaleString('en-US')} to ${sizes.at(-1)?.toLocaleString('en-US')} runs:\n${growthTable(results)}\n`,
+    );
+  log(`All sizes: ${round((performance.now() - started) / 1_000, 1)} s`);
+  return results.every((r) => r.ok) ? 0 : 1;
+}
+
+interface SizeOptions {
+  runs: number;
+  projects: number;
+  reps: number;
+  repeat: number;
+  idleSeconds: number;
+  cacheDir: string | null;
+  dir?: string | undefined;
+  keep: boolean;
+  'no-browser': boolean;
+  chromium: string;
+  vacuum: boolean;
+  out: string;
+}
+
+function loadText(): string {
+  return os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' / ');
+}
+
+/** One store size: generate (or take from the cache), measure everything, print the table, write the JSON. */
+async function benchSize(values: SizeOptions, several: boolean): Promise<SizeResult> {
+  const { runs, projects, reps, repeat } = values;
   const started = performance.now();
   const startedAt = new Date().toISOString();
   const dir = values.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'runwarden-bench-'));
-  const storePath = path.join(dir, 'state.sqlite');
+  const storePath = path.join(dir, `state-${runs}.sqlite`);
   const measurements: Measurement[] = [];
   const plans: Record<string, OpProfile> = {};
+  const loadBefore = loadText();
 
-  log(`Runwarden bench — ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}`);
-  log(`Generating ${runs.toLocaleString('en-US')} runs over ${projects} projects in ${storePath}`);
-  const gen = generateStore({
-    storePath,
-    runs,
-    projects,
-    eventsPerRun: 20,
-    now: Date.now(),
-    onProgress: (done, total) =>
-      process.stdout.write(`\r  ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} runs`),
-  });
+  log(
+    `Runwarden bench — ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}, load ${loadBefore} (1/5/15 min)`,
+  );
+  log(`Store of ${runs.toLocaleString('en-US')} runs over ${projects} projects in ${storePath}`);
+  const source = benchStore(
+    {
+      storePath,
+      runs,
+      projects,
+      eventsPerRun: 20,
+      now: Date.now(),
+      onProgress: (done, total) =>
+        process.stdout.write(`\r  ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} runs`),
+    },
+    values.cacheDir,
+    log,
+  );
+  const gen = source.store;
   log(
     `\n  ${gen.events.toLocaleString('en-US')} events, ${gen.attempts.toLocaleString('en-US')} attempts, ${gen.interactions} questions, ${gen.effects} effects in ${round(gen.ms / 1_000, 1)} s`,
   );
@@ -125,20 +199,18 @@ async function main(): Promise<number> {
       store.db.prepare('SELECT id FROM projects WHERE canonical_path = ?').get(projectPath) as { id: number }
     ).id;
 
-    log('\nReads (app vs raw SQL, interleaved):');
+    log(`\nReads (app vs raw SQL, interleaved; ${repeat} repeats, judged on their median):`);
+    const readContext = {
+      store,
+      db: store.db,
+      projectPath,
+      projectId,
+      searchCommon: gen.searchCommon,
+      searchRare: gen.searchRare,
+      reps,
+    };
     measurements.push(
-      ...measureReads(
-        {
-          store,
-          db: store.db,
-          projectPath,
-          projectId,
-          searchCommon: gen.searchCommon,
-          searchRare: gen.searchRare,
-          reps,
-        },
-        log,
-      ),
+      ...combineRepeats(Array.from({ length: repeat }, () => measureReads(readContext, log))),
     );
 
     // Statements per call and full scans, on a second, instrumented connection.
@@ -173,7 +245,9 @@ async function main(): Promise<number> {
 
     log('\nSweeper:');
     const sweepBench = createSweepBench(store, hygiene);
-    measurements.push(measureIdleTick(sweepBench, log));
+    measurements.push(
+      ...combineRepeats(Array.from({ length: repeat }, () => [measureIdleTick(sweepBench, log)])),
+    );
     measurements.push(measureStaleBurst(sweepBench, staleBurst, log));
     measurements.push(measureDeadlineBurst(sweepBench, deadlineBurst, log));
     releaseSweepBench(sweepBench);
@@ -181,8 +255,17 @@ async function main(): Promise<number> {
     log('\nProcesses:');
     measurements.push(await measureHeartbeats(storePath, heartbeatClaims, 8, 4_000, 'FULL', log));
     measurements.push(await measureHeartbeats(storePath, heartbeatClaims, 8, 4_000, 'NORMAL', log));
-    if (feedClaim !== undefined) measurements.push(await measureChangeFeed(storePath, feedClaim, 30, log));
+    if (feedClaim !== undefined) {
+      const feeds: Measurement[][] = [];
+      for (let i = 0; i < repeat; i += 1)
+        feeds.push([await measureChangeFeed(storePath, feedClaim, 30, log)]);
+      measurements.push(...combineRepeats(feeds));
+    }
+    if (values.idleSeconds > 0)
+      measurements.push(await measureIdleHost(storePath, values.idleSeconds * 1_000, log));
     measurements.push(await measureMemory(storePath, log));
+    const cliClaim = running[65];
+    if (cliClaim !== undefined) measurements.push(measureCliStartup(storePath, cliClaim, 20, log));
 
     if (!values['no-browser']) {
       log('\nChromium (runwarden serve):');
@@ -208,10 +291,11 @@ async function main(): Promise<number> {
       ),
     );
 
+    const loadAfter = loadText();
     const report: BenchReport = {
       startedAt,
-      machine: machineInfo(sqlite),
-      config: { runs, projects, reps, pageSize: PAGE, eventsPerRun: 20 },
+      machine: { ...machineInfo(sqlite), loadBefore, loadAfter },
+      config: { runs, projects, reps, repeat, pageSize: PAGE, eventsPerRun: 20, storeFrom: source.origin },
       store: {
         runs: gen.runs,
         projects: gen.projects,
@@ -227,17 +311,20 @@ async function main(): Promise<number> {
       summary: summaryOf(measurements),
       seconds: round((performance.now() - started) / 1_000, 1),
     };
-    log(`\n${formatTable(measurements)}\n`);
+    log(
+      `\n${runs.toLocaleString('en-US')} runs — machine load ${loadBefore} before, ${loadAfter} after (1/5/15 min averages, ${os.cpus().length} CPUs)`,
+    );
+    log(`${formatTable(measurements)}\n`);
     log(`Details:\n${formatExtras(measurements)}\n`);
     for (const [id, p] of Object.entries(plans)) {
       for (const scan of p.scans)
         log(`  full scan in ${id}: ${scan.plan.join(' | ')}\n    ${scan.sql.slice(0, 160)}`);
     }
-    const file = writeJson(values.out, report);
+    const file = writeJson(several ? path.join(values.out, `runs-${runs}`) : values.out, report);
     log(
       `\n${report.summary.met} met, ${report.summary.missed} missed, ${report.summary.untargeted} without a target — ${report.seconds} s. JSON: ${file}`,
     );
-    return 0;
+    return { runs, measurements, ok: true };
   } finally {
     await hygiene?.stop();
     store.close();

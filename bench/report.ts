@@ -13,6 +13,9 @@ export interface BenchReport {
     node: string;
     platform: string;
     sqlite: string;
+    /** 1/5/15-minute load averages when the size started and ended. */
+    loadBefore?: string;
+    loadAfter?: string;
   };
   config: Record<string, unknown>;
   store: Record<string, unknown>;

@@ -25,6 +25,12 @@ const LOST_PER_TX = 50;
 /** Finished runs deleted per write transaction by retention (with their events). */
 export const PRUNE_PER_TX = 40;
 const CHECKPOINT_EVERY_TICKS = 30;
+/**
+ * How often the change feed looks for other connections' commits between ticks: one `PRAGMA data_version`
+ * (a few microseconds) per look, so a runner's commit reaches the window within about this long
+ * (docs/ARCHITECTURE.md#change-feed).
+ */
+export const FEED_POLL_MS = 40;
 
 export interface HostIdentity {
   ownerId: string;
@@ -96,12 +102,8 @@ export function initialSweeperState(store: StoreReader): SweeperState {
   };
 }
 
-/** One tick. Mutates `state` (host claim, feed cursor) and reports what it did. */
-export function sweep(deps: SweeperDeps, state: SweeperState): SweepReport {
-  const { store } = deps;
-  const started = performance.now();
-  const settings = deps.settings();
-  const report: SweepReport = {
+function emptyReport(): SweepReport {
+  return {
     acting: false,
     runnersLost: 0,
     interactionsExpired: 0,
@@ -119,6 +121,14 @@ export function sweep(deps: SweeperDeps, state: SweeperState): SweepReport {
     busy: false,
     errors: [],
   };
+}
+
+/** One tick. Mutates `state` (host claim, feed cursor) and reports what it did. */
+export function sweep(deps: SweeperDeps, state: SweeperState): SweepReport {
+  const { store } = deps;
+  const started = performance.now();
+  const settings = deps.settings();
+  const report = emptyReport();
   state.ticks += 1;
 
   if (store.mode === 'read-write') {
@@ -142,6 +152,23 @@ export function sweep(deps: SweeperDeps, state: SweeperState): SweepReport {
 
   // Reads never wait on the write lock (WAL): the window stays current even while acting is blocked.
   const feed = readChangeFeed(store, state);
+  report.events = feed.events;
+  report.changed = feed.changed;
+  report.durationMs = performance.now() - started;
+  return report;
+}
+
+/**
+ * The change feed alone, between ticks: null unless another connection committed new events since the last
+ * look (no commit costs one `PRAGMA data_version`; a commit without events, such as a heartbeat, one indexed
+ * read), else a report with only the feed filled in. It writes nothing.
+ */
+export function sweepFeed(deps: SweeperDeps, state: SweeperState): SweepReport | null {
+  if (!state.dirty && deps.store.dataVersion() === state.lastDataVersion) return null;
+  const started = performance.now();
+  const feed = readChangeFeed(deps.store, state);
+  if (feed.changed === null) return null;
+  const report = emptyReport();
   report.events = feed.events;
   report.changed = feed.changed;
   report.durationMs = performance.now() - started;
@@ -337,7 +364,10 @@ export interface Sweeper {
   readonly state: SweeperState;
 }
 
-/** Wraps `sweep` in a timer that re-arms itself; `onReport` gets every tick's report. */
+/**
+ * Wraps `sweep` in a timer that re-arms itself, and `sweepFeed` in a shorter one (`feedPollMs`, null for
+ * none); `onReport` gets every tick's report and every feed report that found something.
+ */
 export function createSweeper(
   deps: SweeperDeps,
   onReport: (report: SweepReport) => void,
@@ -346,10 +376,29 @@ export function createSweeper(
     setTimeout: (fn, ms) => setTimeout(fn, ms),
     clearTimeout: (h) => clearTimeout(h as never),
   },
+  feedPollMs: number | null = FEED_POLL_MS,
 ): Sweeper {
   const state = initialSweeperState(deps.store);
   let handle: unknown = null;
+  let feedHandle: unknown = null;
   let running = false;
+
+  const feedTick = (): void => {
+    try {
+      const report = sweepFeed(deps, state);
+      if (report !== null) onReport(report);
+    } catch (error) {
+      onError(error);
+    }
+  };
+  const armFeed = () => {
+    if (feedPollMs === null) return;
+    feedHandle = scheduler.setTimeout(() => {
+      if (!running) return;
+      feedTick();
+      if (running) armFeed();
+    }, feedPollMs);
+  };
 
   const tick = (): SweepReport | null => {
     try {
@@ -375,13 +424,16 @@ export function createSweeper(
     start() {
       if (running) return;
       running = true;
+      armFeed();
       tick();
       arm();
     },
     stop() {
       running = false;
       if (handle !== null) scheduler.clearTimeout(handle);
+      if (feedHandle !== null) scheduler.clearTimeout(feedHandle);
       handle = null;
+      feedHandle = null;
       if (state.hostClaim !== null) {
         try {
           deps.store.releaseHostLease(state.hostClaim);

@@ -87,7 +87,13 @@ const mergeOnce = () => {
   // The FTS5 documentation's test for "did it do anything": more than the command's own row changed.
   return totalChanges.get() - before > 1;
 };
+const dataVersion = db.prepare('PRAGMA data_version').pluck();
+// A timed round with nothing to do is skipped: no other connection committed since the last round, and that
+// round left no merge work and no WAL frames behind. An idle store then costs one PRAGMA a round.
+let settledAt = null;
 const round = (requestId) => {
+  const version = dataVersion.get();
+  if (requestId === null && settledAt === version) return;
   const started = performance.now();
   const merged = mergeOnce();
   const row = db.pragma(${JSON.stringify(CHECKPOINT_PRAGMA)})[0] || {};
@@ -97,6 +103,7 @@ const round = (requestId) => {
     merged,
     ms: performance.now() - started,
   };
+  settledAt = !merged && result.checkpointed >= result.walPages ? version : null;
   parentPort.postMessage({ type: 'round', result, requestId });
 };
 const timer = setInterval(() => round(null), workerData.intervalMs);

@@ -6,6 +6,7 @@ import {
   initialSweeperState,
   sweep,
   type Scheduler,
+  type SweepReport,
   type SweeperDeps,
 } from '../../../main/services/sweeper';
 import { createLivenessCheck } from '../../../main/store';
@@ -13,6 +14,7 @@ import {
   createTempStore,
   reserve,
   reserveAndClaim,
+  RUNNER_ACTOR,
   runnerOwner,
   type TempStore,
 } from '../../helpers/temp-store';
@@ -321,5 +323,63 @@ describe('sweeper while another process holds the write lock', () => {
       blocker.close();
     }
     expect(sweep(d, state).busy).toBe(false);
+  });
+});
+
+describe('change feed between ticks', () => {
+  it('pushes another connection’s commit on the short feed timer, without a tick, and stays quiet otherwise', () => {
+    t = createTempStore();
+    const timers: Array<{ fn: () => void; ms: number }> = [];
+    const scheduler: Scheduler = {
+      setTimeout: (fn, ms) => {
+        timers.push({ fn, ms });
+        return timers.length;
+      },
+      clearTimeout: () => {},
+    };
+    const reports: SweepReport[] = [];
+    const sweeper = createSweeper(
+      deps({ sweepIntervalMs: 2_000 }),
+      (r) => reports.push(r),
+      (e) => {
+        throw e;
+      },
+      scheduler,
+      25,
+    );
+    sweeper.start();
+    const ticks = reports.length;
+    const nextFeed = () => {
+      const feed = timers.findLast((x) => x.ms === 25);
+      feed?.fn();
+    };
+    // Nothing committed: the feed timer reports nothing.
+    nextFeed();
+    nextFeed();
+    expect(reports).toHaveLength(ticks);
+    // A runner process's commit (another connection) is pushed on the next feed look, not the next tick.
+    const runner = t.reopen();
+    const run = runner.reserveRun(
+      { projectPath: t.projectDir, workflow: 'wf', title: 'from a runner' },
+      RUNNER_ACTOR,
+    );
+    const { claim } = runner.claimRun(run.id, { ...runnerOwner(), leaseMs: 30_000 });
+    nextFeed();
+    expect(reports).toHaveLength(ticks + 1);
+    const feed = reports.at(-1)!;
+    expect(feed.acting).toBe(false);
+    expect(feed.changed?.runIds).toEqual([run.id]);
+    expect(feed.events.length).toBeGreaterThanOrEqual(2);
+    // A commit without events (a heartbeat) moves data_version but pushes nothing.
+    const version = t.store.dataVersion();
+    runner.heartbeat(claim, 30_000);
+    expect(t.store.dataVersion()).not.toBe(version);
+    nextFeed();
+    expect(reports).toHaveLength(ticks + 1);
+    // The tick timer is still armed at its own interval, and the next tick does not repeat the push.
+    timers.findLast((x) => x.ms === 2_000)?.fn();
+    expect(reports.at(-1)?.changed?.runIds ?? []).not.toContain(run.id);
+    sweeper.stop();
+    runner.close();
   });
 });

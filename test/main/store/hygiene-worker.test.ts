@@ -96,6 +96,25 @@ describe('store hygiene worker', () => {
     await expect.poll(() => seen.some((n) => n > 0), { timeout: 5_000, interval: 20 }).toBe(true);
   });
 
+  it('skips timed rounds while nothing was committed, and resumes on the next commit', async () => {
+    t = createTempStore();
+    let rounds = 0;
+    worker = startHygieneWorker(t.store, { intervalMs: 10, onRound: () => (rounds += 1) });
+    expect(await worker.ready).toBe(true);
+    reserve(t);
+    await expect.poll(() => rounds, { timeout: 5_000, interval: 10 }).toBeGreaterThan(0);
+    // Settled: the WAL is copied back and nothing else committed, so at most one more round runs.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const settled = rounds;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(rounds - settled).toBeLessThanOrEqual(1);
+    const quiet = rounds;
+    reserve(t);
+    await expect.poll(() => rounds, { timeout: 5_000, interval: 10 }).toBeGreaterThan(quiet);
+    // Asked for, a round always runs.
+    expect(await worker.runNow()).not.toBeNull();
+  });
+
   it('leaves auto-checkpoint on, and says why, when the worker cannot open the store', async () => {
     t = createTempStore();
     const missing = `${t.dir}/no-such.sqlite`;
