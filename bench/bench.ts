@@ -272,7 +272,18 @@ async function benchSize(values: SizeOptions, several: boolean): Promise<SizeRes
       try {
         measurements.push(
           ...(await measureBrowser(
-            { storePath, navigations: 20, scrollMs: 4_000, executablePath: values.chromium },
+            {
+              storePath,
+              navigations: 20,
+              scrollMs: 4_000,
+              executablePath: values.chromium,
+              searches: [gen.searchCommon, gen.searchRare, 'deploy', 'agent', 'release']
+                .map((needle) => ({
+                  needle,
+                  firstId: store.listRuns({ view: 'all', limit: 1, search: needle }).items[0]?.run.id ?? '',
+                }))
+                .filter((s) => s.firstId !== ''),
+            },
             log,
           )),
         );
