@@ -161,7 +161,8 @@ export function sweep(deps: SweeperDeps, state: SweeperState): SweepReport {
 /**
  * The change feed alone, between ticks: null unless another connection committed new events since the last
  * look (no commit costs one `PRAGMA data_version`; a commit without events, such as a heartbeat, one indexed
- * read), else a report with only the feed filled in. It writes nothing.
+ * read), else a report with the feed and, on the acting host, the events to notify. Its only write is the
+ * notification cursor.
  */
 export function sweepFeed(deps: SweeperDeps, state: SweeperState): SweepReport | null {
   if (!state.dirty && deps.store.dataVersion() === state.lastDataVersion) return null;
@@ -171,6 +172,15 @@ export function sweepFeed(deps: SweeperDeps, state: SweeperState): SweepReport |
   const report = emptyReport();
   report.events = feed.events;
   report.changed = feed.changed;
+  // The acting host notifies at once too (the cursor's compare-and-set still decides who); a busy store
+  // leaves it to the next tick.
+  if (state.hostClaim !== null && deps.store.mode === 'read-write') {
+    try {
+      collectNotifyEvents(deps, state, report);
+    } catch (error) {
+      if (!(isRunwardenError(error) && error.code === 'BUSY')) report.errors.push(error);
+    }
+  }
   report.durationMs = performance.now() - started;
   return report;
 }
@@ -386,7 +396,9 @@ export function createSweeper(
   const feedTick = (): void => {
     try {
       const report = sweepFeed(deps, state);
-      if (report !== null) onReport(report);
+      if (report === null) return;
+      for (const error of report.errors) onError(error);
+      onReport(report);
     } catch (error) {
       onError(error);
     }

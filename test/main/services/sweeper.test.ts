@@ -370,6 +370,10 @@ describe('change feed between ticks', () => {
     expect(feed.acting).toBe(false);
     expect(feed.changed?.runIds).toEqual([run.id]);
     expect(feed.events.length).toBeGreaterThanOrEqual(2);
+    // This process holds the host lease (its first tick took it): the same look hands the events to notify.
+    const runnerSeqs = feed.events.filter((e) => e.runId === run.id).map((e) => e.seq);
+    expect(runnerSeqs.length).toBeGreaterThanOrEqual(2);
+    expect(feed.notifyEvents.map((e) => e.seq)).toEqual(runnerSeqs);
     // A commit without events (a heartbeat) moves data_version but pushes nothing.
     const version = t.store.dataVersion();
     runner.heartbeat(claim, 30_000);
