@@ -1,6 +1,6 @@
 /**
  * Asking a person from inside a run: request an interaction under the run's claim, then poll its row
- * (indexed by id, a few times a second) until it is settled, expired or cancelled (SPEC §4).
+ * (indexed by id, a few times a second) until it is settled, expired or cancelled (docs/ARCHITECTURE.md#run-model-and-state-machine).
  * Deadlines are the store's: once one passes, the store applies the policy (default → settled with
  * provenance timeout_policy; none → expired), the same as the sweeper would.
  */

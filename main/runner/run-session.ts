@@ -1,7 +1,7 @@
 /**
  * The runner kit: what a workflow program uses to own one run. Claim it, keep the lease alive, record
  * steps (attempts), ask people, perform side effects through the effect ledger, then finish.
- * Every write is fenced by the store (SPEC §3); once fenced the session refuses further work.
+ * Every write is fenced by the store (docs/ARCHITECTURE.md#leases-and-fencing); once fenced the session refuses further work.
  */
 import type {
   Actor,
@@ -139,7 +139,7 @@ export class RunSession {
     if (reserved.status === 'applied') return { effect: reserved, result: null, alreadyApplied: true };
     if (reserved.status === 'ambiguous' || reserved.status === 'applying') {
       // A previous owner left it in flight, or it ended unknown: nobody may repeat it until a person says
-      // whether it happened (SPEC §4). Park the run for them and stop.
+      // whether it happened. Park the run for them and stop.
       this.park('effectAmbiguous', `Effect ${input.idempotencyKey} has an unknown outcome: ${input.summary}`);
     }
     if (reserved.status !== 'pending') {

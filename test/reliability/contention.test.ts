@@ -1,4 +1,4 @@
-/** TESTING.md "Contention": many writer processes at once; SQLITE_BUSY never reaches a caller. */
+/** Contention: many writer processes at once; SQLITE_BUSY never reaches a caller. */
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
