@@ -5,10 +5,15 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { openStore, resolveStorePath, type RunStore } from '../store';
 import type { OutputStream, Paint } from './output';
+import { safeJson } from './sanitize';
+import { UsageError } from './usage-error';
 
 export interface CliContext {
+  /** Human and JSON output; guarded (output.ts guardedStream): nothing printed can drive the terminal. */
   stdout: OutputStream;
   stderr: OutputStream;
+  /** The unguarded stdout, for data a script captures exactly (`ask`'s answer into a pipe). */
+  rawStdout: OutputStream;
   env: Record<string, string | undefined>;
   cwd: string;
   /** Absolute path of bin/runwarden.js, so children (exec, demo) can run the same CLI. */
@@ -29,13 +34,7 @@ export interface Command {
   run(ctx: CliContext, argv: string[]): Promise<number>;
 }
 
-/** A usage error: bad flags or arguments. Exit code 2. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
+export { UsageError } from './usage-error';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -82,6 +81,16 @@ export function parseCommand<const O extends Options>(
   return parsed;
 }
 
+/**
+ * Splits `[own args] -- CMD...` at the first "--": the command's own arguments, and CMD (null when there
+ * is no "--"). Commands that run a CMD (exec, step, effect) parse only what comes before it.
+ */
+export function splitCommand(argv: string[]): { own: string[]; commandArgv: string[] | null } {
+  const separator = argv.indexOf('--');
+  if (separator === -1) return { own: argv, commandArgv: null };
+  return { own: argv.slice(0, separator), commandArgv: argv.slice(separator + 1) };
+}
+
 /** Parses a command that acts on one run (`runwarden NAME RUN [options]`); null after --help. */
 export function parseRunCommand<const O extends Options>(
   ctx: CliContext,
@@ -96,22 +105,32 @@ export function parseRunCommand<const O extends Options>(
   return { values: parsed.values, runId };
 }
 
-/** Opens the store at --store / RUNWARDEN_STORE / the default path; closed when the command returns. */
-export function openCliStore(ctx: CliContext, flag: string | undefined): RunStore {
-  const path = resolveStorePath({ flag, env: ctx.env });
-  const store = openStore(path);
+/**
+ * Opens the store at --store / RUNWARDEN_STORE / the default path; closed when the command returns.
+ * `read`: a command that only reads never creates a store, so a mistyped path is "no store at PATH",
+ * not an empty list.
+ */
+export function openCliStore(
+  ctx: CliContext,
+  flag: string | undefined,
+  options: { read?: boolean } = {},
+): RunStore {
+  const store = openStore(storePathOf(ctx, flag), { mustExist: options.read === true });
   ctx.defer(() => store.close());
   return store;
 }
 
 export function storePathOf(ctx: CliContext, flag: string | undefined): string {
+  if (flag !== undefined && flag.trim() === '') {
+    throw new UsageError('--store needs a file path (leave it out to use $RUNWARDEN_STORE or the default)');
+  }
   return resolveStorePath({ flag, env: ctx.env });
 }
 
 /** Prints a successful result: JSON envelope with --json, else the human text. */
 export function printResult(ctx: CliContext, value: unknown, human: () => string): void {
   if (ctx.json) {
-    ctx.stdout.write(`${JSON.stringify({ ok: true, value })}\n`);
+    ctx.stdout.write(`${safeJson({ ok: true, value })}\n`);
   } else {
     const text = human();
     if (text !== '') ctx.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -126,12 +145,4 @@ export function requirePositional(positionals: string[], index: number, name: st
 
 export function noExtraPositionals(positionals: string[], count: number): void {
   if (positionals.length > count) throw new UsageError(`unexpected argument: ${positionals[count]}`);
-}
-
-export function parseIntegerFlag(value: string | undefined, name: string, min = 0): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < min) {
-    throw new UsageError(`--${name} must be an integer >= ${min}, got "${value}"`);
-  }
-  return Number(value);
 }

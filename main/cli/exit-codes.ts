@@ -1,6 +1,6 @@
 /**
- * The CLI's documented exit codes (each command's --help lists its own). Every command maps its outcome to
- * one of these; `runwarden --help` prints the table.
+ * The CLI's documented exit codes (README "Runner contract"; each command's --help lists its own). Every
+ * command maps its outcome to one of these; `runwarden --help` prints the table.
  */
 import type { ErrorCode } from '../../shared/errors';
 
@@ -11,6 +11,8 @@ export const EXIT = {
   liveOwner: 3,
   notFound: 4,
   conflict: 5,
+  /** The run is parked for a person: an effect's outcome is unknown, or the command parked it. */
+  parked: 75,
   expired: 124,
   cancelled: 130,
 } as const;
@@ -23,6 +25,8 @@ export const EXIT_CODE_HELP = `Exit codes:
   3    refused: a live runner owns the run (use --request for a cooperative cancel or pause)
   4    not found (unknown run or interaction)
   5    stale view or conflict (the run changed, or is in a state the command does not apply to)
+  75   parked for a person: an effect's outcome is unknown (effect), or the command parked its run
+       (exec, worker); a CMD run by "runwarden effect" exits 75 to say its outcome is unknown
   124  ask: the question expired with no default
   130  cancelled (ask: the question or run was cancelled; exec: the run was cancelled or interrupted)`;
 

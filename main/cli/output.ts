@@ -1,11 +1,21 @@
 /**
- * Human output helpers: aligned tables, relative times (Intl), colour only for a TTY without NO_COLOR.
+ * Human output helpers: aligned tables, relative times (Intl), colour only for a TTY without NO_COLOR,
+ * and the guard every byte of the CLI's own output passes through (sanitize.ts).
  */
 import type { DisplayStatus } from '../../shared/display-status';
+import { sanitizeLine, sanitizeTerminal } from './sanitize';
 
 export interface OutputStream {
   write(chunk: string): unknown;
   isTTY?: boolean;
+}
+
+/**
+ * The CLI's stdout / stderr: every chunk goes through sanitizeTerminal, so a field some command forgot to
+ * sanitize still cannot drive the terminal.
+ */
+export function guardedStream(stream: OutputStream): OutputStream {
+  return { write: (chunk: string) => stream.write(sanitizeTerminal(chunk)), isTTY: stream.isTTY };
 }
 
 export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'blue' | 'magenta' | 'cyan';
@@ -76,7 +86,9 @@ export interface Column<T> {
 
 /** Renders rows as an aligned text table (two spaces between columns, no trailing spaces). */
 export function formatTable<T>(columns: Column<T>[], rows: readonly T[], paint: Paint): string {
-  const cells = rows.map((row) => columns.map((column) => truncate(oneLine(column.value(row)), column.max)));
+  const cells = rows.map((row) =>
+    columns.map((column) => truncate(sanitizeLine(column.value(row)), column.max)),
+  );
   const widths = columns.map((column, index) =>
     Math.max(visibleLength(column.header), ...cells.map((cell) => visibleLength(cell[index] ?? ''))),
   );
@@ -104,18 +116,6 @@ export function truncate(text: string, max: number | undefined): string {
   if (max === undefined) return text;
   const chars = [...text];
   return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : text;
-}
-
-/** Untrusted single-line text: control characters (including ESC) become spaces so a title cannot drive the terminal. */
-export function oneLine(text: string): string {
-  // oxlint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
-}
-
-/** Multi-line untrusted text: keeps newlines and tabs, neutralises other control characters. */
-export function safeText(text: string): string {
-  // oxlint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, ' ');
 }
 
 const relativeFormat = new Intl.RelativeTimeFormat('en', { numeric: 'always', style: 'short' });

@@ -13,6 +13,8 @@ import { version as VERSION } from '../../package.json';
 import { COMMANDS, findCommand } from './commands';
 import { UsageError, type CliContext } from './command';
 import { EXIT, EXIT_CODE_HELP, exitCodeForError } from './exit-codes';
+import { safeJson, sanitizeLine } from './sanitize';
+import { shellQuote } from './shell-quote';
 
 export function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((command) => command.name.length));
@@ -45,7 +47,7 @@ export async function runCli(ctx: CliContext, argv: string[]): Promise<number> {
   }
   const command = findCommand(name);
   if (command === undefined) {
-    return reportError(ctx, new UsageError(`unknown command "${name}"`), 'runwarden');
+    return reportError(ctx, new UsageError(`unknown command "${sanitizeLine(name)}"`), 'runwarden');
   }
   try {
     return await command.run(ctx, rest);
@@ -64,11 +66,11 @@ function reportError(ctx: CliContext, error: unknown, commandName: string): numb
     };
     if (info.recovery !== undefined) out.recovery = info.recovery;
     if (info.issues !== undefined) out.issues = info.issues;
-    ctx.stdout.write(`${JSON.stringify({ ok: false, error: out })}\n`);
+    ctx.stdout.write(`${safeJson({ ok: false, error: out })}\n`);
     return exitCode;
   }
-  const lines = [`runwarden: ${info.message}`];
-  for (const issue of info.issues ?? []) lines.push(`  - ${issue}`);
+  const lines = [`runwarden: ${sanitizeLine(info.message)}`];
+  for (const issue of info.issues ?? []) lines.push(`  - ${sanitizeLine(issue)}`);
   const hint = hintFor(error, info, commandName);
   if (hint !== null) lines.push(`hint: ${hint}`);
   ctx.stderr.write(`${lines.join('\n')}\n`);
@@ -93,14 +95,19 @@ function hintFor(error: unknown, info: ErrorInfo, commandName: string): string |
       : `run "runwarden ${commandName} --help" for usage`;
   }
   switch (info.recovery?.kind) {
-    case 'requestCancel':
-      return `a live runner holds it; ask it to stop with "runwarden cancel --request ${info.recovery.runId}"`;
+    case 'requestCancel': {
+      const id = shellQuote(info.recovery.runId);
+      // Name the command the person was running: a pause is requested with pause, not cancel.
+      return commandName === 'pause'
+        ? `a live runner holds it; ask it to pause with "runwarden pause --request ${id}"`
+        : `a live runner holds it; ask it to stop with "runwarden cancel --request ${id}"`;
+    }
     case 'resolveEffects':
-      return `resolve the ambiguous effects first (see "runwarden show ${info.recovery.runId}")`;
+      return `say whether each ambiguous effect happened first: "runwarden resolve EFFECT --happened|--not-happened --note TEXT" ("runwarden show ${shellQuote(info.recovery.runId)}" prints each one)`;
     case 'stopCommand':
-      return `stop its command first with "runwarden cancel --stop-command ${info.recovery.runId}"`;
+      return `stop its command first with "runwarden cancel --stop-command ${shellQuote(info.recovery.runId)}"`;
     case 'resumeAnyway':
-      return `the workflow source changed; resume with "runwarden resume --anyway ${info.recovery.runId}"`;
+      return `the workflow source changed; resume with "runwarden resume --anyway ${shellQuote(info.recovery.runId)}"`;
     case 'refresh':
       return 'the run changed since you looked: check "runwarden show" and try again';
     case 'retryLater':
@@ -110,7 +117,9 @@ function hintFor(error: unknown, info: ErrorInfo, commandName: string): string |
   }
   switch (info.code) {
     case 'LIVE_OWNER':
-      return 'a live runner holds this run; use --request to ask it to stop';
+      return commandName === 'pause' || commandName === 'cancel'
+        ? `a live runner holds this run; use "runwarden ${commandName} --request" to ask it`
+        : 'a live runner holds this run; ask it to stop first ("runwarden cancel --request RUN")';
     case 'STALE_VIEW':
       return 'the run changed since you looked: check "runwarden show" and try again';
     case 'BUSY':

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { CliContext } from './command';
-import { colourEnabled, painter } from './output';
+import { colourEnabled, guardedStream, painter } from './output';
 import { runCli } from './run-cli';
 
 function binPath(): string {
@@ -17,8 +17,9 @@ function binPath(): string {
 async function main(): Promise<void> {
   const cleanups: Array<() => void> = [];
   const ctx: CliContext = {
-    stdout: process.stdout,
-    stderr: process.stderr,
+    stdout: guardedStream(process.stdout),
+    stderr: guardedStream(process.stderr),
+    rawStdout: process.stdout,
     env: process.env,
     cwd: process.cwd(),
     binPath: binPath(),

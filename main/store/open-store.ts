@@ -29,6 +29,8 @@ const QUICK_CHECK_MAX_BYTES = 32 * 1024 * 1024;
 export interface OpenStoreOptions {
   clock?: Clock;
   readonly?: boolean;
+  /** Refuse a missing file instead of creating the store (read commands: a typo must not show an empty store). */
+  mustExist?: boolean;
   /** busy_timeout in ms (default 5000). Tests lower it to keep a "locked" case fast. */
   busyTimeoutMs?: number;
   /**
@@ -63,6 +65,35 @@ function fileSize(file: string): number {
     return fs.statSync(file).size;
   } catch {
     return 0;
+  }
+}
+
+/** The target of `file` when it is a symbolic link whose target does not exist; else null. */
+function danglingLink(file: string): string | null {
+  try {
+    if (!fs.lstatSync(file).isSymbolicLink() || fs.existsSync(file)) return null;
+    return fs.readlinkSync(file);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The store holds every run's commands, answers and notes: only its owner may read it. A file (or its
+ * -wal/-shm) open to its group or others loses those bits when this user owns it; otherwise it is left.
+ */
+function tightenPermissions(file: string): void {
+  for (const target of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      const stat = fs.statSync(target);
+      const uid = process.getuid?.();
+      // Drop the group and other bits only: a file its owner made read-only stays read-only.
+      if ((stat.mode & 0o077) !== 0 && (uid === undefined || stat.uid === uid)) {
+        fs.chmodSync(target, stat.mode & 0o700);
+      }
+    } catch {
+      // Missing -wal/-shm, or a file we may not change: nothing to do.
+    }
   }
 }
 
@@ -112,12 +143,17 @@ function probeFile(file: string): Probe {
   if (!walPending && sizeValid && pages > 0 && stat.size < pages * pageSize) {
     return refuse('STORE_CORRUPT', file, `is truncated (${stat.size} of ${pages * pageSize} bytes)`);
   }
+  // Decided from the header alone, before SQLite opens the file: opening another program's WAL database
+  // would leave -wal/-shm files beside it. Only a 0-byte file is ours to initialise; a non-empty SQLite
+  // file without our id (even one with no tables) belongs to someone else.
   const appId = header.readInt32BE(68);
-  if (appId !== 0 && appId !== APPLICATION_ID) {
+  if (appId !== APPLICATION_ID) {
     return refuse(
       'STORE_FOREIGN',
       file,
-      `is a SQLite database of another application (application_id 0x${(appId >>> 0).toString(16)})`,
+      appId === 0
+        ? 'is a SQLite database made by another program (no Runwarden application id)'
+        : `is a SQLite database of another application (application_id 0x${(appId >>> 0).toString(16)})`,
     );
   }
   return { kind: 'sqlite', fileSize: stat.size };
@@ -257,8 +293,20 @@ export function openStore(storePath: string, opts: OpenStoreOptions = {}): RunSt
   };
   const displayOptions = opts.displayOptions ?? DEFAULT_DISPLAY_OPTIONS;
 
+  const link = danglingLink(file);
+  if (link !== null) {
+    throw new RunwardenError(
+      'NOT_FOUND',
+      `${file} is a symbolic link to ${link}, which does not exist. Runwarden will not create a store through it: fix or remove the link, or point RUNWARDEN_STORE / --store at the real file.`,
+    );
+  }
   if (!fs.existsSync(file)) {
-    if (opts.readonly === true) throw new RunwardenError('NOT_FOUND', `There is no store at ${file}.`);
+    if (opts.readonly === true || opts.mustExist === true) {
+      throw new RunwardenError(
+        'NOT_FOUND',
+        `There is no store at ${file}. Check the path (--store, RUNWARDEN_STORE); a store is created by the first command that writes.`,
+      );
+    }
     try {
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     } catch (error) {
@@ -281,6 +329,7 @@ export function openStore(storePath: string, opts: OpenStoreOptions = {}): RunSt
 
   const probe = probeFile(file);
   if (probe.kind === 'refuse') throw probe.error;
+  tightenPermissions(file);
 
   let mode: StoreMode = 'read-write';
   let reason: string | null = null;
@@ -301,11 +350,12 @@ export function openStore(storePath: string, opts: OpenStoreOptions = {}): RunSt
     } finally {
       db?.close();
     }
-    if (identity.appId !== APPLICATION_ID && !(identity.appId === 0 && identity.tables === 0)) {
+    const emptyButWal = probe.fileSize === 0 && identity.appId === 0 && identity.tables === 0;
+    if ((identity.appId !== APPLICATION_ID || identity.userVersion < 1) && !emptyButWal) {
       throw new RunwardenError(
         'STORE_FOREIGN',
-        identity.appId === 0
-          ? `${file} is a SQLite database made by another program (no Runwarden application id). Runwarden will not touch it.`
+        identity.appId === 0 || identity.appId === APPLICATION_ID
+          ? `${file} is a SQLite database made by another program (no Runwarden schema). Runwarden will not touch it.`
           : `${file} is a SQLite database of another application (application_id 0x${(identity.appId >>> 0).toString(16)}). Runwarden will not touch it.`,
       );
     }

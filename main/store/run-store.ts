@@ -25,6 +25,7 @@ import * as events from './events';
 import * as deadlines from './interaction-deadlines';
 import { loadInteractionRow } from './interaction-rows';
 import * as leases from './leases';
+import * as lineage from './run-lineage';
 import * as maintenance from './maintenance';
 import { SUPPORTED_SCHEMA_VERSION } from './migrations';
 import * as notifications from './notifications';
@@ -39,7 +40,7 @@ import { findRunRow, loadSnapshot, loadRunRow } from './run-state';
 import { listRuns } from './run-views';
 import * as runner from './runner-transitions';
 import * as settings from './settings';
-import { toInteraction, toRun } from './rows';
+import { toEffect, toInteraction, toRun } from './rows';
 import { readOp, writeTx, type StoreContext } from './store-context';
 import type {
   AnswerResult,
@@ -452,6 +453,15 @@ export class RunStore {
 
   getRun(runId: string): Run {
     return this.#read((ctx) => toRun(loadRunRow(ctx, runId)));
+  }
+
+  getEffect(effectId: number): Effect {
+    return this.#read((ctx) => toEffect(effects.loadEffectRow(ctx, effectId)));
+  }
+
+  /** The retries already made of a run, oldest first. */
+  listRetries(runId: string): Run[] {
+    return this.#read((ctx) => lineage.listRetries(ctx, runId));
   }
 
   getSnapshot(runId: string): RunSnapshot {

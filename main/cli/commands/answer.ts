@@ -7,14 +7,15 @@ import {
   noExtraPositionals,
   openCliStore,
   parseCommand,
-  parseIntegerFlag,
   printResult,
   requirePositional,
   UsageError,
   type Command,
 } from '../command';
 import { EXIT } from '../exit-codes';
+import { checkOptionalText, checkText, parseIntegerFlag, RANGES } from '../limits';
 import { humanActor } from '../human-actor';
+import { sanitizeLine } from '../sanitize';
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -49,7 +50,11 @@ Exit status: 0 accepted (or adopted); 2 the answer does not fit the question;
     const { values, positionals } = parsed;
     if (values['json-result'] === true) ctx.json = true;
     const interactionId = requirePositional(positionals, 0, 'INTERACTION');
-    const store = openCliStore(ctx, values.store);
+    const revision = parseIntegerFlag(values.revision, 'revision', RANGES.revision);
+    const key = checkOptionalText(values.key, '--key', 'key');
+    if (values.json !== undefined) checkText(values.json, '--json', 'payload');
+    else checkText(positionals[1] ?? '', 'VALUE', 'payload', true);
+    const store = openCliStore(ctx, values.store, { read: true });
     const interaction = store.getInteraction(interactionId);
     let payload: unknown;
     if (values.json !== undefined) {
@@ -65,15 +70,15 @@ Exit status: 0 accepted (or adopted); 2 the answer does not fit the question;
       payload = payloadFromValue(interaction, value);
     }
     const result = store.answerInteraction(interactionId, {
-      interactionRevision: parseIntegerFlag(values.revision, 'revision', 0) ?? interaction.revision,
-      idempotencyKey: values.key ?? randomUUID(),
+      interactionRevision: revision ?? interaction.revision,
+      idempotencyKey: key ?? randomUUID(),
       payload,
       actor: humanActor(),
     });
     printResult(ctx, result, () =>
       result.outcome === 'adopted'
         ? `Already answered with this key: ${interactionId}.`
-        : `Answered ${interactionId}: ${JSON.stringify(payload)}`,
+        : `Answered ${interactionId}: ${sanitizeLine(JSON.stringify(payload))}`,
     );
     return EXIT.ok;
   },

@@ -2,7 +2,6 @@
 import { isDeclaredChoice } from '../../../shared/answer-rules';
 import type { FieldType, InteractionField } from '../../../shared/domain';
 import { waitForInteraction } from '../../runner/ask';
-import { enclosingClaim } from '../../runner/runner-env';
 import { runnerActor } from '../../runner/owner-info';
 import {
   COMMON_HELP,
@@ -13,7 +12,9 @@ import {
   UsageError,
   type Command,
 } from '../command';
+import { requireEnclosingRun } from '../enclosing-run';
 import { EXIT } from '../exit-codes';
+import { checkText, parseIntegerFlag, RANGES } from '../limits';
 import { parseDuration } from '../output';
 
 const OPTIONS = {
@@ -60,6 +61,10 @@ Exit status: 0 answered (or the default was applied); 124 expired with no defaul
     const { values } = parsed;
     const title = values.title;
     if (title === undefined || title.trim() === '') throw new UsageError('--title is required');
+    checkText(title, '--title', 'title');
+    if (values.prompt !== undefined) checkText(values.prompt, '--prompt', 'prompt', true);
+    for (const choice of values.choice ?? []) checkText(choice, '--choice', 'title');
+    if (values.default !== undefined) checkText(values.default, '--default', 'payload', true);
     const choices = values.choice ?? [];
     const fields = (values.field ?? []).map(parseField);
     if (choices.length > 0 && fields.length > 0)
@@ -70,8 +75,10 @@ Exit status: 0 answered (or the default was applied); 124 expired with no defaul
     let deadlineAt: number | null = null;
     if (values.timeout !== undefined) {
       const ms = parseDuration(values.timeout);
-      if (ms === null)
-        throw new UsageError(`--timeout must be a duration like 30s, 10m or 2h, got "${values.timeout}"`);
+      if (ms === null || ms > RANGES.timeoutMs.max)
+        throw new UsageError(
+          `--timeout must be a duration like 30s, 10m or 2h, at most 30d, got "${values.timeout.slice(0, 40)}"`,
+        );
       deadlineAt = ctx.now() + ms;
     }
     let defaultResponse: unknown = null;
@@ -90,14 +97,9 @@ Exit status: 0 answered (or the default was applied); 124 expired with no defaul
         }
       }
     }
-    const claim = enclosingClaim(ctx.env);
-    if (claim === null) {
-      throw new UsageError(
-        'runwarden ask must run inside a run: start your script with "runwarden exec -- ..." (RUNWARDEN_RUN_ID is not set)',
-      );
-    }
-    const pollMs = values['poll-ms'] === undefined ? 250 : Math.max(20, Number(values['poll-ms']) || 250);
-    const store = openCliStore(ctx, values.store);
+    const claim = requireEnclosingRun(ctx, 'ask');
+    const pollMs = parseIntegerFlag(values['poll-ms'], 'poll-ms', RANGES.pollMs) ?? 250;
+    const store = openCliStore(ctx, values.store, { read: true });
     const actor = runnerActor({ ownerId: `ask:${process.pid}` }, 'cli');
     const interaction = store.requestInteraction(claim, {
       kind: choices.length > 0 ? 'decision' : 'input',
@@ -128,6 +130,12 @@ Exit status: 0 answered (or the default was applied); 124 expired with no defaul
     switch (outcome.status) {
       case 'answered': {
         const response = outcome.response;
+        if (!ctx.json) {
+          // The answer is data for $(runwarden ask ...): exact into a pipe, sanitized on a terminal.
+          const text = typeof response === 'string' ? response : JSON.stringify(response);
+          (ctx.rawStdout.isTTY === true ? ctx.stdout : ctx.rawStdout).write(`${text}\n`);
+          return EXIT.ok;
+        }
         printResult(
           ctx,
           {

@@ -8,19 +8,25 @@ import {
   JSON_HELP,
   JSON_OPTION,
   openCliStore,
-  parseIntegerFlag,
-  parseRunCommand,
+  parseCommand,
   printResult,
+  requirePositional,
+  UsageError,
   type Command,
 } from '../command';
+import { runBulkAction } from '../bulk-action';
+import { isBulk, SELECTION_HELP, SELECTION_OPTIONS, selectionView } from '../run-selection';
+import { shellQuote } from '../shell-quote';
 import { cascadeText } from '../../../shared/cascade-text';
 import { stopCommandGroup } from '../../runner/stop-command';
 import { EXIT } from '../exit-codes';
+import { checkOptionalText, parseIntegerFlag, RANGES, rangeText } from '../limits';
 import { humanActor } from '../human-actor';
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
   ...JSON_OPTION,
+  ...SELECTION_OPTIONS,
   reason: { type: 'string' },
   request: { type: 'boolean' },
   'stop-command': { type: 'boolean' },
@@ -34,6 +40,7 @@ export const cancelCommand: Command = {
   help: `Usage: runwarden cancel RUN [--reason T] [--revision N] [--json]
        runwarden cancel --request RUN [--reason T]
        runwarden cancel --stop-command RUN [--reason T] [--grace-ms N]
+       runwarden cancel (RUN... | --stale | --view V | --project DIR) [--dry-run] [--yes] [--json]
 
 Cancels a run that no live runner holds (stale, queued, parked, waiting without a runner):
 open attempts are cancelled, pending effects cancelled, effects in flight become ambiguous,
@@ -47,32 +54,55 @@ Options:
   --reason T     why (recorded on the run's events)
   --request      cooperative cancel of a live run: the runner stops and ends the run cancelled
   --stop-command stop an orphaned run's command (its whole process group), then cancel the run
-  --grace-ms N   with --stop-command: SIGTERM → SIGKILL grace (default 5000)
-  --revision N   only if the run is still at revision N (as you last saw it); else exit 5
+  --grace-ms N   with --stop-command: SIGTERM → SIGKILL grace (${rangeText(RANGES.graceMs)}, default 5000)
+  --revision N   only if the run is still at revision N (as you last saw it); else exit 5.
+                 Without it the revision is read first and must not change before the cancel.
 ${JSON_HELP}
+${SELECTION_HELP}
 ${COMMON_HELP}
 
 Exit status: 0 cancelled (or requested); 1 --stop-command could not verify the command gone;
 3 refused, a live runner holds the run or its command still runs; 4 unknown run; 5 the run
-changed (revision) or is already finished.`,
+changed (revision) or is already finished. For a selection: 0 when every run was (or would be)
+cancelled, else the code of the first refusal.`,
   async run(ctx, argv) {
-    const parsed = parseRunCommand(ctx, this, argv, OPTIONS);
+    const parsed = parseCommand(ctx, this, argv, OPTIONS);
     if (parsed === null) return EXIT.ok;
-    const { values, runId } = parsed;
-    let revision = parseIntegerFlag(values.revision, 'revision', 0);
-    const graceMs = parseIntegerFlag(values['grace-ms'], 'grace-ms', 0) ?? 5_000;
-    const store = openCliStore(ctx, values.store);
+    const { values, positionals } = parsed;
+    const reason = checkOptionalText(values.reason, '--reason', 'reason');
+    const revision = parseIntegerFlag(values.revision, 'revision', RANGES.revision);
+    const graceMs = parseIntegerFlag(values['grace-ms'], 'grace-ms', RANGES.graceMs) ?? 5_000;
+    const flags = { ids: positionals, stale: values.stale, view: values.view, project: values.project };
+    if (isBulk(flags) || values['dry-run'] === true) {
+      if (values.request === true || values['stop-command'] === true || revision !== undefined) {
+        throw new UsageError(
+          '--request, --stop-command and --revision act on one run; a selection takes each run as it is now',
+        );
+      }
+      const view = selectionView(flags, ctx.cwd);
+      const store = openCliStore(ctx, values.store, { read: true });
+      return runBulkAction(ctx, store, 'cancel', flags, view, {
+        dryRun: values['dry-run'] === true,
+        yes: values.yes === true,
+        reason: reason ?? 'Cancelled from the CLI.',
+        again: false,
+      });
+    }
+    const runId = requirePositional(positionals, 0, 'RUN');
+    const store = openCliStore(ctx, values.store, { read: true });
     const actor = humanActor();
+    // Compare-and-set even without --revision: against the revision read here.
+    let expectedRevision = revision ?? store.getRun(runId).revision;
     if (values['stop-command'] === true) {
-      const reason = values.reason ?? 'Runner gone, command still running: stopped from the CLI.';
-      const started = store.beginStopCommand(runId, { expectedRevision: revision, reason, actor });
+      const stopReason = reason ?? 'Runner gone, command still running: stopped from the CLI.';
+      const started = store.beginStopCommand(runId, { expectedRevision, reason: stopReason, actor });
       const group = started.command.pgid ?? started.command.pid;
       if (!ctx.json)
         ctx.stderr.write(
           `runwarden: stopping process group ${group} (SIGTERM, then SIGKILL after ${graceMs} ms)\n`,
         );
       const result = await stopCommandGroup(started.command, { graceMs });
-      store.finishStopCommand(runId, started.generation, { ...result, reason, actor });
+      store.finishStopCommand(runId, started.generation, { ...result, reason: stopReason, actor });
       if (!result.gone) {
         ctx.stderr.write(
           `runwarden: process group ${group} is still alive after ${result.signals.join(', ')}; the run was not cancelled\n`,
@@ -80,26 +110,25 @@ changed (revision) or is already finished.`,
         return EXIT.failure;
       }
       // Our own stop moved the revision; the check above already held for what the person saw.
-      revision = undefined;
+      expectedRevision = store.getRun(runId).revision;
     }
     if (values.request === true) {
-      const expectedRevision = revision ?? store.getRun(runId).revision;
       const run = store.requestCancel(runId, {
         expectedRevision,
-        reason: values.reason ?? 'Cancel requested from the CLI.',
+        reason: reason ?? 'Cancel requested from the CLI.',
         actor,
       });
       printResult(ctx, run, () => `Cancel requested for ${runId}: the runner stops at its next heartbeat.`);
       return EXIT.ok;
     }
     const outcome = store.cancelRun(runId, {
-      expectedRevision: revision,
-      reason: values.reason ?? 'Cancelled from the CLI.',
+      expectedRevision,
+      reason: reason ?? 'Cancelled from the CLI.',
       actor,
     });
     printResult(ctx, outcome, () => {
       const ambiguous = outcome.cascade.effectsAmbiguous > 0;
-      const hint = ambiguous ? ` Say whether they happened: runwarden show ${runId}` : '';
+      const hint = ambiguous ? ` Say whether they happened: runwarden show ${shellQuote(runId)}` : '';
       return `Cancelled ${runId}: ${cascadeText(outcome.cascade)}.${hint}`;
     });
     return EXIT.ok;

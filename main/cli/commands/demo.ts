@@ -20,13 +20,13 @@ import {
   JSON_OPTION,
   noExtraPositionals,
   parseCommand,
-  parseIntegerFlag,
   printResult,
   storePathOf,
   type CliContext,
   type Command,
 } from '../command';
 import { EXIT } from '../exit-codes';
+import { parseIntegerFlag, RANGES } from '../limits';
 import { humanActor } from '../human-actor';
 
 const OPTIONS = {
@@ -80,7 +80,7 @@ ${COMMON_HELP}`,
     if (parsed === null) return EXIT.ok;
     const { values, positionals } = parsed;
     noExtraPositionals(positionals, 0);
-    const liveMinutes = parseIntegerFlag(values['live-minutes'], 'live-minutes', 1) ?? 30;
+    const liveMinutes = parseIntegerFlag(values['live-minutes'], 'live-minutes', RANGES.liveMinutes) ?? 30;
     const storePath = storePathOf(ctx, values.store);
     const dir =
       values.dir !== undefined

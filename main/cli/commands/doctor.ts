@@ -13,6 +13,7 @@ import {
 } from '../command';
 import { EXIT } from '../exit-codes';
 import type { Paint } from '../output';
+import { sanitizeLine } from '../sanitize';
 
 const OPTIONS = { ...COMMON_OPTIONS, ...JSON_OPTION } as const;
 
@@ -34,7 +35,7 @@ Exit status: 0 healthy (stale runs are reported but are not a store problem);
     const parsed = parseCommand(ctx, this, argv, OPTIONS);
     if (parsed === null) return EXIT.ok;
     noExtraPositionals(parsed.positionals, 0);
-    const store = openCliStore(ctx, parsed.values.store);
+    const store = openCliStore(ctx, parsed.values.store, { read: true });
     const report = store.doctor();
     printResult(ctx, report, () => renderReport(report, ctx.paint));
     return report.contradictions.length > 0 || report.integrity !== 'ok' ? EXIT.failure : EXIT.ok;
@@ -44,7 +45,7 @@ Exit status: 0 healthy (stale runs are reported but are not a store problem);
 function renderReport(report: DoctorReport, paint: Paint): string {
   const { info } = report;
   const rows: Array<[string, string]> = [
-    ['store', info.path],
+    ['store', sanitizeLine(info.path)],
     ['size', formatBytes(info.sizeBytes)],
     ['WAL', formatBytes(info.walBytes)],
     ['schema', `version ${info.schemaVersion} (this build supports ${info.supportedVersion})`],
@@ -52,7 +53,7 @@ function renderReport(report: DoctorReport, paint: Paint): string {
       'mode',
       info.mode === 'read-write'
         ? 'read-write'
-        : paint('yellow', `read-only: ${info.modeReason ?? 'unknown reason'}`),
+        : paint('yellow', `read-only: ${sanitizeLine(info.modeReason ?? 'unknown reason')}`),
     ],
     ['integrity', report.integrity === 'ok' ? paint('green', 'ok') : paint('red', report.integrity)],
     [
@@ -70,7 +71,7 @@ function renderReport(report: DoctorReport, paint: Paint): string {
   ];
   const lines = rows.map(([label, value]) => `${paint('bold', label.padEnd(12))}${value}`);
   for (const contradiction of report.contradictions)
-    lines.push(`  ${contradiction.runId}: ${contradiction.problem}`);
+    lines.push(`  ${contradiction.runId}: ${sanitizeLine(contradiction.problem)}`);
   return `${lines.join('\n')}\n`;
 }
 

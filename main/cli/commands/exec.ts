@@ -3,19 +3,28 @@ import { basename, delimiter, dirname } from 'node:path';
 import { runnerEnv } from '../../runner/runner-env';
 import { DEFAULT_LEASE_MS, RunSession } from '../../runner/run-session';
 import { runnerActor, runnerOwner } from '../../runner/owner-info';
-import { exitCodeOf, settleRunDurably, superviseCommand } from '../../runner/supervise-command';
-import { MAX_LEASE_MS } from '../../store';
+import {
+  exitCodeOf,
+  settleRunDurably,
+  superviseCommand,
+  type CommandOutcome,
+  type Settlement,
+} from '../../runner/supervise-command';
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
   openCliStore,
   parseCommand,
-  parseIntegerFlag,
+  splitCommand,
   storePathOf,
   UsageError,
   type Command,
 } from '../command';
 import { EXIT } from '../exit-codes';
+import { checkOptionalText, checkText, parseIntegerFlag, RANGES, rangeText, TEXT_CAPS } from '../limits';
+import { parkedByCommand } from '../parked-by-command';
+import { projectFolder } from '../project-path';
+import { safeJson } from '../sanitize';
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -25,6 +34,7 @@ const OPTIONS = {
   'lease-ms': { type: 'string' },
   key: { type: 'string' },
   quiet: { type: 'boolean', short: 'q' },
+  json: { type: 'boolean' },
 } as const;
 
 export const execCommand: Command = {
@@ -45,21 +55,23 @@ Linux it also dies with this process (docs/LIVENESS.md). If the end of the run c
 (disk full, read-only, busy), this process keeps its lease and tries again until it can.
 
 Options:
-  --project DIR    the project folder (default: the current directory)
+  --project DIR    the project folder (default: the enclosing git repository's root, else the
+                   current folder)
   --workflow NAME  workflow name (default: the command's base name)
   --title T        run title (default: the command line)
-  --lease-ms N     lease length in ms, 100 to ${MAX_LEASE_MS} (default ${DEFAULT_LEASE_MS}); heartbeats every N/3
+  --lease-ms N     lease length in ms (${rangeText(RANGES.leaseMs)}, default ${DEFAULT_LEASE_MS}); heartbeats every N/3
   --key K          idempotency key: the same key reuses the same run
   -q, --quiet      do not print the run id and the outcome on stderr
+  --json           end with one JSON line on stdout: {"ok":true,"value":{"runId","outcome","exitCode"}}
 ${COMMON_HELP}
 
 Exit status: CMD's exit code (128+N when killed by signal N); 1 if the lease was lost;
-130 if the run was cancelled or paused at a person's request; 127 if CMD could not be started.`,
+130 if the run was cancelled or paused at a person's request; 127 if CMD could not be started;
+75 if CMD parked its run (an effect with an unknown outcome, or "runwarden park").`,
   async run(ctx, argv) {
-    const separator = argv.indexOf('--');
-    const ownArgs = separator === -1 ? argv : argv.slice(0, separator);
-    const commandArgv = separator === -1 ? [] : argv.slice(separator + 1);
-    const parsed = parseCommand(ctx, this, ownArgs, OPTIONS);
+    const split = splitCommand(argv);
+    const commandArgv = split.commandArgv ?? [];
+    const parsed = parseCommand(ctx, this, split.own, OPTIONS);
     if (parsed === null) return EXIT.ok;
     if (parsed.positionals.length > 0) {
       throw new UsageError(
@@ -68,11 +80,22 @@ Exit status: CMD's exit code (128+N when killed by signal N); 1 if the lease was
     }
     if (commandArgv.length === 0) throw new UsageError('missing the command to run after "--"');
     const { values } = parsed;
-    const leaseMs = parseIntegerFlag(values['lease-ms'], 'lease-ms', 100) ?? DEFAULT_LEASE_MS;
     // Refused before anything is written (exit 2), not by the claim after the run was reserved.
-    if (leaseMs > MAX_LEASE_MS) {
-      throw new UsageError(`--lease-ms must be at most ${MAX_LEASE_MS} (a day), got ${leaseMs}`);
-    }
+    const leaseMs = parseIntegerFlag(values['lease-ms'], 'lease-ms', RANGES.leaseMs) ?? DEFAULT_LEASE_MS;
+    const line = commandArgv.join(' ');
+    const title = checkText(
+      values.title ?? (line.length > TEXT_CAPS.title ? `${line.slice(0, TEXT_CAPS.title - 1)}…` : line),
+      '--title',
+      'title',
+    );
+    const workflow = checkText(
+      values.workflow ?? basename(commandArgv[0] ?? 'command'),
+      '--workflow',
+      'name',
+    );
+    checkText(commandArgv.join(' '), 'the command line', 'command', true);
+    const requestKey = checkOptionalText(values.key, '--key', 'key') ?? null;
+    const projectPath = projectFolder(values.project, ctx.cwd);
     const storePath = storePathOf(ctx, values.store);
     const store = openCliStore(ctx, values.store);
     const command = { argv: commandArgv, cwd: ctx.cwd };
@@ -82,12 +105,12 @@ Exit status: CMD's exit code (128+N when killed by signal N); 1 if the lease was
     // no queued run behind for a worker to start later.
     const { claim, run } = store.reserveAndClaim(
       {
-        projectPath: values.project ?? ctx.cwd,
-        workflow: values.workflow ?? basename(commandArgv[0] ?? 'command'),
-        title: values.title ?? commandArgv.join(' '),
+        projectPath,
+        workflow,
+        title,
         command,
         executionMode: process.stdin.isTTY ? 'interactive' : 'headless',
-        requestKey: values.key ?? null,
+        requestKey,
       },
       actor,
       { ...owner, leaseMs },
@@ -127,19 +150,57 @@ Exit status: CMD's exit code (128+N when killed by signal N); 1 if the lease was
         );
       },
     });
-    if (values.quiet !== true || settlement.status === 'fenced' || settlement.status === 'error') {
-      ctx.stderr.write(`runwarden: ${settlement.message}\n`);
+    const parked = settlement.status === 'fenced' ? parkedByCommand(store, run.id, claim.generation) : null;
+    const result = execResult(run.id, settlement, outcome, parked);
+    if (ctx.json) {
+      ctx.stdout.write(`${safeJson({ ok: true, value: result })}\n`);
+    } else if (
+      values.quiet !== true ||
+      (parked === null && (settlement.status === 'fenced' || settlement.status === 'error'))
+    ) {
+      ctx.stderr.write(`runwarden: ${result.message}\n`);
     }
-    switch (settlement.status) {
-      case 'fenced':
-      case 'error':
-        return EXIT.failure;
-      case 'cancelled':
-      case 'parked':
-        return outcome.stopReason === 'interrupted' ? exitCodeOf(outcome) || EXIT.cancelled : EXIT.cancelled;
-      case 'completed':
-      case 'failed':
-        return exitCodeOf(outcome);
-    }
+    return result.exitCode;
   },
 };
+
+export interface ExecResult {
+  runId: string;
+  /** How the run ended here: completed, failed, cancelled, parked, fenced (lost the lease) or error. */
+  outcome: Settlement['status'];
+  exitCode: number;
+  message: string;
+}
+
+/** The outcome line of `exec` and of each run a `worker` executes, and the exit code it maps to. */
+export function execResult(
+  runId: string,
+  settlement: Settlement,
+  outcome: CommandOutcome,
+  parked: ReturnType<typeof parkedByCommand>,
+): ExecResult {
+  if (parked !== null) {
+    return {
+      runId,
+      outcome: 'parked',
+      exitCode: EXIT.parked,
+      message: `run ${runId} parked by its command (${parked.code}${parked.detail === null ? '' : `: ${parked.detail}`}); see: runwarden show ${runId}`,
+    };
+  }
+  const base = { runId, outcome: settlement.status, message: settlement.message };
+  switch (settlement.status) {
+    case 'fenced':
+    case 'error':
+      return { ...base, exitCode: EXIT.failure };
+    case 'cancelled':
+    case 'parked':
+      return {
+        ...base,
+        exitCode:
+          outcome.stopReason === 'interrupted' ? exitCodeOf(outcome) || EXIT.cancelled : EXIT.cancelled,
+      };
+    case 'completed':
+    case 'failed':
+      return { ...base, exitCode: exitCodeOf(outcome) };
+  }
+}

@@ -5,18 +5,27 @@ import { askCommand } from './ask';
 import { cancelCommand } from './cancel';
 import { demoCommand } from './demo';
 import { doctorCommand } from './doctor';
+import { effectCommand } from './effect';
 import { execCommand } from './exec';
 import { lsCommand } from './ls';
 import { notifyCommand } from './notify';
+import { parkCommand } from './park';
+import { progressCommand } from './progress';
+import { resolveCommand } from './resolve';
 import { pauseCommand } from './pause';
 import { resumeCommand } from './resume';
 import { retryCommand } from './retry';
 import { serveCommand } from './serve';
 import { showCommand } from './show';
+import { stepCommand } from './step';
 import { workerCommand } from './worker';
 
 export const COMMANDS: readonly Command[] = [
   execCommand,
+  stepCommand,
+  effectCommand,
+  progressCommand,
+  parkCommand,
   askCommand,
   notifyCommand,
   workerCommand,
@@ -26,6 +35,7 @@ export const COMMANDS: readonly Command[] = [
   pauseCommand,
   resumeCommand,
   answerCommand,
+  resolveCommand,
   retryCommand,
   doctorCommand,
   demoCommand,

@@ -1,6 +1,5 @@
 /** `runwarden ls`: runs with their display status (docs/ARCHITECTURE.md#display-status-and-views), newest first. */
-import { realpathSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { DISPLAY_STATUSES, type DisplayStatus } from '../../../shared/display-status';
 import type { RunListItem } from '../../store';
 import {
@@ -11,12 +10,13 @@ import {
   noExtraPositionals,
   openCliStore,
   parseCommand,
-  parseIntegerFlag,
   printResult,
   UsageError,
   type Command,
 } from '../command';
 import { EXIT } from '../exit-codes';
+import { checkOptionalText, parseIntegerFlag, RANGES, rangeText } from '../limits';
+import { projectLabels, realFolder } from '../project-path';
 import { formatTable, relativeTime, statusStyle, type Column, type Paint } from '../output';
 
 const OPTIONS = {
@@ -48,7 +48,7 @@ Options:
                   ambiguous, failed includes timed_out; name those to see them alone)
   --needs-you     only runs that need a person (questions, stale, parked, ambiguous, unattended)
   --search TEXT   title / workflow search
-  --limit N       at most N runs (default 50); --cursor C continues from the "next" cursor
+  --limit N       at most N runs (${rangeText(RANGES.limit)}, default 50); --cursor C continues from the "next" cursor
 ${JSON_HELP}
 ${COMMON_HELP}`,
   async run(ctx, argv) {
@@ -67,29 +67,36 @@ ${COMMON_HELP}`,
       if (values.status !== undefined) throw new UsageError('use either --status or --needs-you');
       view = 'needs-you';
     }
-    let projectPath: string | undefined;
-    if (values.project !== undefined) {
-      try {
-        projectPath = realpathSync(values.project);
-      } catch {
-        throw new UsageError(`no such project folder: ${values.project}`);
-      }
-    }
-    const limit = parseIntegerFlag(values.limit, 'limit', 1) ?? 50;
-    const store = openCliStore(ctx, values.store);
+    const projectPath =
+      values.project === undefined
+        ? undefined
+        : realFolder(resolve(ctx.cwd, values.project), `no such project folder: ${values.project}`);
+    const limit = parseIntegerFlag(values.limit, 'limit', RANGES.limit) ?? 50;
+    const search = checkOptionalText(values.search, '--search', 'title');
+    const store = openCliStore(ctx, values.store, { read: true });
     const page = store.listRuns({
       projectPath,
       view,
-      search: values.search,
+      search,
       limit,
       cursor: values.cursor ?? null,
     });
-    printResult(ctx, page, () => renderRuns(page.items, page.nextCursor, ctx.now(), ctx.paint));
+    printResult(ctx, page, () => {
+      // Two projects with the same folder name get enough of their paths to tell them apart.
+      const labels = projectLabels(page.items.map((item) => item.run.projectPath));
+      return renderRuns(page.items, page.nextCursor, ctx.now(), ctx.paint, labels);
+    });
     return EXIT.ok;
   },
 };
 
-function renderRuns(items: RunListItem[], nextCursor: string | null, now: number, paint: Paint): string {
+function renderRuns(
+  items: RunListItem[],
+  nextCursor: string | null,
+  now: number,
+  paint: Paint,
+  labels: Map<string, string>,
+): string {
   if (items.length === 0) return 'No runs.\n';
   const columns: Column<RunListItem>[] = [
     { header: 'RUN', value: (item) => item.run.id },
@@ -98,7 +105,11 @@ function renderRuns(items: RunListItem[], nextCursor: string | null, now: number
       value: (item) => statusLabel(item),
       style: (item) => statusStyle(item.display.status),
     },
-    { header: 'PROJECT', value: (item) => basename(item.run.projectPath), max: 20 },
+    {
+      header: 'PROJECT',
+      value: (item) => labels.get(item.run.projectPath) ?? basename(item.run.projectPath),
+      max: 32,
+    },
     { header: 'WORKFLOW', value: (item) => item.run.workflow, max: 20 },
     { header: 'TITLE', value: (item) => item.run.title, max: 40 },
     { header: 'AGE', value: (item) => relativeTime(item.run.createdAt, now) },

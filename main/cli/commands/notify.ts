@@ -17,6 +17,7 @@ import {
 } from '../command';
 import { EXIT } from '../exit-codes';
 import { humanActor } from '../human-actor';
+import { checkText } from '../limits';
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -42,8 +43,8 @@ ${COMMON_HELP}`,
     const parsed = parseCommand(ctx, this, argv, OPTIONS);
     if (parsed === null) return EXIT.ok;
     const { values, positionals } = parsed;
-    const title = requirePositional(positionals, 0, 'TITLE');
-    const body = positionals[1];
+    const title = checkText(requirePositional(positionals, 0, 'TITLE'), 'TITLE', 'title');
+    const body = positionals[1] === undefined ? undefined : checkText(positionals[1], 'BODY', 'body', true);
     noExtraPositionals(positionals, 2);
     const level = (values.level ?? 'info') as NotificationLevel;
     if (!NOTIFICATION_LEVELS.includes(level)) {

@@ -5,12 +5,12 @@ import {
   JSON_HELP,
   JSON_OPTION,
   openCliStore,
-  parseIntegerFlag,
   parseRunCommand,
   printResult,
   type Command,
 } from '../command';
 import { EXIT } from '../exit-codes';
+import { checkOptionalText, parseIntegerFlag, RANGES } from '../limits';
 import { humanActor } from '../human-actor';
 
 const OPTIONS = {
@@ -34,18 +34,20 @@ live runner is refused (exit 3); --request asks the runner to pause at its next 
 Options:
   --reason T     why (recorded on the run's events)
   --request      cooperative pause of a live run
-  --revision N   only if the run is still at revision N; else exit 5
+  --revision N   only if the run is still at revision N; else exit 5 (without it the revision
+                 is read first and must not change before the pause)
 ${JSON_HELP}
 ${COMMON_HELP}`,
   async run(ctx, argv) {
     const parsed = parseRunCommand(ctx, this, argv, OPTIONS);
     if (parsed === null) return EXIT.ok;
     const { values, runId } = parsed;
-    const store = openCliStore(ctx, values.store);
-    const expectedRevision = parseIntegerFlag(values.revision, 'revision', 0) ?? store.getRun(runId).revision;
+    const revision = parseIntegerFlag(values.revision, 'revision', RANGES.revision);
+    const reason = checkOptionalText(values.reason, '--reason', 'reason');
+    const store = openCliStore(ctx, values.store, { read: true });
     const command = {
-      expectedRevision,
-      reason: values.reason ?? 'Paused from the CLI.',
+      expectedRevision: revision ?? store.getRun(runId).revision,
+      reason: reason ?? 'Paused from the CLI.',
       actor: humanActor(),
     };
     if (values.request === true) {

@@ -1,42 +1,78 @@
-/** `runwarden retry RUN`: start a new run (lineage retry) from a finished one. */
+/** `runwarden retry RUN`: start a new run (lineage retry) from a finished one (or several: see --help). */
+import { RunwardenError } from '../../../shared/errors';
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
   JSON_HELP,
   JSON_OPTION,
   openCliStore,
-  parseIntegerFlag,
-  parseRunCommand,
+  parseCommand,
   printResult,
+  requirePositional,
+  UsageError,
   type Command,
 } from '../command';
+import { runBulkAction } from '../bulk-action';
 import { EXIT } from '../exit-codes';
 import { humanActor } from '../human-actor';
+import { parseIntegerFlag, RANGES } from '../limits';
+import { openRetryOf } from '../open-retry';
+import { isBulk, SELECTION_HELP, SELECTION_OPTIONS, selectionView } from '../run-selection';
 
-const OPTIONS = { ...COMMON_OPTIONS, ...JSON_OPTION, revision: { type: 'string' } } as const;
+const OPTIONS = {
+  ...COMMON_OPTIONS,
+  ...JSON_OPTION,
+  ...SELECTION_OPTIONS,
+  revision: { type: 'string' },
+  again: { type: 'boolean' },
+} as const;
 
 export const retryCommand: Command = {
   name: 'retry',
-  summary: 'retry a finished run as a new run',
-  help: `Usage: runwarden retry RUN [--revision N] [--json]
+  summary: 'retry a finished run as a new run (or a selection of runs)',
+  help: `Usage: runwarden retry RUN [--revision N] [--again] [--json]
+       runwarden retry (RUN... | --stale | --view V | --project DIR) [--dry-run] [--yes] [--again] [--json]
 
 Creates a new queued run with the same project, workflow, title, input and command as a
 finished (completed, failed, timed out or cancelled) run, linked to it as a retry.
-A run with a command is picked up by "runwarden worker".
+A run with a command is picked up by "runwarden worker". A run whose earlier retry has not
+finished yet is refused (exit 5): two copies would run at once; --again retries it anyway.
 
 Options:
-  --revision N   only if the run is still at revision N; else exit 5
+  --revision N   only if the run is still at revision N; without it the revision is read first
+                 and must not change before the retry
+  --again        retry even though an earlier retry of it is still queued or running
 ${JSON_HELP}
+${SELECTION_HELP}
 ${COMMON_HELP}`,
   async run(ctx, argv) {
-    const parsed = parseRunCommand(ctx, this, argv, OPTIONS);
+    const parsed = parseCommand(ctx, this, argv, OPTIONS);
     if (parsed === null) return EXIT.ok;
-    const { values, runId } = parsed;
-    const store = openCliStore(ctx, values.store);
-    const run = store.retryRun(runId, {
-      expectedRevision: parseIntegerFlag(values.revision, 'revision', 0),
-      actor: humanActor(),
-    });
+    const { values, positionals } = parsed;
+    const revision = parseIntegerFlag(values.revision, 'revision', RANGES.revision);
+    const flags = { ids: positionals, stale: values.stale, view: values.view, project: values.project };
+    if (isBulk(flags) || values['dry-run'] === true) {
+      if (revision !== undefined) throw new UsageError('--revision acts on one run; retry it on its own');
+      const view = selectionView(flags, ctx.cwd);
+      const store = openCliStore(ctx, values.store, { read: true });
+      return runBulkAction(ctx, store, 'retry', flags, view, {
+        dryRun: values['dry-run'] === true,
+        yes: values.yes === true,
+        reason: 'Retried from the CLI.',
+        again: values.again === true,
+      });
+    }
+    const runId = requirePositional(positionals, 0, 'RUN');
+    const store = openCliStore(ctx, values.store, { read: true });
+    const expectedRevision = revision ?? store.getRun(runId).revision;
+    const open = values.again === true ? null : openRetryOf(store, runId);
+    if (open !== null) {
+      throw new RunwardenError(
+        'CONFLICT',
+        `Run ${runId} was already retried as ${open.id}, which is ${open.status}; add --again to retry it once more.`,
+      );
+    }
+    const run = store.retryRun(runId, { expectedRevision, actor: humanActor() });
     printResult(ctx, run, () => `Retrying ${runId} as ${run.id} (queued).`);
     return EXIT.ok;
   },

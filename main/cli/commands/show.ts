@@ -6,13 +6,16 @@ import {
   JSON_HELP,
   JSON_OPTION,
   openCliStore,
-  parseIntegerFlag,
   parseRunCommand,
   printResult,
   type Command,
 } from '../command';
 import { EXIT } from '../exit-codes';
-import { formatTable, isoTime, oneLine, relativeTime, safeText, statusStyle, type Paint } from '../output';
+import { parseIntegerFlag, RANGES, rangeText } from '../limits';
+import { nextCommands } from '../next-commands';
+import { shellCommand } from '../shell-quote';
+import { formatTable, isoTime, relativeTime, statusStyle, type Paint } from '../output';
+import { sanitizeLine, sanitizeText } from '../sanitize';
 
 const OPTIONS = { ...COMMON_OPTIONS, ...JSON_OPTION, events: { type: 'string' } } as const;
 
@@ -22,18 +25,19 @@ export const showCommand: Command = {
   help: `Usage: runwarden show RUN [--events N] [--json]
 
 Shows a run's status and why, its lease, its attempts (steps), interactions (questions),
-side effects and its latest events.
+side effects and its latest events, then the exact command for each thing you can do next
+(answer a question, say whether an effect happened, resume, cancel), quoted so it is safe to paste.
 
 Options:
-  --events N   how many of the latest events to show (default 20)
+  --events N   how many of the latest events to show (${rangeText(RANGES.events)}, default 20)
 ${JSON_HELP}
 ${COMMON_HELP}`,
   async run(ctx, argv) {
     const parsed = parseRunCommand(ctx, this, argv, OPTIONS);
     if (parsed === null) return EXIT.ok;
     const { values, runId } = parsed;
-    const eventsLimit = parseIntegerFlag(values.events, 'events', 1) ?? 20;
-    const store = openCliStore(ctx, values.store);
+    const eventsLimit = parseIntegerFlag(values.events, 'events', RANGES.events) ?? 20;
+    const store = openCliStore(ctx, values.store, { read: true });
     const detail = store.getRunDetail(runId, { eventsLimit });
     printResult(ctx, detail, () => renderDetail(detail, ctx.now(), ctx.paint));
     return EXIT.ok;
@@ -45,22 +49,24 @@ function renderDetail(detail: RunDetail, now: number, paint: Paint): string {
   const display = detail.display;
   const out: string[] = [];
   const line = (label: string, value: string): void => {
-    out.push(`${paint('bold', label.padEnd(11))}${value}`);
+    out.push(`${paint('bold', label.padEnd(11))}${sanitizeLine(value)}`);
   };
-  out.push(`${paint('bold', oneLine(run.title))}  ${paint(statusStyle(display.status), display.status)}`);
+  out.push(
+    `${paint('bold', sanitizeLine(run.title))}  ${paint(statusStyle(display.status), display.status)}`,
+  );
   line('run', `${run.id} (revision ${run.revision})`);
   line('project', detail.projectPath);
-  line('workflow', oneLine(run.workflow));
-  line('why', oneLine(display.reason));
+  line('workflow', run.workflow);
+  line('why', display.reason);
   line('actions', display.actions.join(', ') || '-');
   line(
     'state',
     `${run.status}${run.paused ? ' (paused)' : ''}, queue ${queue.status}${queue.errorCode ? ` (${queue.errorCode})` : ''}`,
   );
-  if (run.statusDetail) line('detail', oneLine(run.statusDetail));
-  if (run.currentStep) line('step', oneLine(run.currentStep));
-  if (run.error) line('error', oneLine(run.error));
-  if (run.command) line('command', `${run.command.argv.map(oneLine).join(' ')}  (in ${run.command.cwd})`);
+  if (run.statusDetail) line('detail', run.statusDetail);
+  if (run.currentStep) line('step', run.currentStep);
+  if (run.error) line('error', run.error);
+  if (run.command) line('command', `${shellCommand(run.command.argv)}  (in ${run.command.cwd})`);
   if (run.cancelRequested || run.pauseRequested) {
     line(
       'requested',
@@ -131,13 +137,8 @@ function renderDetail(detail: RunDetail, now: number, paint: Paint): string {
     );
     for (const interaction of interactions) {
       if (interaction.prompt && (interaction.status === 'pending' || interaction.status === 'presenting')) {
-        out.push(`  ${interaction.id}: ${safeText(interaction.prompt).split('\n').join('\n    ')}`);
+        out.push(`  ${interaction.id}: ${sanitizeText(interaction.prompt).split('\n').join('\n    ')}`);
       }
-    }
-    const open = interactions.find((i) => i.status === 'pending' || i.status === 'presenting');
-    if (open !== undefined) {
-      const example = open.kind === 'decision' ? (open.choices?.[0] ?? 'VALUE') : "--json '{...}'";
-      out.push(`  answer with: runwarden answer ${open.id} ${example}`);
     }
   }
   if (effects.length > 0) {
@@ -185,6 +186,11 @@ function renderDetail(detail: RunDetail, now: number, paint: Paint): string {
         paint,
       ).trimEnd(),
     );
+  }
+  const next = nextCommands(detail);
+  if (next.length > 0) {
+    out.push('', paint('bold', 'Next'));
+    for (const item of next) out.push(`  ${item.command}    ${paint('dim', `# ${sanitizeLine(item.what)}`)}`);
   }
   return `${out.join('\n')}\n`;
 }

@@ -1,5 +1,4 @@
 /** `runwarden worker`: claim queued runs that carry a command and execute them, one at a time. */
-import { realpathSync } from 'node:fs';
 import { delimiter, dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runnerEnv } from '../../runner/runner-env';
@@ -12,12 +11,16 @@ import {
   noExtraPositionals,
   openCliStore,
   parseCommand,
-  parseIntegerFlag,
   storePathOf,
-  UsageError,
   type Command,
 } from '../command';
 import { EXIT } from '../exit-codes';
+import { parseIntegerFlag, RANGES, rangeText } from '../limits';
+import { parkedByCommand } from '../parked-by-command';
+import { projectFolder } from '../project-path';
+import { safeJson, sanitizeLine } from '../sanitize';
+import { shellCommand } from '../shell-quote';
+import { execResult } from './exec';
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -25,6 +28,7 @@ const OPTIONS = {
   once: { type: 'boolean' },
   'lease-ms': { type: 'string' },
   'poll-ms': { type: 'string' },
+  json: { type: 'boolean' },
 } as const;
 
 export const workerCommand: Command = {
@@ -40,8 +44,9 @@ Ctrl-C stops the worker: a command still running is stopped and its run parked (
 Options:
   --project DIR   only runs of this project (repeat for several)
   --once          run at most one run, then exit
-  --lease-ms N    lease length in ms (default ${DEFAULT_LEASE_MS})
-  --poll-ms N     how often to look for work (default 1000)
+  --lease-ms N    lease length in ms (${rangeText(RANGES.leaseMs)}, default ${DEFAULT_LEASE_MS})
+  --poll-ms N     how often to look for work (${rangeText(RANGES.pollMs)}, default 1000)
+  --json          one JSON line on stdout per run: {"ok":true,"value":{"runId","outcome","exitCode"}}
 ${COMMON_HELP}
 
 Exit status: 0 after a clean stop (with --once: the run's command exit code, or 0 if none was queued).`,
@@ -50,15 +55,9 @@ Exit status: 0 after a clean stop (with --once: the run's command exit code, or 
     if (parsed === null) return EXIT.ok;
     const { values, positionals } = parsed;
     noExtraPositionals(positionals, 0);
-    const leaseMs = parseIntegerFlag(values['lease-ms'], 'lease-ms', 100) ?? DEFAULT_LEASE_MS;
-    const pollMs = parseIntegerFlag(values['poll-ms'], 'poll-ms', 10) ?? 1000;
-    const projectPaths = (values.project ?? []).map((dir) => {
-      try {
-        return realpathSync(dir);
-      } catch {
-        throw new UsageError(`no such project folder: ${dir}`);
-      }
-    });
+    const leaseMs = parseIntegerFlag(values['lease-ms'], 'lease-ms', RANGES.leaseMs) ?? DEFAULT_LEASE_MS;
+    const pollMs = parseIntegerFlag(values['poll-ms'], 'poll-ms', RANGES.pollMs) ?? 1000;
+    const projectPaths = (values.project ?? []).map((dir) => projectFolder(dir, ctx.cwd));
     const storePath = storePathOf(ctx, values.store);
     const store = openCliStore(ctx, values.store);
     const owner = runnerOwner('worker');
@@ -75,7 +74,7 @@ Exit status: 0 after a clean stop (with --once: the run's command exit code, or 
       process.off('SIGTERM', onSignal);
     });
     log(
-      `waiting for runs${projectPaths.length > 0 ? ` in ${projectPaths.join(', ')}` : ''} (Ctrl-C to stop)`,
+      `waiting for runs${projectPaths.length > 0 ? ` in ${projectPaths.map(sanitizeLine).join(', ')}` : ''} (Ctrl-C to stop)`,
     );
 
     let lastCode: number = EXIT.ok;
@@ -101,7 +100,7 @@ Exit status: 0 after a clean stop (with --once: the run's command exit code, or 
         continue;
       }
       session.markRunning();
-      log(`run ${run.id}: ${command.argv.join(' ')} (in ${command.cwd})`);
+      log(`run ${run.id}: ${sanitizeLine(shellCommand(command.argv))} (in ${sanitizeLine(command.cwd)})`);
       const outcome = await superviseCommand(session, command, {
         env: {
           ...process.env,
@@ -117,8 +116,12 @@ Exit status: 0 after a clean stop (with --once: the run's command exit code, or 
           if (tries === 1) log(`${failed.message}; keeping the lease and trying again until it is recorded`);
         },
       });
-      log(settlement.message);
-      lastCode = exitCodeOf(outcome);
+      const parked =
+        settlement.status === 'fenced' ? parkedByCommand(store, run.id, session.claim.generation) : null;
+      const result = execResult(run.id, settlement, outcome, parked);
+      log(result.message);
+      if (ctx.json) ctx.stdout.write(`${safeJson({ ok: true, value: result })}\n`);
+      lastCode = parked === null ? exitCodeOf(outcome) : EXIT.parked;
       if (outcome.stopReason === 'interrupted') stopper.abort();
       if (values.once === true) return settlement.status === 'error' ? EXIT.failure : lastCode;
     }

@@ -5,13 +5,13 @@ import { describe, expect, it } from 'vitest';
 import {
   colourEnabled,
   formatTable,
-  oneLine,
   painter,
   parseDuration,
   relativeTime,
   truncate,
 } from '../../../main/cli/output';
 import { exitCodeForError } from '../../../main/cli/exit-codes';
+import { sanitizeLine } from '../../../main/cli/sanitize';
 import { REPO_ROOT } from '../../helpers/paths';
 import { tempDir } from '../../helpers/cli';
 
@@ -42,7 +42,7 @@ describe('CLI output helpers', () => {
   });
 
   it('neutralises control characters in untrusted text', () => {
-    expect(oneLine('a\u001b[2Jb\nc\td')).toBe('a [2Jb c d');
+    expect(sanitizeLine('a\u001b[2Jb\nc\td')).toBe('a [2Jb c d');
     expect(truncate('héllo wörld', 5)).toBe('héll…');
   });
 

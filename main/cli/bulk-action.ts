@@ -1,0 +1,117 @@
+/**
+ * Bulk `cancel | resume | retry` over a selection (run-selection.ts), with the window's rules: the same
+ * `runs:bulk` handler, each run in its own transaction against the revision it was selected at, a
+ * per-run result, `--dry-run` writing nothing. More than CONFIRM_ABOVE runs asks on a terminal first
+ * (`--yes` skips it; without a terminal nothing is asked).
+ */
+import type { BulkAction, BulkItemResult, BulkResult } from '../../shared/views';
+import type { ErrorCode } from '../../shared/errors';
+import type { RunStore } from '../store';
+import { printResult, type CliContext } from './command';
+import { canPrompt, confirm } from './confirm';
+import { EXIT, exitCodeForError } from './exit-codes';
+import { callHandler } from './handler-call';
+import { formatTable } from './output';
+import { openRetryOf } from './open-retry';
+import { selectRuns, type SelectionFlags } from './run-selection';
+import type { RunView } from '../store';
+
+export const CONFIRM_ABOVE = 5;
+
+export interface BulkOptions {
+  dryRun: boolean;
+  yes: boolean;
+  reason: string;
+  /** retry: also runs that already have a retry that has not finished. */
+  again: boolean;
+}
+
+const VERB: Record<BulkAction, string> = { cancel: 'Cancel', resume: 'Resume', retry: 'Retry' };
+
+export async function runBulkAction(
+  ctx: CliContext,
+  store: RunStore,
+  action: BulkAction,
+  flags: SelectionFlags,
+  view: { view: RunView | null; projectPath?: string },
+  options: BulkOptions,
+): Promise<number> {
+  const { selected, missing } = selectRuns(store, flags, view);
+  const refused: BulkItemResult[] = missing.map((m) => ({
+    runId: m.runId,
+    ok: false,
+    code: 'NOT_FOUND',
+    message: m.message,
+  }));
+  let items = selected;
+  if (action === 'retry' && !options.again) {
+    items = selected.filter((item) => {
+      const open = openRetryOf(store, item.runId);
+      if (open === null) return true;
+      refused.push({
+        runId: item.runId,
+        ok: false,
+        code: 'CONFLICT',
+        message: `Already retried as ${open.id}, which is ${open.status}; add --again to retry it once more.`,
+      });
+      return false;
+    });
+  }
+  if (
+    !options.dryRun &&
+    !options.yes &&
+    items.length > CONFIRM_ABOVE &&
+    canPrompt() &&
+    !(await confirm(`${VERB[action]} ${items.length} runs?`))
+  ) {
+    ctx.stderr.write('runwarden: nothing done\n');
+    return EXIT.failure;
+  }
+  const handled: BulkResult =
+    items.length === 0
+      ? { action, dryRun: options.dryRun, succeeded: 0, failed: 0, items: [] }
+      : callHandler(store, 'runs:bulk', { action, items, dryRun: options.dryRun, reason: options.reason });
+  // Back in the order asked: ids first as given, then the view's order.
+  const byId = new Map([...handled.items, ...refused].map((item) => [item.runId, item]));
+  const order = [...flags.ids, ...selected.map((s) => s.runId)];
+  const all = [...new Set(order)].flatMap((id) => {
+    const item = byId.get(id);
+    return item === undefined ? [] : [item];
+  });
+  const succeeded = all.filter((item) => item.ok).length;
+  const result: BulkResult = {
+    action,
+    dryRun: options.dryRun,
+    succeeded,
+    failed: all.length - succeeded,
+    items: all,
+  };
+  printResult(ctx, result, () => renderBulk(result, ctx));
+  const firstFailure = all.find((item) => !item.ok);
+  return firstFailure === undefined
+    ? EXIT.ok
+    : exitCodeForError((firstFailure.code ?? 'CONFLICT') as ErrorCode);
+}
+
+function renderBulk(result: BulkResult, ctx: CliContext): string {
+  if (result.items.length === 0) return 'No runs selected.\n';
+  const table = formatTable(
+    [
+      { header: 'RUN', value: (item: BulkItemResult) => item.runId },
+      {
+        header: 'RESULT',
+        value: (item: BulkItemResult) =>
+          item.ok ? (result.dryRun ? 'would' : 'done') : (item.code ?? 'refused'),
+        style: (item: BulkItemResult) => (item.ok ? 'green' : 'yellow'),
+      },
+      { header: 'WHAT', value: (item: BulkItemResult) => item.message, max: 100 },
+    ],
+    result.items,
+    ctx.paint,
+  );
+  const verb = result.action === 'cancel' ? 'cancelled' : result.action === 'resume' ? 'resumed' : 'retried';
+  const summary = result.dryRun
+    ? `Dry run: ${result.succeeded} would be ${verb}, ${result.failed} refused; nothing was changed.`
+    : `${result.succeeded} ${verb}, ${result.failed} refused.`;
+  return `${table}${summary}\n`;
+}

@@ -1,0 +1,192 @@
+/**
+ * `runwarden effect`: perform a side effect of the enclosing run at most once per idempotency key, through
+ * the effect ledger (docs/CLI.md#effects): applied already (in this run or the run it retries) → skipped;
+ * outcome unknown → the run parks for a person and nothing is repeated; otherwise applying → CMD →
+ * applied, rejected, or (CMD exits 75) unknown.
+ */
+import { basename } from 'node:path';
+import type { Effect } from '../../../shared/domain';
+import { RunwardenError } from '../../../shared/errors';
+import type { EnclosingClaim } from '../../runner/runner-env';
+import type { RunStore } from '../../store';
+import {
+  COMMON_HELP,
+  COMMON_OPTIONS,
+  JSON_HELP,
+  JSON_OPTION,
+  noExtraPositionals,
+  openCliStore,
+  parseCommand,
+  printResult,
+  requirePositional,
+  splitCommand,
+  UsageError,
+  type CliContext,
+  type Command,
+} from '../command';
+import { appliedInLineage } from '../effect-lineage';
+import { requireEnclosingRun } from '../enclosing-run';
+import { EXIT } from '../exit-codes';
+import { checkText, parseIntegerFlag, RANGES } from '../limits';
+import { runChild } from '../run-child';
+
+const OPTIONS = {
+  ...COMMON_OPTIONS,
+  ...JSON_OPTION,
+  key: { type: 'string' },
+  type: { type: 'string' },
+  summary: { type: 'string' },
+  applied: { type: 'boolean' },
+  rejected: { type: 'boolean' },
+  unknown: { type: 'boolean' },
+  'unknown-exit': { type: 'string' },
+} as const;
+
+/** What CMD exits with to say "I cannot tell whether it happened". The same code `effect` exits with when it parks. */
+export const UNKNOWN_OUTCOME_EXIT = EXIT.parked;
+
+export const effectCommand: Command = {
+  name: 'effect',
+  summary: 'inside a run: perform a side effect at most once per key (effect begin / effect end)',
+  help: `Usage: runwarden effect --key K [--type T] [--summary S] -- CMD [ARG...]
+       runwarden effect begin --key K [--type T] [--summary S]
+       runwarden effect end ID (--applied | --rejected | --unknown)
+
+Run inside "runwarden exec". Performs CMD as a side effect (a deploy, a payment, an email) recorded
+under the idempotency key K, so it happens at most once:
+  - already applied in this run, or in the run this one retries: CMD is not run; exit 0
+  - its outcome is unknown (a runner died while it was applying, or CMD said so): CMD is not run,
+    the run is parked for a person to say whether it happened ("runwarden resolve"); exit 75
+  - otherwise it is recorded as applying, CMD runs, and CMD's exit status decides:
+    0 → applied (exit 0); 75 → outcome unknown (parked, exit 75); anything else → rejected, it
+    did not happen (exit with CMD's code). A runner that dies while CMD runs leaves it applying:
+    a takeover or a cancel then marks it ambiguous for a person.
+"effect begin" records the start for a program that performs the effect itself: it prints the
+effect's id when you should go ahead, and prints nothing (exit 0) when it was already applied.
+Finish with "effect end ID --applied | --rejected | --unknown" (--unknown parks the run, exit 75).
+
+Options:
+  --key K            idempotency key (required; the same key is the same effect)
+  --type T           kind of effect, e.g. deploy, payment, email (default: CMD's name, or "effect")
+  --summary S        what it does, in words, for the person who may have to resolve it
+                     (default: the command line)
+  --unknown-exit N   the exit code of CMD that means "outcome unknown" (default 75)
+${JSON_HELP}
+${COMMON_HELP}
+
+Exit status: 0 applied (now or before); CMD's exit code when rejected; 75 parked: the outcome is
+unknown and a person must resolve it; 2 outside a run or bad arguments; 1 the run lost its lease;
+5 the key was rejected before in this run (use a new key to try again).`,
+  async run(ctx, argv) {
+    const { own, commandArgv } = splitCommand(argv);
+    const parsed = parseCommand(ctx, this, own, OPTIONS);
+    if (parsed === null) return EXIT.ok;
+    const { values, positionals } = parsed;
+    const claim = requireEnclosingRun(ctx, 'effect');
+    const endings = [values.applied, values.rejected, values.unknown].filter((v) => v === true).length;
+
+    if (positionals[0] === 'end' && commandArgv === null) {
+      const id = parseIntegerFlag(requirePositional(positionals, 1, 'ID'), 'ID', RANGES.effectId) ?? 0;
+      noExtraPositionals(positionals, 2);
+      if (endings !== 1) throw new UsageError('say how it ended: --applied, --rejected or --unknown');
+      const store = openCliStore(ctx, values.store, { read: true });
+      const status =
+        values.applied === true ? 'applied' : values.rejected === true ? 'rejected' : 'ambiguous';
+      const effect = store.settleEffect(claim, id, status);
+      if (status === 'ambiguous') return parkAmbiguous(ctx, store, claim, effect);
+      printResult(ctx, { effect, ran: true }, () => '');
+      return EXIT.ok;
+    }
+    if (endings > 0)
+      throw new UsageError('--applied, --rejected and --unknown go with "runwarden effect end ID"');
+
+    const begin = positionals[0] === 'begin' && commandArgv === null;
+    noExtraPositionals(positionals, begin ? 1 : 0);
+    if (!begin && commandArgv === null) {
+      throw new UsageError(
+        'put the command after "--": runwarden effect --key K -- CMD (or use "effect begin")',
+      );
+    }
+    if (commandArgv !== null && commandArgv.length === 0) {
+      throw new UsageError('missing the command to run after "--"');
+    }
+    if (values.key === undefined)
+      throw new UsageError('--key is required: the idempotency key of this effect');
+    const key = checkText(values.key, '--key', 'key');
+    const type = checkText(
+      values.type ?? (commandArgv?.[0] === undefined ? 'effect' : basename(commandArgv[0])),
+      '--type',
+      'name',
+    );
+    const summary = checkText(
+      values.summary ?? (commandArgv === null ? key : commandArgv.join(' ').slice(0, 500)),
+      '--summary',
+      'summary',
+    );
+    const unknownExit =
+      parseIntegerFlag(values['unknown-exit'], 'unknown-exit', RANGES.exitCode) ?? UNKNOWN_OUTCOME_EXIT;
+
+    const store = openCliStore(ctx, values.store, { read: true });
+    const earlier = appliedInLineage(store, claim.runId, key);
+    if (earlier !== null) {
+      const where = earlier.runId === claim.runId ? 'in this run' : `in run ${earlier.runId}`;
+      if (!ctx.json)
+        ctx.stderr.write(`runwarden: effect ${key} was already applied ${where}; not running it again\n`);
+      printResult(ctx, { effect: earlier, ran: false }, () => '');
+      return EXIT.ok;
+    }
+    const reserved = store.reserveEffect(claim, { type, idempotencyKey: key, summary });
+    if (reserved.status === 'applying' || reserved.status === 'ambiguous') {
+      return parkAmbiguous(ctx, store, claim, reserved);
+    }
+    if (reserved.status !== 'pending') {
+      throw new RunwardenError(
+        'CONFLICT',
+        `Effect ${key} was ${reserved.status} earlier in this run; use a new key to try it again.`,
+      );
+    }
+    const applying = store.beginEffect(claim, reserved.id);
+    if (begin) {
+      if (ctx.json) printResult(ctx, { effect: applying, ran: false }, () => '');
+      else ctx.stdout.write(`${applying.id}\n`);
+      return EXIT.ok;
+    }
+    const outcome = await runChild(commandArgv ?? [], ctx.env, ctx.cwd);
+    if (outcome.spawnError !== null) ctx.stderr.write(`runwarden: ${outcome.spawnError}\n`);
+    if (outcome.exitCode === 0) {
+      const effect = store.settleEffect(claim, applying.id, 'applied');
+      printResult(ctx, { effect, ran: true }, () => '');
+      return EXIT.ok;
+    }
+    // Killed by a signal, or CMD said it cannot tell: nobody knows whether it happened.
+    if (outcome.exitCode === unknownExit || outcome.signal !== null) {
+      const effect = store.settleEffect(claim, applying.id, 'ambiguous');
+      return parkAmbiguous(ctx, store, claim, effect);
+    }
+    const effect = store.settleEffect(claim, applying.id, 'rejected');
+    printResult(ctx, { effect, ran: true }, () => '');
+    if (!ctx.json) {
+      ctx.stderr.write(
+        `runwarden: effect ${key} rejected: ${commandArgv?.[0] ?? 'CMD'} exited with code ${outcome.exitCode}\n`,
+      );
+    }
+    return outcome.exitCode;
+  },
+};
+
+/** Parks the run `effectAmbiguous`: nothing may repeat the effect until a person says whether it happened. */
+function parkAmbiguous(ctx: CliContext, store: RunStore, claim: EnclosingClaim, effect: Effect): number {
+  store.park(
+    claim,
+    'effectAmbiguous',
+    `Effect ${effect.idempotencyKey} has an unknown outcome: ${effect.summary}`,
+  );
+  if (ctx.json) {
+    printResult(ctx, { effect, ran: false, parked: true }, () => '');
+  } else {
+    ctx.stderr.write(
+      `runwarden: the outcome of effect ${effect.idempotencyKey} (${effect.id}) is unknown; run ${claim.runId} is parked until a person says whether it happened: runwarden show ${claim.runId}\n`,
+    );
+  }
+  return EXIT.parked;
+}

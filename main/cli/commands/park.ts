@@ -1,0 +1,54 @@
+/** `runwarden park --source-changed DETAIL`: the enclosing run stops and waits for a person. */
+import {
+  COMMON_HELP,
+  COMMON_OPTIONS,
+  JSON_HELP,
+  JSON_OPTION,
+  noExtraPositionals,
+  openCliStore,
+  parseCommand,
+  printResult,
+  UsageError,
+  type Command,
+} from '../command';
+import { requireEnclosingRun } from '../enclosing-run';
+import { EXIT } from '../exit-codes';
+import { checkText } from '../limits';
+
+const OPTIONS = { ...COMMON_OPTIONS, ...JSON_OPTION, 'source-changed': { type: 'string' } } as const;
+
+export const parkCommand: Command = {
+  name: 'park',
+  summary: 'inside a run: park it for a person (--source-changed DETAIL)',
+  help: `Usage: runwarden park --source-changed DETAIL
+
+Run inside "runwarden exec". Parks the run because the workflow's source changed since it started
+(DETAIL says what changed): it stops, keeps its history, and shows under Needs you until a person
+resumes it ("runwarden resume RUN --anyway") or cancels it. The runner gives the run up: "exec"
+stops the command and exits 75. End your script after parking.
+
+Options:
+  --source-changed DETAIL   what changed (required)
+${JSON_HELP}
+${COMMON_HELP}
+
+Exit status: 0 parked; 2 outside a run or bad arguments; 1 the run lost its lease.`,
+  async run(ctx, argv) {
+    const parsed = parseCommand(ctx, this, argv, OPTIONS);
+    if (parsed === null) return EXIT.ok;
+    noExtraPositionals(parsed.positionals, 0);
+    const detail = parsed.values['source-changed'];
+    if (detail === undefined) throw new UsageError('say why: runwarden park --source-changed DETAIL');
+    checkText(detail, '--source-changed', 'detail');
+    const claim = requireEnclosingRun(ctx, 'park');
+    const store = openCliStore(ctx, parsed.values.store, { read: true });
+    const run = store.park(claim, 'sourceChanged', detail);
+    printResult(
+      ctx,
+      run,
+      () =>
+        `Parked ${run.id}: the workflow source changed. Resume it with: runwarden resume ${run.id} --anyway`,
+    );
+    return EXIT.ok;
+  },
+};

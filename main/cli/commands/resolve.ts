@@ -1,0 +1,78 @@
+/** `runwarden resolve EFFECT`: a person says whether a side effect with an unknown outcome happened. */
+import {
+  COMMON_HELP,
+  COMMON_OPTIONS,
+  JSON_HELP,
+  JSON_OPTION,
+  noExtraPositionals,
+  openCliStore,
+  parseCommand,
+  printResult,
+  requirePositional,
+  UsageError,
+  type Command,
+} from '../command';
+import { EXIT } from '../exit-codes';
+import { callHandler } from '../handler-call';
+import { checkText, parseIntegerFlag, RANGES } from '../limits';
+import { shellQuote } from '../shell-quote';
+
+const OPTIONS = {
+  ...COMMON_OPTIONS,
+  ...JSON_OPTION,
+  happened: { type: 'boolean' },
+  'not-happened': { type: 'boolean' },
+  note: { type: 'string' },
+  revision: { type: 'string' },
+} as const;
+
+export const resolveCommand: Command = {
+  name: 'resolve',
+  summary: 'say whether a side effect with an unknown outcome happened',
+  help: `Usage: runwarden resolve EFFECT (--happened | --not-happened) --note TEXT [--revision N] [--json]
+
+An effect is ambiguous when nobody knows whether it happened: its runner died while applying it,
+a cancel caught it in flight, or its command said so. Nothing repeats it until a person checks and
+says: --happened (it is recorded applied; a retry skips it) or --not-happened (recorded rejected;
+a retry may perform it again). The note says how you know, for whoever looks next.
+"runwarden show RUN" lists a run's effects with their ids and prints these commands.
+
+Options:
+  --happened       the effect took place
+  --not-happened   it did not
+  --note TEXT      how you know (required, up to 2000 characters)
+  --revision N     only if the effect's run is still at revision N (as you last saw it); without it
+                   the run's current revision is read and must not change before the write
+${JSON_HELP}
+${COMMON_HELP}
+
+Exit status: 0 resolved; 2 bad arguments; 3 a live runner holds the run; 4 unknown effect;
+5 the run changed, or the effect is not ambiguous.`,
+  async run(ctx, argv) {
+    const parsed = parseCommand(ctx, this, argv, OPTIONS);
+    if (parsed === null) return EXIT.ok;
+    const { values, positionals } = parsed;
+    const effectId =
+      parseIntegerFlag(requirePositional(positionals, 0, 'EFFECT'), 'EFFECT', RANGES.effectId) ?? 0;
+    noExtraPositionals(positionals, 1);
+    if ((values.happened === true) === (values['not-happened'] === true)) {
+      throw new UsageError('say what happened: --happened or --not-happened (one of them)');
+    }
+    if (values.note === undefined) throw new UsageError('--note is required: say how you know');
+    const note = checkText(values.note, '--note', 'note');
+    const revision = parseIntegerFlag(values.revision, 'revision', RANGES.revision);
+    const store = openCliStore(ctx, values.store, { read: true });
+    const before = store.getEffect(effectId);
+    const effect = callHandler(store, 'effects:resolve', {
+      effectId,
+      resolution: values.happened === true ? 'applied' : 'not_applied',
+      note,
+      expectedRevision: revision ?? store.getRun(before.runId).revision,
+    });
+    printResult(ctx, effect, () => {
+      const said = effect.resolution === 'applied' ? 'it happened' : 'it did not happen';
+      return `Resolved effect ${effect.id} (${effect.summary}): ${said}. See the run: runwarden show ${shellQuote(effect.runId)}`;
+    });
+    return EXIT.ok;
+  },
+};

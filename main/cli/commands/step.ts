@@ -1,0 +1,106 @@
+/** `runwarden step`: record a step (an attempt) of the enclosing run, around a command or by hand. */
+import { ACTIVE_ATTEMPT_STATUSES } from '../../../shared/domain';
+import { RunwardenError } from '../../../shared/errors';
+import {
+  COMMON_HELP,
+  COMMON_OPTIONS,
+  JSON_HELP,
+  JSON_OPTION,
+  noExtraPositionals,
+  openCliStore,
+  parseCommand,
+  printResult,
+  requirePositional,
+  splitCommand,
+  UsageError,
+  type Command,
+} from '../command';
+import { requireEnclosingRun } from '../enclosing-run';
+import { EXIT } from '../exit-codes';
+import { checkText } from '../limits';
+import { runChild } from '../run-child';
+
+const OPTIONS = { ...COMMON_OPTIONS, ...JSON_OPTION, failed: { type: 'string' } } as const;
+
+export const stepCommand: Command = {
+  name: 'step',
+  summary: 'inside a run: record a step around a command (or step start / step end)',
+  help: `Usage: runwarden step NAME -- CMD [ARG...]
+       runwarden step start NAME
+       runwarden step end [--failed MESSAGE]
+
+Run inside "runwarden exec". The first form records step NAME as started, runs CMD, and records it
+completed when CMD exits 0, failed otherwise; it exits with CMD's exit code. "step start" and
+"step end" do the same for a program that does not wrap its work in one command. A run has one
+step open at a time; the app and "runwarden show" list every step with its attempt number.
+
+Options:
+  --failed MESSAGE   (step end) record the step as failed, with why
+${JSON_HELP}
+${COMMON_HELP}
+
+Exit status: CMD's exit code; 0 for start/end; 2 outside a run or bad arguments; 1 the run lost
+its lease (the runner must stop); 5 a step is already open (start) or none is (end).`,
+  async run(ctx, argv) {
+    const { own, commandArgv } = splitCommand(argv);
+    const parsed = parseCommand(ctx, this, own, OPTIONS);
+    if (parsed === null) return EXIT.ok;
+    const { values, positionals } = parsed;
+    const claim = requireEnclosingRun(ctx, 'step');
+
+    if (commandArgv !== null) {
+      const name = checkText(requirePositional(positionals, 0, 'NAME'), 'the step name', 'name');
+      noExtraPositionals(positionals, 1);
+      if (values.failed !== undefined) throw new UsageError('--failed goes with "runwarden step end"');
+      if (commandArgv.length === 0) throw new UsageError('missing the command to run after "--"');
+      const store = openCliStore(ctx, values.store, { read: true });
+      const attempt = store.startAttempt(claim, name);
+      const outcome = await runChild(commandArgv, ctx.env, ctx.cwd);
+      const error =
+        outcome.spawnError ??
+        (outcome.signal !== null ? `killed by ${outcome.signal}` : `exited with code ${outcome.exitCode}`);
+      store.finishAttempt(
+        claim,
+        attempt.id,
+        outcome.exitCode === 0 ? 'completed' : 'failed',
+        outcome.exitCode === 0 ? undefined : `${name}: ${error}`,
+      );
+      if (outcome.spawnError !== null) ctx.stderr.write(`runwarden: ${outcome.spawnError}\n`);
+      return outcome.exitCode;
+    }
+
+    const action = requirePositional(positionals, 0, 'NAME -- CMD, "start NAME" or "end"');
+    if (action === 'start') {
+      const name = checkText(requirePositional(positionals, 1, 'NAME'), 'the step name', 'name');
+      noExtraPositionals(positionals, 2);
+      if (values.failed !== undefined) throw new UsageError('--failed goes with "runwarden step end"');
+      const store = openCliStore(ctx, values.store, { read: true });
+      const attempt = store.startAttempt(claim, name);
+      printResult(ctx, attempt, () => '');
+      return EXIT.ok;
+    }
+    if (action === 'end') {
+      noExtraPositionals(positionals, 1);
+      const message =
+        values.failed === undefined ? undefined : checkText(values.failed, '--failed', 'detail');
+      const store = openCliStore(ctx, values.store, { read: true });
+      const open = store
+        .getRunDetail(claim.runId, { eventsLimit: 1 })
+        .attempts.find((attempt) => ACTIVE_ATTEMPT_STATUSES.includes(attempt.status));
+      if (open === undefined) {
+        throw new RunwardenError('CONFLICT', 'No step is open: start one with "runwarden step start NAME".');
+      }
+      const attempt = store.finishAttempt(
+        claim,
+        open.id,
+        message === undefined ? 'completed' : 'failed',
+        message,
+      );
+      printResult(ctx, attempt, () => '');
+      return EXIT.ok;
+    }
+    throw new UsageError(
+      `put the command after "--": runwarden step ${action} -- CMD (or use "step start NAME" / "step end")`,
+    );
+  },
+};

@@ -1,0 +1,65 @@
+/**
+ * The one sanitizer for everything the CLI shows a person. Runs, projects, commands, questions and errors
+ * carry text anyone can write (a folder name, a workflow's title, an answer), and a terminal obeys what it
+ * prints: ESC and the C1 controls can set the window title, write the clipboard (OSC 52), clear the screen
+ * or move the cursor; bidi overrides make text read differently from what it is (docs/CLI.md#output-hygiene).
+ *
+ * - C0 and C1 controls, DEL and ESC become a space (a run of them one space), so no sequence survives;
+ *   multi-line text keeps its newlines and tabs.
+ * - Bidi controls and invisible separators are made visible as `<U+202E>`.
+ * - `sanitizeTerminal` is the guard on the CLI's own streams: it keeps only the colour (SGR) sequences the
+ *   CLI paints itself, applied after each field was sanitized.
+ */
+
+// oxlint-disable-next-line no-control-regex
+const CONTROLS_LINE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
+// oxlint-disable-next-line no-control-regex
+const CONTROLS_TEXT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]+/g;
+// Bidi embeddings, overrides, isolates and marks, plus invisible characters that hide text (zero-width
+// joiners and spaces, the byte-order mark, the soft hyphen).
+const INVISIBLE = /[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+// The colour sequences `painter` writes: ESC [ digits ; m.
+// oxlint-disable-next-line no-control-regex
+const SGR = /\u001b\[[0-9;]*m/g;
+
+function visible(char: string): string {
+  return `<U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}>`;
+}
+
+/** One line of untrusted text: every control (newlines too) becomes a space; bidi controls become visible. */
+export function sanitizeLine(text: string): string {
+  return text.replace(CONTROLS_LINE, ' ').replace(INVISIBLE, visible);
+}
+
+/** Multi-line untrusted text: keeps newlines and tabs, neutralises every other control. */
+export function sanitizeText(text: string): string {
+  return text
+    .replace(/\r\n?/g, '\n')
+    .replace(/[\u2028\u2029]/g, '\n')
+    .replace(CONTROLS_TEXT, ' ')
+    .replace(INVISIBLE, visible);
+}
+
+/** A whole chunk of human output: sanitizeText, except the CLI's own colour sequences. */
+export function sanitizeTerminal(chunk: string): string {
+  let out = '';
+  let last = 0;
+  for (const match of chunk.matchAll(SGR)) {
+    out += sanitizeText(chunk.slice(last, match.index));
+    out += match[0];
+    last = match.index + match[0].length;
+  }
+  return out + sanitizeText(chunk.slice(last));
+}
+
+/**
+ * JSON for machine output that stays byte-for-byte inert on a terminal: JSON.stringify already escapes
+ * C0 controls; this also escapes DEL, C1, line separators and the invisible characters above, so the
+ * parsed value is unchanged but nothing in the text acts on a terminal that shows it.
+ */
+export function safeJson(value: unknown): string {
+  return JSON.stringify(value).replace(
+    /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g,
+    (char) => `\\u${(char.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`,
+  );
+}
