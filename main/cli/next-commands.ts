@@ -2,7 +2,8 @@
  * The exact commands that act on a run's open items, as `show` prints them: each one shell-quoted
  * (shell-quote.ts), so pasting it passes a hostile choice such as `$(touch marker)` as text and runs
  * nothing else. A choice with characters that cannot be shown as themselves is given as `--json` with
- * those characters escaped. Only actions the run allows right now are offered (display-status actions).
+ * those characters escaped. Only actions the run allows right now are offered (display-status actions,
+ * plus resolving an ambiguous effect, which needs only that no live runner holds the run).
  */
 import type { Interaction, InteractionField } from '../../shared/domain';
 import type { RunDetail } from '../store';
@@ -28,7 +29,9 @@ export function nextCommands(detail: RunDetail): NextCommand[] {
       }
     }
   }
-  if (actions.has('resolveEffect')) {
+  // Any ambiguous effect can be resolved once no live runner holds the run, a finished run included
+  // (a cancel that caught an effect in flight leaves it cancelled with the effect ambiguous).
+  if (actions.has('resolveEffect') || !detail.display.liveOwner) {
     for (const effect of effects) {
       if (effect.status !== 'ambiguous') continue;
       for (const [flag, words] of [

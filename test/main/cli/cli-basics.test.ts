@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../../main/store';
 import { runCli, runJson, tempDir, type TempDir } from '../../helpers/cli';
 
 let dir: TempDir;
 beforeAll(() => {
   dir = tempDir();
+  // Read commands never create a store: make the one they read.
+  openStore(dir.store).close();
 });
 afterAll(() => dir.remove());
 
@@ -105,6 +108,7 @@ describe('runwarden CLI basics', () => {
   it('--store wins over RUNWARDEN_STORE', async () => {
     const other = tempDir();
     try {
+      openStore(other.store).close();
       const { body } = await runJson(['doctor', '--store', other.store], { store: dir.store });
       expect(body).toMatchObject({ ok: true, value: { info: { path: other.store } } });
     } finally {

@@ -137,15 +137,18 @@ describe('creating a store', () => {
     store.close();
   });
 
-  it('initialises an empty SQLite database (no tables, no app id)', () => {
+  it('refuses a non-empty SQLite database without our id, even one with no tables, and leaves no -wal/-shm', () => {
     const dir = tempDir();
     const file = path.join(dir, 'state.sqlite');
     const raw = new Database(file);
+    raw.pragma('journal_mode = WAL');
     raw.pragma('user_version = 0');
     raw.close();
-    const store = openStore(file);
-    expect(store.schemaVersion).toBe(SUPPORTED_SCHEMA_VERSION);
-    store.close();
+    const before = fs.readFileSync(file);
+    expect(before.length).toBeGreaterThan(0);
+    expect(() => openStore(file)).toThrow(/made by another program/);
+    expect(fs.readFileSync(file).equals(before)).toBe(true);
+    expect(fs.readdirSync(dir).sort()).toEqual(['state.sqlite']);
   });
 
   it('reopens an existing store without migrating or changing it', () => {
