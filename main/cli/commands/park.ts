@@ -25,7 +25,7 @@ export const parkCommand: Command = {
 Run inside "runwarden exec". Parks the run because the workflow's source changed since it started
 (DETAIL says what changed): it stops, keeps its history, and shows under Needs you until a person
 resumes it ("runwarden resume RUN --anyway") or cancels it. The runner gives the run up: "exec"
-stops the command and exits 75. End your script after parking.
+stops the command at its next heartbeat and exits 75. End your script after parking.
 
 Options:
   --source-changed DETAIL   what changed (required)

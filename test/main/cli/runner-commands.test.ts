@@ -1,0 +1,181 @@
+/**
+ * The runner-side commands from a shell, inside real `runwarden exec` processes: step (wrapping and
+ * start/end), effect (applied, rejected, outcome unknown → parked, begin/end), progress, park
+ * --source-changed; and outside a run, exit 2 with a sentence and no store created.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunDetail, RunListPage } from '../../../main/store';
+import { runCli, runJson, tempDir, type TempDir } from '../../helpers/cli';
+
+let dir: TempDir;
+let project: string;
+beforeAll(() => {
+  dir = tempDir();
+  project = join(dir.path, 'proj');
+  mkdirSync(project);
+});
+afterAll(() => dir.remove());
+
+function exec(script: string, extra: string[] = []) {
+  return runCli(['exec', '--project', project, ...extra, '--', 'sh', '-c', script], {
+    store: dir.store,
+    cwd: project,
+  });
+}
+
+async function detailOf(stderr: string): Promise<RunDetail> {
+  const runId = /run (run_\S+)/.exec(stderr)?.[1];
+  if (runId === undefined) throw new Error(`no run id in: ${stderr}`);
+  const { body } = await runJson<RunDetail>(['show', runId], { store: dir.store });
+  if (!body.ok) throw new Error(body.error.message);
+  return body.value;
+}
+
+describe('outside a run', () => {
+  it.each([
+    ['step', 'build', '--', 'true'],
+    ['step', 'start', 'build'],
+    ['step', 'end'],
+    ['effect', '--key', 'k', '--', 'true'],
+    ['effect', 'end', '1', '--applied'],
+    ['progress', 'half way'],
+    ['park', '--source-changed', 'edited'],
+    ['ask', '--title', 'Go?', '--choice', 'yes'],
+  ])('runwarden %s exits 2 with a sentence and writes nothing', async (...args) => {
+    const missing = join(dir.path, 'never-created.sqlite');
+    const result = await runCli(args, { store: missing });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^runwarden: runwarden ${args[0]} must run inside a run: start your script with "runwarden exec -- \\.\\.\\."`,
+      ),
+    );
+    expect(existsSync(missing)).toBe(false);
+  });
+});
+
+describe('step', () => {
+  it('wraps a command: completed on 0, failed with the exit code otherwise, and exits with its code', async () => {
+    const result = await exec(
+      'runwarden step compile -- true && runwarden step lint -- sh -c "exit 3"; echo "lint=$?"',
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('lint=3');
+    const detail = await detailOf(result.stderr);
+    expect(detail.attempts.map((a) => [a.step, a.status, a.error])).toEqual([
+      ['compile', 'completed', null],
+      ['lint', 'failed', 'lint: exited with code 3'],
+    ]);
+  });
+
+  it('start / end for code that does not wrap, end --failed with the message', async () => {
+    const result = await exec(
+      'runwarden step start fetch && runwarden step end && runwarden step start parse && runwarden step end --failed "bad row 7"; runwarden step end; echo "end=$?"',
+    );
+    expect(result.stdout).toContain('end=5');
+    expect(result.stderr).toContain('No step is open');
+    const detail = await detailOf(result.stderr);
+    expect(detail.attempts.map((a) => [a.step, a.status, a.error])).toEqual([
+      ['fetch', 'completed', null],
+      ['parse', 'failed', 'bad row 7'],
+    ]);
+  });
+});
+
+describe('effect', () => {
+  it('applies once per key, skips it the second time, and records a rejected one', async () => {
+    const result = await exec(
+      [
+        'runwarden effect --key mail-1 --type email --summary "Mail the team" -- sh -c "echo sent >> sent.txt"',
+        'runwarden effect --key mail-1 -- sh -c "echo again >> sent.txt"',
+        'runwarden effect --key upload -- sh -c "exit 4"; echo "upload=$?"',
+        'cat sent.txt',
+      ].join('; '),
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('upload=4');
+    expect(result.stdout.match(/sent/g)).toHaveLength(1);
+    expect(result.stdout).not.toContain('again');
+    expect(result.stderr).toContain('effect mail-1 was already applied in this run; not running it again');
+    const detail = await detailOf(result.stderr);
+    expect(detail.snapshot.effects.map((e) => [e.idempotencyKey, e.type, e.summary, e.status])).toEqual([
+      ['mail-1', 'email', 'Mail the team', 'applied'],
+      ['upload', 'sh', 'sh -c exit 4', 'rejected'],
+    ]);
+  });
+
+  it('a command exiting 75 means "outcome unknown": ambiguous, the run parks, effect and exec exit 75', async () => {
+    const result = await exec(
+      'runwarden effect --key pay-7 --summary "Pay invoice 7" -- sh -c "exit 75"; echo "effect=$?"; exit 0',
+    );
+    expect(result.code).toBe(75);
+    expect(result.stderr).toMatch(/the outcome of effect pay-7 \(\d+\) is unknown; run run_\S+ is parked/);
+    expect(result.stderr).toMatch(/parked by its command \(effectAmbiguous/);
+    const detail = await detailOf(result.stderr);
+    expect(detail.snapshot.effects[0]).toMatchObject({ idempotencyKey: 'pay-7', status: 'ambiguous' });
+    expect(detail.snapshot.queue).toMatchObject({ status: 'parked', errorCode: 'effectAmbiguous' });
+    expect(detail.display).toMatchObject({ status: 'ambiguous', needsYou: true });
+
+    // Resume is refused until a person says whether it happened; show prints both resolve commands.
+    const runId = detail.snapshot.run.id;
+    const refused = await runCli(['resume', runId], { store: dir.store });
+    expect(refused.code).toBe(5);
+    expect(refused.stderr).toContain('runwarden resolve EFFECT --happened|--not-happened --note TEXT');
+    const show = await runCli(['show', runId], { store: dir.store });
+    const id = detail.snapshot.effects[0]?.id;
+    expect(show.stdout).toContain(`runwarden resolve ${id} --happened --note 'how you know'`);
+    expect(show.stdout).toContain(`runwarden resolve ${id} --not-happened --note 'how you know'`);
+    const resolved = await runCli(['resolve', String(id), '--happened', '--note', 'the bank shows it'], {
+      store: dir.store,
+    });
+    expect(resolved.code).toBe(0);
+    const resumed = await runCli(['resume', runId], { store: dir.store });
+    expect(resumed.code, resumed.stderr).toBe(0);
+  });
+
+  it('begin prints the id to perform it, end records how it went; an applied key prints nothing', async () => {
+    const result = await exec(
+      [
+        'id=$(runwarden effect begin --key tag-1 --type git --summary "Push tag v1")',
+        'echo "id=$id"',
+        'runwarden effect end "$id" --applied',
+        'again=$(runwarden effect begin --key tag-1)',
+        'echo "again=[$again]"',
+        'id2=$(runwarden effect begin --key tag-2)',
+        'runwarden effect end "$id2" --unknown; echo "unknown=$?"',
+      ].join('; '),
+    );
+    expect(result.stdout).toMatch(/id=\d+/);
+    expect(result.stdout).toContain('again=[]');
+    expect(result.stdout).toContain('unknown=75');
+    expect(result.code).toBe(75);
+    const detail = await detailOf(result.stderr);
+    expect(detail.snapshot.effects.map((e) => [e.idempotencyKey, e.status])).toEqual([
+      ['tag-1', 'applied'],
+      ['tag-2', 'ambiguous'],
+    ]);
+  });
+});
+
+describe('progress and park', () => {
+  it('progress shows in ls; park --source-changed parks the run and exec exits 75', async () => {
+    const result = await exec(
+      'runwarden progress "copied 40 of 120" && runwarden park --source-changed "workflow.yml edited"; sleep 5',
+    );
+    expect(result.code).toBe(75);
+    expect(result.stdout).toMatch(/Parked run_\S+: the workflow source changed/);
+    const detail = await detailOf(result.stderr);
+    expect(detail.snapshot.run.statusDetail).toBe('copied 40 of 120');
+    expect(detail.snapshot.queue).toMatchObject({
+      status: 'parked',
+      errorCode: 'sourceChanged',
+      errorDetail: 'workflow.yml edited',
+    });
+    const { body } = await runJson<RunListPage>(['ls', '--needs-you'], { store: dir.store });
+    expect(body.ok && body.value.items.map((i) => i.run.id)).toContain(detail.snapshot.run.id);
+    const show = await runCli(['show', detail.snapshot.run.id], { store: dir.store });
+    expect(show.stdout).toContain(`runwarden resume ${detail.snapshot.run.id} --anyway`);
+  });
+});
