@@ -30,9 +30,9 @@ export const RANGES = {
 
 /** Characters (UTF-16 units, as JavaScript counts them) each kind of text may hold. */
 export const TEXT_CAPS = {
-  title: 200,
-  name: 200,
-  key: 200,
+  title: 500,
+  name: 300,
+  key: 300,
   summary: 500,
   reason: 500,
   note: 2000,

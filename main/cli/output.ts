@@ -14,8 +14,8 @@ export interface OutputStream {
  * The CLI's stdout / stderr: every chunk goes through sanitizeTerminal, so a field some command forgot to
  * sanitize still cannot drive the terminal.
  */
-export function guardedStream(stream: OutputStream): OutputStream {
-  return { write: (chunk: string) => stream.write(sanitizeTerminal(chunk)), isTTY: stream.isTTY };
+export function guardedStream(stream: OutputStream, colour: boolean): OutputStream {
+  return { write: (chunk: string) => stream.write(sanitizeTerminal(chunk, colour)), isTTY: stream.isTTY };
 }
 
 export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'blue' | 'magenta' | 'cyan';

@@ -16,15 +16,16 @@ function binPath(): string {
 
 async function main(): Promise<void> {
   const cleanups: Array<() => void> = [];
+  const colour = colourEnabled(process.stdout, process.env);
   const ctx: CliContext = {
-    stdout: guardedStream(process.stdout),
-    stderr: guardedStream(process.stderr),
+    stdout: guardedStream(process.stdout, colour),
+    stderr: guardedStream(process.stderr, colour),
     rawStdout: process.stdout,
     env: process.env,
     cwd: process.cwd(),
     binPath: binPath(),
     json: false,
-    paint: painter(colourEnabled(process.stdout, process.env)),
+    paint: painter(colour),
     now: () => Date.now(),
     defer: (cleanup) => cleanups.push(cleanup),
   };

@@ -7,8 +7,9 @@
  * - C0 and C1 controls, DEL and ESC become a space (a run of them one space), so no sequence survives;
  *   multi-line text keeps its newlines and tabs.
  * - Bidi controls and invisible separators are made visible as `<U+202E>`.
- * - `sanitizeTerminal` is the guard on the CLI's own streams: it keeps only the colour (SGR) sequences the
- *   CLI paints itself, applied after each field was sanitized.
+ * - `sanitizeTerminal` is the guard on the CLI's own streams: every chunk written passes through it, so a
+ *   field a command forgot to sanitize is still neutralised; it keeps only the colour sequences the CLI
+ *   paints itself, and only when colour is on.
  */
 
 // oxlint-disable-next-line no-control-regex
@@ -18,9 +19,10 @@ const CONTROLS_TEXT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]+/g;
 // Bidi embeddings, overrides, isolates and marks, plus invisible characters that hide text (zero-width
 // joiners and spaces, the byte-order mark, the soft hyphen).
 const INVISIBLE = /[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
-// The colour sequences `painter` writes: ESC [ digits ; m.
+// Exactly the colour sequences `painter` writes (bold, dim, six colours and their resets): nothing that
+// conceals text, sets a background or moves anything.
 // oxlint-disable-next-line no-control-regex
-const SGR = /\u001b\[[0-9;]*m/g;
+const SGR = /\u001b\[(?:1|2|22|3[1-6]|39)m/g;
 
 function visible(char: string): string {
   return `<U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}>`;
@@ -40,8 +42,12 @@ export function sanitizeText(text: string): string {
     .replace(INVISIBLE, visible);
 }
 
-/** A whole chunk of human output: sanitizeText, except the CLI's own colour sequences. */
-export function sanitizeTerminal(chunk: string): string {
+/**
+ * A whole chunk of output: sanitizeText, except the CLI's own colour sequences when `colour` is on (with
+ * colour off, as for a pipe or NO_COLOR, no escape sequence at all passes).
+ */
+export function sanitizeTerminal(chunk: string, colour = true): string {
+  if (!colour) return sanitizeText(chunk);
   let out = '';
   let last = 0;
   for (const match of chunk.matchAll(SGR)) {

@@ -14,6 +14,7 @@ import {
 } from '../command';
 import { requireEnclosingRun } from '../enclosing-run';
 import { EXIT } from '../exit-codes';
+import { sanitizeLine } from '../sanitize';
 import { checkText, parseIntegerFlag, RANGES } from '../limits';
 import { parseDuration } from '../output';
 
@@ -151,7 +152,7 @@ Exit status: 0 answered (or the default was applied); 124 expired with no defaul
       case 'expired':
         if (ctx.json)
           printResult(ctx, { status: 'expired', interactionId: interaction.id, response: null }, () => '');
-        else ctx.stderr.write(`runwarden: the question "${title}" expired without an answer\n`);
+        else ctx.stderr.write(`runwarden: the question "${sanitizeLine(title)}" expired without an answer\n`);
         return EXIT.expired;
       case 'cancelled':
         if (ctx.json) {
@@ -160,7 +161,11 @@ Exit status: 0 answered (or the default was applied); 124 expired with no defaul
             { status: 'cancelled', interactionId: interaction.id, reason: outcome.reason },
             () => '',
           );
-        } else ctx.stderr.write(`runwarden: the question "${title}" was not answered: ${outcome.reason}\n`);
+        } else {
+          ctx.stderr.write(
+            `runwarden: the question "${sanitizeLine(title)}" was not answered: ${sanitizeLine(outcome.reason)}\n`,
+          );
+        }
         return EXIT.cancelled;
       case 'fenced':
         ctx.stderr.write(`runwarden: run ${claim.runId} lost its lease while waiting; stop now\n`);

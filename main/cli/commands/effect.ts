@@ -27,6 +27,7 @@ import {
 import { appliedInLineage } from '../effect-lineage';
 import { requireEnclosingRun } from '../enclosing-run';
 import { EXIT } from '../exit-codes';
+import { sanitizeLine } from '../sanitize';
 import { checkText, parseIntegerFlag, RANGES } from '../limits';
 import { runChild } from '../run-child';
 
@@ -131,7 +132,9 @@ unknown and a person must resolve it; 2 outside a run or bad arguments; 1 the ru
     if (earlier !== null) {
       const where = earlier.runId === claim.runId ? 'in this run' : `in run ${earlier.runId}`;
       if (!ctx.json)
-        ctx.stderr.write(`runwarden: effect ${key} was already applied ${where}; not running it again\n`);
+        ctx.stderr.write(
+          `runwarden: effect ${sanitizeLine(key)} was already applied ${where}; not running it again\n`,
+        );
       printResult(ctx, { effect: earlier, ran: false }, () => '');
       return EXIT.ok;
     }
@@ -152,7 +155,7 @@ unknown and a person must resolve it; 2 outside a run or bad arguments; 1 the ru
       return EXIT.ok;
     }
     const outcome = await runChild(commandArgv ?? [], ctx.env, ctx.cwd);
-    if (outcome.spawnError !== null) ctx.stderr.write(`runwarden: ${outcome.spawnError}\n`);
+    if (outcome.spawnError !== null) ctx.stderr.write(`runwarden: ${sanitizeLine(outcome.spawnError)}\n`);
     if (outcome.exitCode === 0) {
       const effect = store.settleEffect(claim, applying.id, 'applied');
       printResult(ctx, { effect, ran: true }, () => '');
@@ -167,7 +170,7 @@ unknown and a person must resolve it; 2 outside a run or bad arguments; 1 the ru
     printResult(ctx, { effect, ran: true }, () => '');
     if (!ctx.json) {
       ctx.stderr.write(
-        `runwarden: effect ${key} rejected: ${commandArgv?.[0] ?? 'CMD'} exited with code ${outcome.exitCode}\n`,
+        `runwarden: effect ${sanitizeLine(key)} rejected: ${sanitizeLine(commandArgv?.[0] ?? 'CMD')} exited with code ${outcome.exitCode}\n`,
       );
     }
     return outcome.exitCode;
@@ -185,7 +188,7 @@ function parkAmbiguous(ctx: CliContext, store: RunStore, claim: EnclosingClaim, 
     printResult(ctx, { effect, ran: false, parked: true }, () => '');
   } else {
     ctx.stderr.write(
-      `runwarden: the outcome of effect ${effect.idempotencyKey} (${effect.id}) is unknown; run ${claim.runId} is parked until a person says whether it happened: runwarden show ${claim.runId}\n`,
+      `runwarden: the outcome of effect ${sanitizeLine(effect.idempotencyKey)} (${effect.id}) is unknown; run ${claim.runId} is parked until a person says whether it happened: runwarden show ${claim.runId}\n`,
     );
   }
   return EXIT.parked;

@@ -24,7 +24,7 @@ import { EXIT } from '../exit-codes';
 import { checkOptionalText, checkText, parseIntegerFlag, RANGES, rangeText, TEXT_CAPS } from '../limits';
 import { parkedByCommand } from '../parked-by-command';
 import { projectFolder } from '../project-path';
-import { safeJson } from '../sanitize';
+import { safeJson, sanitizeLine } from '../sanitize';
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -158,7 +158,7 @@ Exit status: CMD's exit code (128+N when killed by signal N); 1 if the lease was
       values.quiet !== true ||
       (parked === null && (settlement.status === 'fenced' || settlement.status === 'error'))
     ) {
-      ctx.stderr.write(`runwarden: ${result.message}\n`);
+      ctx.stderr.write(`runwarden: ${sanitizeLine(result.message)}\n`);
     }
     return result.exitCode;
   },

@@ -13,6 +13,7 @@ import {
   type Command,
 } from '../command';
 import { EXIT } from '../exit-codes';
+import { sanitizeLine } from '../sanitize';
 import { callHandler } from '../handler-call';
 import { checkText, parseIntegerFlag, RANGES } from '../limits';
 import { shellQuote } from '../shell-quote';
@@ -71,7 +72,7 @@ Exit status: 0 resolved; 2 bad arguments; 3 a live runner holds the run; 4 unkno
     });
     printResult(ctx, effect, () => {
       const said = effect.resolution === 'applied' ? 'it happened' : 'it did not happen';
-      return `Resolved effect ${effect.id} (${effect.summary}): ${said}. See the run: runwarden show ${shellQuote(effect.runId)}`;
+      return `Resolved effect ${effect.id} (${sanitizeLine(effect.summary)}): ${said}. See the run: runwarden show ${shellQuote(effect.runId)}`;
     });
     return EXIT.ok;
   },

@@ -17,6 +17,7 @@ import {
 } from '../command';
 import { requireEnclosingRun } from '../enclosing-run';
 import { EXIT } from '../exit-codes';
+import { sanitizeLine } from '../sanitize';
 import { checkText } from '../limits';
 import { runChild } from '../run-child';
 
@@ -65,7 +66,7 @@ its lease (the runner must stop); 5 a step is already open (start) or none is (e
         outcome.exitCode === 0 ? 'completed' : 'failed',
         outcome.exitCode === 0 ? undefined : `${name}: ${error}`,
       );
-      if (outcome.spawnError !== null) ctx.stderr.write(`runwarden: ${outcome.spawnError}\n`);
+      if (outcome.spawnError !== null) ctx.stderr.write(`runwarden: ${sanitizeLine(outcome.spawnError)}\n`);
       return outcome.exitCode;
     }
 

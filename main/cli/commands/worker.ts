@@ -62,7 +62,7 @@ Exit status: 0 after a clean stop (with --once: the run's command exit code, or 
     const store = openCliStore(ctx, values.store);
     const owner = runnerOwner('worker');
     const log = (message: string): void => {
-      ctx.stderr.write(`runwarden worker: ${message}\n`);
+      ctx.stderr.write(`runwarden worker: ${sanitizeLine(message)}\n`);
     };
 
     const stopper = new AbortController();
