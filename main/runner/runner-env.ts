@@ -1,7 +1,7 @@
 /**
- * The environment `runwarden exec` hands its child, so `runwarden ask` / `notify` (or any program using
- * the runner kit) act on the enclosing run under the exec's claim. The exec process keeps heartbeating
- * that claim; the child never heartbeats.
+ * The environment `runwarden exec` (and `worker`) hands its command, so the runner commands inside it
+ * (`step`, `effect`, `progress`, `park`, `ask`, `notify`) act on the enclosing run under the supervisor's
+ * claim (docs/CLI.md#runner-contract). The supervisor keeps heartbeating that claim; the command never does.
  */
 import type { Claim } from '../store';
 
