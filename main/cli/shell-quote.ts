@@ -5,8 +5,8 @@
  * safely at all; `pasteableArg` says so and callers print a `--json` form with those characters escaped.
  */
 const BARE = /^[A-Za-z0-9_@%+=:,./-]+$/;
-// oxlint-disable-next-line no-control-regex
 const UNPRINTABLE =
+  // oxlint-disable-next-line no-control-regex
   /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
 
 /** One argument, single-quoted unless it is plainly safe bare; `'` is written as `'\''`. */
