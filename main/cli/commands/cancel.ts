@@ -58,8 +58,9 @@ Options:
   --revision N   only if the run is still at revision N (as you last saw it); else exit 5.
                  Without it the revision is read first and must not change before the cancel.
 ${JSON_HELP}
-${SELECTION_HELP}
 ${COMMON_HELP}
+
+${SELECTION_HELP}
 
 Exit status: 0 cancelled (or requested); 1 --stop-command could not verify the command gone;
 3 refused, a live runner holds the run or its command still runs; 4 unknown run; 5 the run

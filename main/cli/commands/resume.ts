@@ -43,8 +43,9 @@ Options:
   --revision N   only if the run is still at revision N; without it the revision is read first
                  and must not change before the resume
 ${JSON_HELP}
-${SELECTION_HELP}
-${COMMON_HELP}`,
+${COMMON_HELP}
+
+${SELECTION_HELP}`,
   async run(ctx, argv) {
     const parsed = parseCommand(ctx, this, argv, OPTIONS);
     if (parsed === null) return EXIT.ok;

@@ -43,8 +43,9 @@ Options:
                  and must not change before the retry
   --again        retry even though an earlier retry of it is still queued or running
 ${JSON_HELP}
-${SELECTION_HELP}
-${COMMON_HELP}`,
+${COMMON_HELP}
+
+${SELECTION_HELP}`,
   async run(ctx, argv) {
     const parsed = parseCommand(ctx, this, argv, OPTIONS);
     if (parsed === null) return EXIT.ok;

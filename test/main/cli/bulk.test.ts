@@ -132,6 +132,56 @@ describe('bulk cancel of stale runs', () => {
   });
 });
 
+describe('bulk resume', () => {
+  it('resumes the parked runs of a view, refusing the one that needs --anyway, after a dry run', async () => {
+    const project = join(dir.path, 'delta');
+    mkdirSync(project);
+    const ids = withStore((store) =>
+      (['runnerExited', 'runnerExited', 'sourceChanged'] as const).map((code, i) => {
+        const run = store.reserveRun(
+          { projectPath: project, workflow: 'etl', title: `ETL ${i}` },
+          { type: 'runner', id: 'test', surface: 'sdk' },
+        );
+        const { claim } = store.claimRun(run.id, {
+          ownerType: 'runner',
+          ownerId: 'r',
+          pid: deadPid,
+          hostname: hostname(),
+          startId: null,
+          leaseMs: 60_000,
+        });
+        store.park(claim, code, 'stopped');
+        return run.id;
+      }),
+    );
+    const opts = { store: dir.store };
+    const dry = await runJson<BulkResult>(
+      ['resume', '--view', 'parked', '--project', project, '--dry-run'],
+      opts,
+    );
+    expect(dry.code).toBe(5);
+    expect(dry.body.ok && dry.body.value.items.map((i) => [i.runId, i.ok]).sort()).toEqual(
+      [
+        [ids[0], true],
+        [ids[1], true],
+        [ids[2], false],
+      ].sort(),
+    );
+    expect(withStore((s) => ids.map((id) => s.getSnapshot(id).queue.status))).toEqual([
+      'parked',
+      'parked',
+      'parked',
+    ]);
+    const real = await runCli(['resume', '--view', 'parked', '--project', project], opts);
+    expect(real.stdout).toContain('2 resumed, 1 refused.');
+    expect(withStore((s) => ids.map((id) => s.getSnapshot(id).queue.status))).toEqual([
+      'queued',
+      'queued',
+      'parked',
+    ]);
+  });
+});
+
 describe('retry', () => {
   it('refuses a second retry while the first has not finished, unless --again; bulk says the same per run', async () => {
     const opts = { store: dir.store };
