@@ -190,7 +190,11 @@ function renderDetail(detail: RunDetail, now: number, paint: Paint): string {
   const next = nextCommands(detail);
   if (next.length > 0) {
     out.push('', paint('bold', 'Next'));
-    for (const item of next) out.push(`  ${item.command}    ${paint('dim', `# ${sanitizeLine(item.what)}`)}`);
+    const width = Math.min(80, Math.max(...next.map((item) => item.command.length)));
+    for (const item of next) {
+      const pad = ' '.repeat(Math.max(0, width - item.command.length));
+      out.push(`  ${item.command}${pad}  ${paint('dim', `# ${sanitizeLine(item.what)}`)}`);
+    }
   }
   return `${out.join('\n')}\n`;
 }
