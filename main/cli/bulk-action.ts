@@ -14,7 +14,7 @@ import { callHandler } from './handler-call';
 import { formatTable } from './output';
 import { openRetryOf } from './open-retry';
 import { selectRuns, type SelectionFlags } from './run-selection';
-import type { RunView } from '../store';
+import type { ListView } from '../../shared/views';
 
 export const CONFIRM_ABOVE = 5;
 
@@ -33,7 +33,7 @@ export async function runBulkAction(
   store: RunStore,
   action: BulkAction,
   flags: SelectionFlags,
-  view: { view: RunView | null; projectPath?: string },
+  view: { view: ListView | null; projectPath?: string },
   options: BulkOptions,
 ): Promise<number> {
   const { selected, missing } = selectRuns(store, flags, view);

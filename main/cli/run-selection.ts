@@ -6,11 +6,13 @@
 import { resolve } from 'node:path';
 import { DISPLAY_STATUSES } from '../../shared/display-status';
 import { isRunwardenError } from '../../shared/errors';
-import type { RunStore, RunView } from '../store';
+import { RUN_VIEWS, type ListView } from '../../shared/views';
+import type { RunStore } from '../store';
 import { realFolder } from './project-path';
 import { UsageError } from './usage-error';
 
-export const VIEWS = [...DISPLAY_STATUSES, 'needs-you', 'all'] as const;
+/** The window's views and every single display status, as `ls --status` takes them. */
+export const VIEWS: readonly ListView[] = [...new Set<ListView>([...RUN_VIEWS, ...DISPLAY_STATUSES])];
 
 /** The contract's cap on one bulk request. */
 export const MAX_SELECTION = 1000;
@@ -41,7 +43,7 @@ export function isBulk(flags: SelectionFlags): boolean {
 export function selectionView(
   flags: SelectionFlags,
   cwd: string,
-): { view: RunView | null; projectPath?: string } {
+): { view: ListView | null; projectPath?: string } {
   if (flags.stale === true && flags.view !== undefined) throw new UsageError('use either --stale or --view');
   if (flags.view !== undefined && !(VIEWS as readonly string[]).includes(flags.view)) {
     throw new UsageError(`--view must be one of ${VIEWS.join(', ')}`);
@@ -50,11 +52,11 @@ export function selectionView(
     flags.project === undefined
       ? undefined
       : realFolder(resolve(cwd, flags.project), `no such project folder: ${flags.project}`);
-  const view: RunView | null =
+  const view: ListView | null =
     flags.stale === true
       ? 'stale'
       : flags.view !== undefined
-        ? (flags.view as RunView)
+        ? (flags.view as ListView)
         : projectPath
           ? 'all'
           : null;
@@ -67,7 +69,7 @@ export function selectionView(
 export function selectRuns(
   store: RunStore,
   flags: SelectionFlags,
-  view: { view: RunView | null; projectPath?: string },
+  view: { view: ListView | null; projectPath?: string },
 ): Selection {
   const selected = new Map<string, SelectedRun>();
   const missing: Selection['missing'] = [];

@@ -23,6 +23,7 @@ import * as doctor from './doctor';
 import * as effects from './effects';
 import * as events from './events';
 import * as deadlines from './interaction-deadlines';
+import { loadEffectRow } from './effect-rows';
 import { loadInteractionRow } from './interaction-rows';
 import * as leases from './leases';
 import * as lineage from './run-lineage';
@@ -456,7 +457,7 @@ export class RunStore {
   }
 
   getEffect(effectId: number): Effect {
-    return this.#read((ctx) => toEffect(effects.loadEffectRow(ctx, effectId)));
+    return this.#read((ctx) => toEffect(loadEffectRow(ctx, effectId)));
   }
 
   /** The retries already made of a run, oldest first. */

@@ -19,6 +19,8 @@ export type StoreReader = Pick<
   | 'doctor'
   | 'getRun'
   | 'getSnapshot'
+  | 'getEffect'
+  | 'listRetries'
   | 'runLabel'
   | 'projectPathOfRun'
   | 'getInteraction'
