@@ -1,4 +1,4 @@
-/** The runner kit's public API (SPEC §1): what workflow programs and the CLI use to write runs. */
+/** The runner kit: what the CLI and the app use to write runs. Internal, not a library entry (docs/CLI.md#the-typescript-runner-kit). */
 export { ask, waitForInteraction, type AskInput, type AskOutcome } from './ask';
 export { HeartbeatLoop, type HeartbeatEvent } from './heartbeat-loop';
 export { runnerActor, runnerOwner } from './owner-info';
