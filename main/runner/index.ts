@@ -1,4 +1,7 @@
-/** The runner kit: what the CLI and the app use to write runs. Internal, not a library entry (docs/CLI.md#the-typescript-runner-kit). */
+/**
+ * The runner kit: what the CLI and the app use to write runs. Internal, not a library entry
+ * (docs/CLI.md#the-typescript-runner-kit).
+ */
 export { ask, waitForInteraction, type AskInput, type AskOutcome } from './ask';
 export { HeartbeatLoop, type HeartbeatEvent } from './heartbeat-loop';
 export { runnerActor, runnerOwner } from './owner-info';
