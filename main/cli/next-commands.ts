@@ -49,6 +49,12 @@ export function nextCommands(detail: RunDetail): NextCommand[] {
   if (actions.has('resumeAnyway')) {
     out.push({ what: 'resume although the source changed', command: `runwarden resume ${id} --anyway` });
   }
+  if (actions.has('stopCommand')) {
+    out.push({
+      what: 'stop its orphaned command, then cancel it',
+      command: `runwarden cancel --stop-command ${id}`,
+    });
+  }
   if (actions.has('cancel')) out.push({ what: 'cancel it', command: `runwarden cancel ${id}` });
   if (actions.has('requestCancel')) {
     out.push({ what: 'ask its runner to stop', command: `runwarden cancel --request ${id}` });

@@ -111,6 +111,10 @@ describe.each(EXAMPLES)('the $name example, its runner killed inside the effect'
     const cancelled = await detail();
     expect(cancelled.snapshot.run.status).toBe('cancelled');
     expect(cancelled.snapshot.effects[0]?.status).toBe('ambiguous');
+    // Cancelled, but what may have happened keeps it in front of a person.
+    expect(cancelled.display.needsYou).toBe(true);
+    const before = await runJson<RunListPage>(['ls', '--needs-you'], { store });
+    expect(before.body.ok && before.body.value.items.map((i) => i.run.id)).toContain(runId);
     const hints = await runCli(['show', runId], { store });
     const resolveLine = hints.stdout
       .split('\n')

@@ -25,11 +25,11 @@ describe('numbers and texts are checked before anything is written', () => {
   it.each([
     [
       ['exec', '--lease-ms', '6442450944', '--', 'true'],
-      /--lease-ms must be a whole number from 100 to 3600000/,
+      /--lease-ms must be a whole number from 100 to 86400000/,
     ],
     [
       ['exec', '--lease-ms', '50', '--', 'true'],
-      /--lease-ms must be a whole number from 100 to 3600000, got "50"/,
+      /--lease-ms must be a whole number from 100 to 86400000, got "50"/,
     ],
     [['exec', '--lease-ms', '1e3', '--', 'true'], /--lease-ms must be a whole number/],
     [['worker', '--poll-ms', '5'], /--poll-ms must be a whole number from 10 to 60000/],
