@@ -37,22 +37,23 @@ export async function runCli(ctx: CliContext, argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     const topic = name === 'help' ? rest[0] : undefined;
-    const command = topic === undefined ? undefined : findCommand(topic);
-    ctx.stdout.write(command ? command.help : mainHelp());
+    const entry = topic === undefined ? undefined : findCommand(topic);
+    ctx.stdout.write(entry ? (await entry.load()).help : mainHelp());
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
   if (name === '--version' || name === '-v') {
     ctx.stdout.write(`${VERSION}\n`);
     return EXIT.ok;
   }
-  const command = findCommand(name);
-  if (command === undefined) {
+  const entry = findCommand(name);
+  if (entry === undefined) {
     return reportError(ctx, new UsageError(`unknown command "${sanitizeLine(name)}"`), 'runwarden');
   }
   try {
+    const command = await entry.load();
     return await command.run(ctx, rest);
   } catch (error) {
-    return reportError(ctx, error, command.name);
+    return reportError(ctx, error, entry.name);
   }
 }
 
