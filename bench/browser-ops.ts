@@ -236,7 +236,7 @@ export async function measureBrowser(
     const typed: number[] = [];
     await page.goto(`${served.url}#/all`);
     await page.waitForSelector('[id^="run-row-"]', { timeout: 30_000 });
-    for (let round = 0; round < 4; round += 1) {
+    for (let pass = 0; pass < 4; pass += 1) {
       for (const s of opts.searches) {
         typed.push(
           (await page.evaluate(`(${SEARCH_SCRIPT})(${JSON.stringify([s.needle, s.firstId])})`)) as number,
