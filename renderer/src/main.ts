@@ -10,5 +10,10 @@ import { AppState } from './lib/state/app-state.svelte';
 const target = document.getElementById('app');
 if (target === null) throw new Error('index.html has no #app element');
 // The page clock stops while browser mode is disconnected, so countdowns do not run on stale data.
-const app = new AppState(getApi(window), windowHashHistory(window), connection.now);
+// The preload's API exists only in the desktop app; without it this page runs in a browser tab (serve).
+const shell = window.runwarden !== undefined ? 'desktop' : 'browser';
+const app = new AppState(getApi(window), windowHashHistory(window), connection.now, {
+  shell,
+  sidebarCollapsed: window.matchMedia('(max-width: 720px)').matches,
+});
 mount(App, { target, props: { app } });

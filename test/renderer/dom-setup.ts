@@ -31,3 +31,29 @@ Object.defineProperty(HTMLElement.prototype, 'offsetParent', {
 const css = (globalThis.CSS ?? {}) as { escape?: (value: string) => string };
 css.escape ??= (value: string) => value.replace(/[^a-zA-Z0-9_-]/g, (c) => `\\${c}`);
 (globalThis as { CSS?: unknown }).CSS = css;
+// jsdom has <dialog> but not showModal()/close() nor Escape → `cancel`; a minimal stand-in with the same
+// events, so components run their real close and focus paths (Chromium's real behaviour is in the e2e suite).
+const dialogProto = HTMLDialogElement.prototype as HTMLDialogElement & { showModal?: () => void };
+if (typeof dialogProto.showModal !== 'function') {
+  dialogProto.showModal = function showModal(this: HTMLDialogElement) {
+    this.setAttribute('open', '');
+    this.dataset.modal = 'true';
+    const first = this.querySelector<HTMLElement>(
+      'button:not(:disabled), input:not(:disabled), textarea:not(:disabled), select:not(:disabled), [href]',
+    );
+    (first ?? this).focus();
+  };
+  dialogProto.close = function close(this: HTMLDialogElement) {
+    if (!this.hasAttribute('open')) return;
+    this.removeAttribute('open');
+    delete this.dataset.modal;
+    queueMicrotask(() => this.dispatchEvent(new Event('close')));
+  };
+  document.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape') return;
+    const top = [...document.querySelectorAll<HTMLDialogElement>('dialog[data-modal]')].at(-1);
+    if (top === undefined) return;
+    const cancel = new Event('cancel', { cancelable: true });
+    if (top.dispatchEvent(cancel)) top.close();
+  });
+}

@@ -4,6 +4,7 @@
  */
 import { fieldProblem, isDeclaredChoice } from '../../../shared/answer-rules';
 import type { FieldType, Interaction } from '../../../shared/domain';
+import { parseDecimal } from './format/parse-decimal';
 
 export type FieldValue = string | boolean;
 
@@ -73,9 +74,17 @@ export function checkFields(fields: readonly FormField[], values: Record<string,
   for (const field of fields) {
     const raw = values[field.name] ?? field.initial;
     const text = typeof raw === 'string' ? raw.trim() : '';
-    // What the person typed, as the value the store will check: an empty text field is left out.
+    // What the person typed, as the value the store will check: an empty text field is left out. A number
+    // is a plain decimal: Number() would read 0x10 as 16.
     if (field.type === 'boolean') payload[field.name] = raw === true;
-    else if (text !== '') payload[field.name] = field.type === 'number' ? Number(text) : raw;
+    else if (text !== '' && field.type === 'number') {
+      const n = parseDecimal(text);
+      if (n === null) {
+        errors[field.name] = `${field.label} must be a number.`;
+        continue;
+      }
+      payload[field.name] = n;
+    } else if (text !== '') payload[field.name] = raw;
     const problem = fieldProblem(field, payload);
     if (problem === 'missing') errors[field.name] = `${field.label} is required.`;
     if (problem === 'wrong-type') errors[field.name] = `${field.label} must be a ${field.type}.`;

@@ -1,7 +1,7 @@
 /** What a command will do, in words, for its confirmation dialog (it names the target and the consequences). */
 import type { DisplayInfo } from '../../../../shared/display-status';
 import { assertNever } from '../../../../shared/errors';
-import type { BulkAction, CancelPreview } from '../../../../shared/views';
+import type { BulkAction, CancelPreview, RunDetail } from '../../../../shared/views';
 import type { HeaderAction } from '../state/run-detail.svelte';
 
 function plural(n: number, one: string, many: string): string {
@@ -56,6 +56,35 @@ export function commandConsequences(action: HeaderAction, preview: CancelPreview
     default:
       return assertNever(action, 'action');
   }
+}
+
+/**
+ * What a retry will run again, named from the run itself: its workflow and command, the steps it already went
+ * through, and the side effects that will not repeat (SPEC §4, §6: a retry starts a new run with the same
+ * workflow, input and command; effects resolved as happened are never applied again).
+ */
+export function retryConsequences(detail: RunDetail): string[] {
+  const run = detail.snapshot.run;
+  const lines = [
+    `A new run of workflow “${run.workflow}” starts with the same input. This run stays as it is.`,
+  ];
+  if (run.command !== null && run.command.argv.length > 0) {
+    const where = run.command.cwd ? ` in ${run.command.cwd}` : '';
+    lines.push(`It runs the command again: ${run.command.argv.join(' ')}${where}.`);
+  } else {
+    lines.push('It has no command of its own: it waits until a runner for this workflow picks it up.');
+  }
+  const steps = [...new Set(detail.attempts.map((a) => a.step))];
+  if (steps.length > 0)
+    lines.push(
+      `${plural(steps.length, 'step', 'steps')} this run went through will run again unless the workflow skips them: ${steps.join(', ')}.`,
+    );
+  const happened = detail.snapshot.effects.filter((e) => e.status === 'applied').length;
+  if (happened > 0)
+    lines.push(
+      `${plural(happened, 'side effect', 'side effects')} that already happened ${happened === 1 ? 'is' : 'are'} not applied again (same idempotency keys).`,
+    );
+  return lines;
 }
 
 /** The reason a dialog starts with; the person may edit it. */

@@ -17,6 +17,8 @@ export interface TimelineEntry {
   /** More than one event folded into this entry (repeated heartbeats / renewals). */
   count: number;
   until: number;
+  /** Another run this event points at (the retry it created, the run it retries). */
+  link: { runId: string; label: string } | null;
 }
 
 /**
@@ -38,7 +40,7 @@ const TITLES: Record<EventType, string> = {
   'run.pause_requested': 'Pause requested',
   'run.paused': 'Paused',
   'run.resumed': 'Resumed',
-  'run.retried': 'Retried',
+  'run.retried': 'Retried as a new run',
   'run.runner_lost': 'Runner lost: lease expired',
   'run.lease_renewed_late': 'Heartbeat came back late; nobody had taken over',
   'run.command_started': 'Command started',
@@ -52,10 +54,10 @@ const TITLES: Record<EventType, string> = {
   'interaction.requested': 'Question asked',
   'interaction.answered': 'Question answered',
   'interaction.expired': 'Question expired',
-  'effect.reserved': 'Side effect reserved',
-  'effect.applying': 'Side effect applying',
-  'effect.applied': 'Side effect applied',
-  'effect.rejected': 'Side effect rejected',
+  'effect.reserved': 'Side effect recorded',
+  'effect.applying': 'Side effect started',
+  'effect.applied': 'Side effect happened',
+  'effect.rejected': 'Side effect refused',
   'effect.ambiguous': 'Side effect outcome unknown',
   'effect.resolved': 'Side effect resolved by a person',
   'effect.carried': 'Side effect already applied earlier in the lineage',
@@ -68,9 +70,32 @@ const TITLES: Record<EventType, string> = {
 /** Progress lines come in bursts: consecutive ones fold into one entry. */
 const REPEATING = new Set<string>(['run.progress']);
 
+/** How a step ended, from attempt.finished's payload (null when the payload does not say). */
+function stepOutcome(event: RunEvent): string | null {
+  if (event.type !== 'attempt.finished') return null;
+  const status = record(event.payload).status;
+  return typeof status === 'string' ? status : null;
+}
+
+const STEP_TITLES: Record<string, string> = {
+  completed: 'Step finished',
+  failed: 'Step failed',
+  timed_out: 'Step timed out',
+  cancelled: 'Step cancelled',
+  interrupted: 'Step interrupted',
+};
+
 function kindOf(event: RunEvent): EventKind {
   if (event.actorType === 'human' || event.actorType === 'policy') return 'operator';
-  if (event.type === 'run.runner_lost' || event.type === 'run.failed' || event.type === 'run.timed_out')
+  const outcome = stepOutcome(event);
+  if (
+    event.type === 'run.runner_lost' ||
+    event.type === 'run.failed' ||
+    event.type === 'run.timed_out' ||
+    event.type === 'effect.ambiguous' ||
+    outcome === 'failed' ||
+    outcome === 'timed_out'
+  )
     return 'problem';
   if (event.type.startsWith('interaction.')) return 'interaction';
   if (event.type.startsWith('effect.')) return 'effect';
@@ -102,16 +127,22 @@ function isCascade(value: unknown): value is CancelCascade {
   return typeof r.attemptsCancelled === 'number' && typeof r.effectsAmbiguous === 'number';
 }
 
-function payloadDetails(event: RunEvent): string[] {
+function payloadDetails(event: RunEvent, seenErrors: Set<string>): string[] {
   const payload = record(event.payload);
   const lines: string[] = [];
   if (event.type === 'run.cancelled') {
     if (payload.stale === true) lines.push('Stale run: no live runner held it.');
     else if (payload.requested === true) lines.push('The runner stopped on request.');
   }
-  for (const key of ['reason', 'note', 'detail', 'code', 'step', 'title', 'summary', 'resolution', 'error']) {
+  for (const key of ['reason', 'note', 'detail', 'code', 'step', 'title', 'summary', 'resolution']) {
     const value = payload[key];
     if (typeof value === 'string' && value !== '') lines.push(`${key}: ${value}`);
+  }
+  // A failure's error is usually recorded twice (the step, then the run): show its text once.
+  const error = payload.error;
+  if (typeof error === 'string' && error !== '') {
+    lines.push(seenErrors.has(error) ? 'error: the same as above' : `error: ${error}`);
+    seenErrors.add(error);
   }
   if (isCascade(payload.cascade)) lines.push(`Cascade: ${cascadeText(payload.cascade)}`);
   if (event.leaseGeneration !== null && kindOf(event) === 'lease')
@@ -119,15 +150,39 @@ function payloadDetails(event: RunEvent): string[] {
   return lines;
 }
 
-/** Title for an event type; a type from a newer build than this one shows as itself. */
+/**
+ * Title for an event type. A type from a newer build than this one still reads as words ("Deploy rolled
+ * back" for `deploy.rolled_back`) rather than as a code.
+ */
 export function eventTitle(type: string): string {
-  return Object.hasOwn(TITLES, type) ? TITLES[type as EventType] : type;
+  if (Object.hasOwn(TITLES, type)) return TITLES[type as EventType];
+  const words = type.replace(/[._]+/g, ' ').trim();
+  return words === '' ? 'Event' : words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** The title of one event: a finished step says how it finished. */
+function entryTitle(event: RunEvent): string {
+  const outcome = stepOutcome(event);
+  return (outcome !== null ? STEP_TITLES[outcome] : undefined) ?? eventTitle(event.type);
+}
+
+const RUN_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The other run an event links to: a retry's new run, or the run a new run retries. */
+function eventLink(event: RunEvent): TimelineEntry['link'] {
+  const payload = record(event.payload);
+  if (event.type === 'run.retried' && typeof payload.newRunId === 'string' && RUN_ID.test(payload.newRunId))
+    return { runId: payload.newRunId, label: `Open the retry ${payload.newRunId}` };
+  if (event.type === 'run.reserved' && typeof payload.retryOf === 'string' && RUN_ID.test(payload.retryOf))
+    return { runId: payload.retryOf, label: `Open the run it retries, ${payload.retryOf}` };
+  return null;
 }
 
 /** Events (any order) → timeline entries, oldest first, with consecutive heartbeats folded into one. */
 export function timelineEntries(events: readonly RunEvent[]): TimelineEntry[] {
   const sorted = events.toSorted((a, b) => a.seq - b.seq);
   const entries: TimelineEntry[] = [];
+  const seenErrors = new Set<string>();
   for (const event of sorted) {
     const last = entries.at(-1);
     if (last !== undefined && REPEATING.has(event.type) && last.title === eventTitle(event.type)) {
@@ -138,12 +193,13 @@ export function timelineEntries(events: readonly RunEvent[]): TimelineEntry[] {
     entries.push({
       key: String(event.seq),
       kind: kindOf(event),
-      title: eventTitle(event.type),
+      title: entryTitle(event),
       actor: actorText(event),
-      details: payloadDetails(event),
+      details: payloadDetails(event, seenErrors),
       at: event.at,
       count: 1,
       until: event.at,
+      link: eventLink(event),
     });
   }
   return entries;

@@ -64,7 +64,7 @@ export function actionLabel(action: RunAction): string {
     case 'resolveEffect':
       return 'Resolve effects';
     case 'retry':
-      return 'Retry';
+      return 'Retry…';
     case 'stopCommand':
       return 'Stop the command…';
     default:
@@ -80,6 +80,7 @@ export function needsConfirmation(action: RunAction): boolean {
     action === 'requestPause' ||
     action === 'pause' ||
     action === 'resumeAnyway' ||
+    action === 'retry' ||
     action === 'stopCommand'
   );
 }

@@ -6,6 +6,8 @@ import type { RunwardenApi } from '../../../../shared/contract';
 import type { BulkAction, ChangedPush, RunView } from '../../../../shared/views';
 import { DEFAULT_ROUTE, formatHash, parseHash, sameRoute, type HashHistory, type Route } from '../hash-route';
 import type { KeyCommand } from '../keyboard-commands';
+import { bulkVerb } from '../format/consequences';
+import type { Tone as ToastTone } from '../format/status-look';
 import { BulkDialogState } from './bulk-dialog.svelte';
 import { CommandDialogState } from './command-dialog.svelte';
 import { NotificationsState } from './notifications.svelte';
@@ -16,9 +18,18 @@ import { RunSelection } from './run-selection.svelte';
 import { SettingsState } from './settings.svelte';
 import { StoreStatusState } from './store-status.svelte';
 import { Ticker } from './ticker.svelte';
+import { ToastsState } from './toasts.svelte';
 
 export type FocusTarget = 'search' | 'list' | 'detail';
-export type Panel = 'notifications' | 'settings' | 'shortcuts' | null;
+export type Panel = 'notifications' | 'settings' | 'shortcuts' | 'palette' | null;
+/** Where the window runs: the desktop app (tray, login item, desktop notifications) or a browser tab. */
+export type Shell = 'desktop' | 'browser';
+
+export interface AppOptions {
+  shell: Shell;
+  /** The projects sidebar starts folded (a narrow window). */
+  sidebarCollapsed: boolean;
+}
 
 export class AppState {
   route = $state.raw<Route>(DEFAULT_ROUTE);
@@ -27,6 +38,7 @@ export class AppState {
   announcement = $state('');
   /** Asks a component to move focus; `seq` makes repeated requests distinct. */
   focusRequest = $state.raw<{ target: FocusTarget; seq: number } | null>(null);
+  sidebarCollapsed = $state(false);
 
   readonly api: RunwardenApi;
   /** Ticks once a second while ages and countdowns are on screen. */
@@ -40,15 +52,24 @@ export class AppState {
   readonly storeStatus: StoreStatusState;
   readonly command: CommandDialogState;
   readonly bulk: BulkDialogState;
+  readonly toasts = new ToastsState();
+  readonly shell: Shell;
 
   readonly #history: HashHistory;
   #focusSeq = 0;
   #needsYouSeen: number | null = null;
 
-  constructor(api: RunwardenApi, history: HashHistory, now: () => number = Date.now) {
+  constructor(
+    api: RunwardenApi,
+    history: HashHistory,
+    now: () => number = Date.now,
+    options: AppOptions = { shell: 'desktop', sidebarCollapsed: false },
+  ) {
     this.api = api;
     this.clock = new Ticker(1000, now);
     this.#history = history;
+    this.shell = options.shell;
+    this.sidebarCollapsed = options.sidebarCollapsed;
     this.list = new RunListState(api);
     this.detail = new RunDetailState(api);
     this.projects = new ProjectsState(api);
@@ -145,17 +166,37 @@ export class AppState {
     this.focusRequest = { target, seq: ++this.#focusSeq };
   }
 
+  /** After a dialog whose opener is gone: the open run's heading, else the run list. */
+  restoreFocus(): void {
+    this.requestFocus(this.route.runId !== null ? 'detail' : 'list');
+  }
+
   /** A header action that needs no confirmation; a retry then opens the run it created. */
   async runAction(action: HeaderAction): Promise<void> {
     const result = await this.detail.run(action, { reason: '' });
     if (action !== 'retry' || result === null || !result.ok) return;
     const created = result.value as { id: string };
     this.announce(`Retried as a new run ${created.id}.`);
+    this.toast(`Retried as a new run ${created.id}.`, 'success');
+    await this.openRun(created.id);
+  }
+
+  /** Confirms the open command dialog; a confirmed retry then opens the run it created. */
+  async confirmCommand(): Promise<void> {
+    const done = await this.command.confirm();
+    if (done === null || done.action !== 'retry' || done.result === null || !done.result.ok) return;
+    const created = done.result.value as { id: string };
+    this.toast(`Retried as a new run ${created.id}.`, 'success');
     await this.openRun(created.id);
   }
 
   announce(text: string): void {
     this.announcement = text;
+  }
+
+  /** A visible result; the toast region reads it out, so it is not also announced. */
+  toast(text: string, tone: ToastTone = 'info'): void {
+    this.toasts.show(text, tone);
   }
 
   /** A `changed` push: re-read what is on screen, keeping scroll, the active row and the open run. */
@@ -187,7 +228,10 @@ export class AppState {
   async confirmBulk(): Promise<void> {
     const result = await this.bulk.confirm();
     if (result === null) return;
-    this.announce(`${result.succeeded} done, ${result.failed} refused.`);
+    this.toast(
+      `${bulkVerb(result.action)}: ${result.succeeded} done, ${result.failed} refused.`,
+      result.failed > 0 ? 'warning' : 'success',
+    );
     this.selection.clear();
     await Promise.all([this.list.refresh(), this.projects.load(), this.detail.reload()]);
   }

@@ -2,7 +2,8 @@
 import type { Run } from '../../../../shared/domain';
 import type { ErrorInfo } from '../../../../shared/errors';
 import type { CancelPreview } from '../../../../shared/views';
-import { commandConsequences, defaultReason } from '../format/consequences';
+import type { Result } from '../../../../shared/errors';
+import { commandConsequences, defaultReason, retryConsequences } from '../format/consequences';
 import type { HeaderAction, RunDetailState } from './run-detail.svelte';
 
 export class CommandDialogState {
@@ -14,10 +15,16 @@ export class CommandDialogState {
   submitting = $state(false);
   /** The run revision when the dialog opened: the consequences shown are about that state (SPEC §3 CAS). */
   revision = $state<number | null>(null);
+  /** A retry's lines are about the run as it was when the dialog opened. */
+  retryLines = $state.raw<string[]>([]);
 
   readonly isOpen = $derived(this.action !== null);
   readonly consequences = $derived(
-    this.action === null ? [] : commandConsequences(this.action, this.preview),
+    this.action === null
+      ? []
+      : this.action === 'retry'
+        ? this.retryLines
+        : commandConsequences(this.action, this.preview),
   );
   readonly reasonRequired = $derived(
     this.action !== null && this.action !== 'resume' && this.action !== 'retry',
@@ -42,6 +49,7 @@ export class CommandDialogState {
     this.reason = defaultReason(action, data.display);
     this.preview = null;
     this.previewError = null;
+    this.retryLines = action === 'retry' ? retryConsequences(data) : [];
     if (action === 'cancel') {
       const result = await this.#detail.previewCancel();
       if (this.action !== action || result === null) return;
@@ -60,14 +68,15 @@ export class CommandDialogState {
   }
 
   /** Sends the command; the dialog closes either way and a refusal shows on the run. */
-  async confirm(): Promise<void> {
+  async confirm(): Promise<{ action: HeaderAction; result: Result<unknown> | null } | null> {
     const action = this.action;
-    if (action === null || !this.canConfirm) return;
+    if (action === null || !this.canConfirm) return null;
     this.submitting = true;
-    await this.#detail.run(action, {
+    const result = await this.#detail.run(action, {
       reason: this.reason,
       ...(this.revision !== null && { expectedRevision: this.revision }),
     });
     this.close();
+    return { action, result };
   }
 }

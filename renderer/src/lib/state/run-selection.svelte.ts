@@ -41,6 +41,13 @@ export class RunSelection {
     this.#anchor = item.run.id;
   }
 
+  /** Select-all: adds every given row (with the revision on screen) to what is picked. */
+  addAll(items: readonly RunListItem[]): void {
+    const next = new Map(this.picked);
+    for (const item of items) if (!next.has(item.run.id)) next.set(item.run.id, item.run.revision);
+    this.picked = next;
+  }
+
   /** The bulk request items, in a stable order. */
   items(): Array<{ runId: string; expectedRevision: number }> {
     return [...this.picked].map(([runId, expectedRevision]) => ({ runId, expectedRevision }));

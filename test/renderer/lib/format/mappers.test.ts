@@ -27,7 +27,7 @@ describe('statusLook', () => {
     expect(statusLook('completed').tone).toBe('success');
   });
 
-  it('labels every action; destructive ones need a confirmation', () => {
+  it('labels every action; destructive ones and retry (it runs the work again) need a confirmation', () => {
     for (const action of RUN_ACTIONS) expect(actionLabel(action)).not.toBe('');
     expect(RUN_ACTIONS.filter(needsConfirmation)).toEqual([
       'cancel',
@@ -35,6 +35,7 @@ describe('statusLook', () => {
       'requestPause',
       'pause',
       'resumeAnyway',
+      'retry',
       'stopCommand',
     ]);
   });
