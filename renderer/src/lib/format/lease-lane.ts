@@ -34,8 +34,11 @@ const RELEASED = new Set(['run.released']);
 const FINISHED = new Set(['run.completed', 'run.failed', 'run.timed_out', 'run.cancelled']);
 const MAX_BEATS = 200;
 
-/** The lane for a run's events (any order), or null when no lease was ever claimed in them. */
-export function leaseLane(events: readonly RunEvent[], now: number): LeaseLane | null {
+/**
+ * The lane for a run's events (any order), or null when no lease was ever claimed in them. `heldNow` is
+ * whether the run's lease has an owner now: a claim with no release in the events is drawn up to now only then.
+ */
+export function leaseLane(events: readonly RunEvent[], now: number, heldNow: boolean): LeaseLane | null {
   const sorted = events.toSorted((a, b) => a.seq - b.seq);
   const first = sorted[0];
   if (first === undefined) return null;
@@ -68,7 +71,11 @@ export function leaseLane(events: readonly RunEvent[], now: number): LeaseLane |
   const last = sorted.at(-1)?.at ?? first.at;
   if (open !== null) {
     const held: Omit<LaneSegment, 'left' | 'width'> = open;
-    held.to = Math.max(now, last);
+    if (heldNow) held.to = Math.max(now, last);
+    else {
+      held.to = Math.max(last, held.from);
+      held.ending = 'released';
+    }
     raw.push(held);
   }
   if (raw.length === 0) return null;

@@ -1,0 +1,394 @@
+/**
+ * The window a person triages in, on the demo store in Chromium: every dialog traps focus, closes on Escape and
+ * gives focus back; the layout fits at 900, 1280 and 1920 px (screenshots in artifacts/screenshots/); a retry is
+ * confirmed and both runs link to each other; axe-core finds nothing serious on any view or dialog, light or dark.
+ */
+import { expect, test, type Locator, type Page } from '@playwright/test';
+import { seriousViolations } from './axe-scan';
+import {
+  cliJson,
+  createWorkspace,
+  openUi,
+  screenshot,
+  startServe,
+  type Served,
+  type Workspace,
+} from './harness';
+
+let ws: Workspace;
+let served: Served;
+
+test.beforeAll(async () => {
+  ws = createWorkspace();
+  await cliJson(ws, ['demo', '--no-live', '--dir', ws.dir]);
+  served = await startServe(ws);
+});
+
+test.afterAll(async () => {
+  await served.stop();
+  ws.cleanup();
+});
+
+/** The served page without the token (the cookie from the first visit logs later visits in). */
+function base(): string {
+  return served.url.replace(/\/\?token=.*/, '/');
+}
+
+async function go(page: Page, hash: string): Promise<void> {
+  await page.goto(`${base()}${hash}`);
+  await expect(page.getByRole('grid', { name: 'Runs' })).toHaveAttribute('aria-busy', 'false');
+}
+
+/** The first run the store lists with this display status (`runwarden ls --status`). */
+async function firstRun(status: string): Promise<{ id: string; title: string }> {
+  const page = await cliJson<{ items: Array<{ run: { id: string; title: string } }> }>(ws, [
+    'ls',
+    '--status',
+    status,
+  ]);
+  const run = page.items[0]?.run;
+  if (run === undefined) throw new Error(`the demo has no ${status} run`);
+  return run;
+}
+
+/** What has focus, as a short description (for messages), and whether it sits inside `container`. */
+async function focusIn(container: Locator): Promise<{ inside: boolean; onBody: boolean; what: string }> {
+  return container.evaluate((box) => {
+    const el = document.activeElement;
+    return {
+      inside: el !== null && box.contains(el),
+      onBody: el === document.body || el === null,
+      what:
+        el === null
+          ? 'nothing'
+          : `${el.tagName.toLowerCase()} "${(el.textContent ?? '').trim().slice(0, 40)}"`,
+    };
+  });
+}
+
+/** Tabs forwards and backwards through a dialog: focus never lands on the page behind it. */
+async function expectTrapped(page: Page, dialog: Locator): Promise<void> {
+  let insideCount = 0;
+  for (const key of [...Array<string>(14).fill('Tab'), ...Array<string>(6).fill('Shift+Tab')]) {
+    await page.keyboard.press(key);
+    const focus = await focusIn(dialog);
+    expect(focus.inside || focus.onBody, `focus escaped the dialog to ${focus.what}`).toBe(true);
+    if (focus.inside) insideCount += 1;
+  }
+  expect(insideCount).toBeGreaterThan(10);
+}
+
+/** Focuses a control with the keyboard (Tab presses from the top of the page), as a keyboard user would. */
+async function tabTo(page: Page, target: Locator, limit = 60): Promise<void> {
+  for (let i = 0; i < limit; i++) {
+    if (await target.evaluate((el) => el === document.activeElement)) return;
+    await page.keyboard.press('Tab');
+  }
+  throw new Error('Tab never reached the control');
+}
+
+test.describe('dialogs: focus moves in, stays in, Escape closes, focus comes back', () => {
+  test.beforeEach(async ({ page }) => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await openUi(page, served);
+  });
+
+  for (const [button, name] of [
+    ['Keyboard shortcuts', 'Keyboard shortcuts'],
+    [/^Notifications/, 'Notifications'],
+  ] as const) {
+    test(`${name}`, async ({ page }) => {
+      await go(page, '#/needs-you');
+      const opener = page.getByRole('button', { name: button });
+      await tabTo(page, opener);
+      await page.keyboard.press('Enter');
+      const dialog = page.getByRole('dialog', { name });
+      await expect(dialog).toBeVisible();
+      expect((await focusIn(dialog)).inside).toBe(true);
+      await expectTrapped(page, dialog);
+      await page.keyboard.press('Escape');
+      await expect(dialog).toHaveCount(0);
+      await expect(opener).toBeFocused();
+    });
+  }
+
+  test('Settings: a bad number is refused in place, a save is shown, focus and Escape still work after it', async ({
+    page,
+  }) => {
+    await go(page, '#/needs-you');
+    const opener = page.getByRole('button', { name: 'Settings' });
+    await tabTo(page, opener);
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    await expect(dialog).toBeVisible();
+    // Browser mode: no tray, no login item, no desktop notifications to pause.
+    await expect(dialog.getByText('Launch at login')).toHaveCount(0);
+    await expect(dialog.getByText(/Pause desktop notifications/)).toHaveCount(0);
+    const every = dialog.getByRole('textbox', { name: 'Check every' });
+    await expect(every).toHaveValue('2');
+    await every.fill('0x10');
+    await dialog.getByRole('button', { name: 'Save settings' }).click();
+    await expect(dialog.getByText('Check every: type a number, like 0.25.')).toBeVisible();
+    await expect(every).toBeFocused();
+    await expect(page.getByRole('status', { name: 'Results' })).not.toContainText('Settings saved.');
+
+    await every.fill('3');
+    const save = dialog.getByRole('button', { name: 'Save settings' });
+    await save.focus();
+    await page.keyboard.press('Enter');
+    await expect(dialog.getByRole('status')).toContainText(/Saved at/);
+    await expect(page.getByRole('status', { name: 'Results' })).toContainText('Settings saved.');
+    expect((await focusIn(dialog)).inside, 'focus stays in Settings after saving').toBe(true);
+    await expectTrapped(page, dialog);
+    await page.keyboard.press('Escape');
+    await expect(dialog).toHaveCount(0);
+    await expect(opener).toBeFocused();
+    // Saved in milliseconds, shown in seconds.
+    await page.keyboard.press('Enter');
+    await expect(
+      page.getByRole('dialog', { name: 'Settings' }).getByRole('textbox', { name: 'Check every' }),
+    ).toHaveValue('3');
+    await page
+      .getByRole('dialog', { name: 'Settings' })
+      .getByRole('textbox', { name: 'Check every' })
+      .fill('2');
+    await page
+      .getByRole('dialog', { name: 'Settings' })
+      .getByRole('button', { name: 'Save settings' })
+      .click();
+    await expect(page.getByRole('dialog', { name: 'Settings' }).getByRole('status')).toContainText(
+      /Saved at/,
+    );
+  });
+
+  test('cancel confirmation: starts inside, nothing behind it is reachable, Escape keeps the run', async ({
+    page,
+  }) => {
+    const stale = await firstRun('stale');
+    await go(page, `#/stale?run=${stale.id}`);
+    const cancel = page
+      .getByRole('toolbar', { name: 'Run actions' })
+      .getByRole('button', { name: 'Cancel run…' });
+    await cancel.focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: /^Cancel run: / });
+    await expect(dialog).toBeVisible();
+    expect((await focusIn(dialog)).inside, 'focus starts in the dialog').toBe(true);
+    let downloads = 0;
+    page.on('download', () => (downloads += 1));
+    await expectTrapped(page, dialog);
+    // The page behind is inert: its Download JSON cannot even be focused by script, let alone by Tab.
+    const behind = await page.getByRole('button', { name: 'Download JSON' }).evaluate((el) => {
+      (el as HTMLElement).focus();
+      return document.activeElement === el;
+    });
+    expect(behind, 'a control behind the modal took focus').toBe(false);
+    await page.keyboard.press('Escape');
+    await expect(dialog).toHaveCount(0);
+    await expect(cancel).toBeFocused();
+    expect(downloads).toBe(0);
+    const shown = await cliJson<{ snapshot: { run: { status: string } } }>(ws, ['show', stale.id]);
+    expect(shown.snapshot.run.status).not.toBe('cancelled');
+  });
+
+  test('bulk dialog: opened from the keyboard, Escape closes it and focus returns to its button', async ({
+    page,
+  }) => {
+    await go(page, '#/all');
+    await page.getByRole('grid', { name: 'Runs' }).focus();
+    await page.keyboard.press('j');
+    await page.keyboard.press('x');
+    await page.keyboard.press('j');
+    await page.keyboard.press('x');
+    const bar = page.getByRole('toolbar', { name: 'Bulk actions' });
+    await expect(bar).toContainText('2 selected');
+    const open = bar.getByRole('button', { name: 'Retry…' });
+    await open.focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: /^Retry/ });
+    await expect(dialog).toBeVisible();
+    await expect(dialog.getByRole('list', { name: 'Dry run results' })).toBeVisible();
+    await expectTrapped(page, dialog);
+    await page.keyboard.press('Escape');
+    await expect(dialog).toHaveCount(0);
+    await expect(open).toBeFocused();
+  });
+});
+
+const WIDTHS = [900, 1280, 1920] as const;
+
+test.describe('layout', () => {
+  for (const scheme of ['light', 'dark'] as const) {
+    for (const width of WIDTHS) {
+      test(`${width} px, ${scheme}: the open run, its close button, the current tab and the titles fit`, async ({
+        page,
+      }) => {
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.setViewportSize({ width, height: 800 });
+        await openUi(page, served);
+        const run = await firstRun('needs-answer');
+        await go(page, `#/all?run=${run.id}`);
+        const detail = page.getByRole('complementary', { name: 'Run details' });
+        await expect(detail.getByRole('heading', { level: 2 })).toBeVisible();
+        const close = detail.getByRole('button', { name: 'Close run details' });
+        const box = await close.boundingBox();
+        expect(box, 'the close button is laid out').not.toBeNull();
+        expect(box!.x + box!.width, 'the close button is inside the window').toBeLessThanOrEqual(width);
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        expect(overflow, 'nothing runs off the side').toBeLessThanOrEqual(0);
+        const all = page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^All/ });
+        await expect(all).toHaveAttribute('aria-current', 'page');
+        await expect(all).toBeInViewport({ ratio: 1 });
+        // The detail pane never scrolls sideways: long words wrap.
+        const sideways = await detail.evaluate((el) => {
+          const pane = el.querySelector('section.detail') ?? el;
+          return pane.scrollWidth - pane.clientWidth;
+        });
+        expect(sideways).toBeLessThanOrEqual(0);
+        // The title column is still there at every width (minor columns go first).
+        const grid = page.getByRole('grid', { name: 'Runs' });
+        const title = grid.getByRole('columnheader', { name: 'Title' });
+        if (width >= 1100) await expect(title).toBeInViewport();
+        await screenshot(page, `layout-${width}-${scheme}`);
+        await page.keyboard.press('Escape');
+        await expect(detail).toHaveCount(0);
+        await expect(title).toBeInViewport();
+        await expect(grid.getByRole('columnheader', { name: 'Status' })).toBeInViewport();
+        await screenshot(page, `layout-${width}-${scheme}-list`);
+      });
+    }
+  }
+
+  test('the sidebar folds away and comes back from the keyboard', async ({ page }) => {
+    await page.setViewportSize({ width: 900, height: 700 });
+    await openUi(page, served);
+    await go(page, '#/needs-you');
+    const toggle = page.getByRole('button', { name: 'Projects' });
+    await expect(toggle).toHaveAttribute('aria-expanded', 'true');
+    await expect(page.getByRole('navigation', { name: 'Projects' })).toBeVisible();
+    await toggle.focus();
+    await page.keyboard.press('Enter');
+    await expect(toggle).toHaveAttribute('aria-expanded', 'false');
+    await expect(page.getByRole('navigation', { name: 'Projects' })).toHaveCount(0);
+    await screenshot(page, 'layout-900-sidebar-folded');
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('navigation', { name: 'Projects' })).toBeVisible();
+  });
+});
+
+test('retry: confirmed with what runs again, then both runs link to each other', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await openUi(page, served);
+  const failed = await firstRun('failed');
+  await go(page, `#/failed?run=${failed.id}`);
+  const retry = page.getByRole('toolbar', { name: 'Run actions' }).getByRole('button', { name: 'Retry…' });
+  await retry.focus();
+  await page.keyboard.press('Enter');
+  const dialog = page.getByRole('dialog', { name: /^Retry: / });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole('list', { name: 'Consequences' })).toContainText('A new run of workflow');
+  await expect(dialog.getByRole('list', { name: 'Consequences' })).toContainText('This run stays as it is.');
+  await screenshot(page, 'retry-confirm');
+  await dialog.getByRole('button', { name: 'Retry' }).click();
+  await expect(dialog).toHaveCount(0);
+
+  const detail = page.getByRole('complementary', { name: 'Run details' });
+  await expect(detail.getByText('Retry of', { exact: true })).toBeVisible();
+  await expect(page).not.toHaveURL(new RegExp(`run=${failed.id}`));
+  const newId = /run=([A-Za-z0-9_-]+)/.exec(page.url())?.[1] ?? '';
+  expect(newId).not.toBe('');
+  const shown = await cliJson<{ snapshot: { run: { parentRunId: string | null; lineage: string | null } } }>(
+    ws,
+    ['show', newId],
+  );
+  expect(shown.snapshot.run).toMatchObject({ parentRunId: failed.id, lineage: 'retry' });
+  await expect(detail.getByRole('list', { name: 'Timeline' })).toContainText('Run created');
+
+  // From the new run back to the one it retries, and from there forward again (detail and timeline).
+  await detail.getByRole('button', { name: failed.id, exact: true }).click();
+  await expect(page).toHaveURL(new RegExp(`run=${failed.id}`));
+  await expect(detail.getByText('Retried as', { exact: true })).toBeVisible();
+  const timeline = detail.getByRole('list', { name: 'Timeline' });
+  await expect(timeline.getByText('Retried as a new run')).toBeVisible();
+  await timeline.getByRole('button', { name: `Open the retry ${newId}` }).click();
+  await expect(page).toHaveURL(new RegExp(`run=${newId}`));
+  await detail
+    .getByRole('list', { name: 'Timeline' })
+    .getByRole('button', { name: `Open the run it retries, ${failed.id}` })
+    .click();
+  await expect(page).toHaveURL(new RegExp(`run=${failed.id}`));
+});
+
+const VIEWS = ['needs-you', 'running', 'queued', 'parked', 'stale', 'failed', 'all'] as const;
+
+test.describe('axe-core: no serious or critical violation', () => {
+  for (const scheme of ['light', 'dark'] as const) {
+    test(`every view, run detail and dialog, ${scheme}`, async ({ page }) => {
+      test.setTimeout(180_000);
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await openUi(page, served);
+      const found: Record<string, unknown> = {};
+      const scan = async (name: string) => {
+        const violations = await seriousViolations(page);
+        if (violations.length > 0) found[name] = violations;
+      };
+      for (const view of VIEWS) {
+        await go(page, `#/${view}`);
+        await scan(`view ${view}`);
+      }
+      const question = await firstRun('needs-answer');
+      await go(page, `#/needs-you?run=${question.id}`);
+      await expect(
+        page.getByRole('complementary', { name: 'Run details' }).getByRole('heading', { level: 2 }),
+      ).toBeVisible();
+      await scan('run detail (question)');
+      const ambiguous = await firstRun('ambiguous');
+      await go(page, `#/parked?run=${ambiguous.id}`);
+      await expect(page.getByRole('region', { name: 'Effects' })).toBeVisible();
+      await scan('run detail (ambiguous effect)');
+
+      const dialogs: Array<[string, () => Promise<void>]> = [
+        ['notifications', () => page.getByRole('button', { name: /^Notifications/ }).click()],
+        ['settings', () => page.getByRole('button', { name: 'Settings' }).click()],
+        ['shortcuts', () => page.getByRole('button', { name: 'Keyboard shortcuts' }).click()],
+      ];
+      for (const [name, open] of dialogs) {
+        await open();
+        await expect(page.getByRole('dialog')).toBeVisible();
+        await page.getByRole('dialog').getByRole('heading', { level: 2 }).waitFor();
+        await scan(`dialog ${name}`);
+        await page.keyboard.press('Escape');
+        await expect(page.getByRole('dialog')).toHaveCount(0);
+      }
+      const stale = await firstRun('stale');
+      await go(page, `#/stale?run=${stale.id}`);
+      await page
+        .getByRole('toolbar', { name: 'Run actions' })
+        .getByRole('button', { name: 'Cancel run…' })
+        .click();
+      await expect(page.getByRole('dialog').getByRole('list', { name: 'Consequences' })).toBeVisible();
+      await scan('dialog cancel');
+      await page.keyboard.press('Escape');
+      const failed = await firstRun('failed');
+      await go(page, `#/failed?run=${failed.id}`);
+      await page
+        .getByRole('toolbar', { name: 'Run actions' })
+        .getByRole('button', { name: 'Retry…' })
+        .click();
+      await expect(page.getByRole('dialog', { name: /^Retry/ })).toBeVisible();
+      await scan('dialog retry');
+      await page.keyboard.press('Escape');
+      await go(page, '#/stale');
+      await page.getByRole('checkbox', { name: /^Select all/ }).check();
+      await page
+        .getByRole('toolbar', { name: 'Bulk actions' })
+        .getByRole('button', { name: 'Cancel…' })
+        .click();
+      await expect(page.getByRole('dialog').getByRole('list', { name: 'Dry run results' })).toBeVisible();
+      await scan('dialog bulk cancel');
+      await page.keyboard.press('Escape');
+      expect(found).toEqual({});
+    });
+  }
+});
