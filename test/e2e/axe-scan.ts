@@ -1,5 +1,5 @@
 /** axe-core in the real page: the serious and critical violations of what is on screen, in words. */
-import AxeBuilder from '@axe-core/playwright';
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 
 export interface AxeFinding {
