@@ -185,10 +185,15 @@ export function createAppHost(options: AppHostOptions): AppHost {
     if (report.changed !== null) options.push('changed', report.changed);
     if (report.notifyEvents.length > 0) {
       // Only the acting host notifies, each event once (the durable cursor: docs/LIVENESS.md#notifications).
-      const notices = noticesFor(report.notifyEvents, settings, (runId) => store.runLabel(runId));
+      const label = (runId: string) => store.runLabel(runId);
+      const notices = noticesFor(report.notifyEvents, settings, label);
       if (store.mode === 'read-write') {
-        // The acting host keeps the history the notifications panel shows.
-        for (const n of notices) {
+        // The acting host keeps the history the notifications panel shows; pausing desktop notifications
+        // silences the desktop only, so the history is decided as if they were on.
+        const history = settings.notificationsPaused
+          ? noticesFor(report.notifyEvents, { ...settings, notificationsPaused: false }, label)
+          : notices;
+        for (const n of history) {
           if (!n.recorded)
             store.notify(n.runId, { level: n.level, title: n.title, body: n.body }, NOTICE_ACTOR);
         }

@@ -538,8 +538,17 @@ export class FakeApi {
       if (e) return err(e);
       const r = this.#guard(input.runId, input.expectedRevision);
       if ('code' in r) return err(r);
-      const fresh = scenario.running({ workflow: r.run.workflow, title: r.run.title, parentRunId: r.run.id });
+      const fresh = scenario.running({
+        workflow: r.run.workflow,
+        title: r.run.title,
+        parentRunId: r.run.id,
+        lineage: 'retry',
+      });
       this.add(fresh);
+      // As the store does: the new run says what it retries, the old one what it was retried as.
+      this.#event(fresh, 'run.reserved', { workflow: r.run.workflow, title: r.run.title, retryOf: r.run.id });
+      this.#bump(r);
+      this.#event(r, 'run.retried', { newRunId: fresh.run.id });
       return ok(fresh.run);
     },
     bulkAction: (input) => {

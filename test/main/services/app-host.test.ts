@@ -77,6 +77,18 @@ describe('app host', () => {
     expect(history.ok && history.value.map((n) => n.title)).toEqual(['Needs an answer: Deploy?']);
   });
 
+  it('keeps the in-app history while desktop notifications are paused', async () => {
+    t = createTempStore();
+    const { host, notices } = startHost();
+    await host.dispatch('settings:set', { patch: { notificationsPaused: true } });
+    const claim = reserveAndClaim(t, 600_000);
+    t.store.requestInteraction(claim, { kind: 'decision', title: 'Ship?', choices: ['yes', 'no'] });
+    await host.dispatch('settings:set', { patch: { sweepIntervalMs: 1_000 } });
+    expect(notices).toEqual([]);
+    const history = await host.dispatch('notifications:list', {});
+    expect(history.ok && history.value.map((n) => n.title)).toEqual(['Needs an answer: Ship?']);
+  });
+
   it('reports settings changes to the shell', async () => {
     t = createTempStore();
     const { host, settingsSeen } = startHost();

@@ -23,14 +23,31 @@ export class BulkDialogState {
   error = $state.raw<ErrorInfo | null>(null);
 
   readonly isOpen = $derived(this.phase !== 'closed');
-  readonly requiresTyping = $derived(this.items.length > BULK_TYPE_THRESHOLD);
+  /** How many runs the confirm button acts on: those the dry run accepted, not every one selected. */
+  readonly actsOn = $derived(this.preview?.succeeded ?? 0);
+  readonly requiresTyping = $derived(this.actsOn > BULK_TYPE_THRESHOLD);
   readonly canConfirm = $derived(
     this.phase === 'preview' &&
       this.preview !== null &&
       this.preview.succeeded > 0 &&
       this.reason.trim() !== '' &&
-      (!this.requiresTyping || this.typed.trim() === String(this.items.length)),
+      (!this.requiresTyping || this.typed.trim() === String(this.actsOn)),
   );
+  /**
+   * What the dialog lists: the dry run, then the real results with the runs the dry run refused kept beside
+   * them (with their reason), so nothing selected silently drops out of the list.
+   */
+  readonly shown = $derived.by((): BulkResult | null => {
+    if (this.result === null) return this.preview;
+    const refused = (this.preview?.items ?? []).filter((i) => !i.ok);
+    const acted = new Set(this.result.items.map((i) => i.runId));
+    const kept = refused.filter((i) => !acted.has(i.runId));
+    return {
+      ...this.result,
+      failed: this.result.failed + kept.length,
+      items: [...this.result.items, ...kept],
+    };
+  });
 
   readonly #api: RunwardenApi;
 

@@ -1,0 +1,226 @@
+// oxlint-disable-next-line import/no-unassigned-import -- installs jsdom stubs before the components load
+import '../dom-setup';
+import { render, screen, waitFor, within } from '@testing-library/svelte';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import App from '../../../renderer/src/App.svelte';
+import { AppState, type Shell } from '../../../renderer/src/lib/state/app-state.svelte';
+import { FakeApi, MemoryHistory, NOW, makeEffect, scenario, type FakeRun } from '../fake-api';
+
+function setup(runs: FakeRun[], hash = '', shell: Shell = 'desktop') {
+  const fake = new FakeApi(runs);
+  const history = new MemoryHistory();
+  history.hash = hash;
+  const app = new AppState(fake.api, history, () => NOW, { shell, sidebarCollapsed: false });
+  const user = userEvent.setup();
+  render(App, { props: { app } });
+  return { fake, history, app, user };
+}
+
+describe('dialogs', () => {
+  it('open as modal <dialog>s, close on Escape and give focus back to their opener', async () => {
+    const { user } = setup([scenario.running()]);
+    for (const name of ['Settings', 'Keyboard shortcuts']) {
+      const opener = screen.getByRole('button', { name });
+      opener.focus();
+      await user.keyboard('{Enter}');
+      const dialog = await screen.findByRole('dialog', { name });
+      expect(dialog.tagName).toBe('DIALOG');
+      expect(dialog.hasAttribute('open')).toBe(true);
+      expect(dialog.contains(document.activeElement)).toBe(true);
+      await user.keyboard('{Escape}');
+      await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+      expect(document.activeElement).toBe(opener);
+    }
+  });
+
+  it('a cancelled run loses its Cancel button: focus goes to the run heading, not the page', async () => {
+    const run = scenario.stale({ title: 'Gone soon' });
+    const { user } = setup([run], `#/stale?run=${run.run.id}`);
+    await screen.findByRole('heading', { level: 2, name: 'Gone soon' });
+    await user.click(screen.getByRole('button', { name: 'Cancel run…' }));
+    const dialog = await screen.findByRole('dialog', { name: /Cancel run/ });
+    await within(dialog).findByText(/1 active step will be cancelled/);
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel run' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    await waitFor(() =>
+      expect(document.activeElement).toBe(screen.getByRole('heading', { level: 2, name: 'Gone soon' })),
+    );
+  });
+});
+
+describe('settings', () => {
+  it('shows seconds and minutes, refuses 0x10 without saving, saves visibly in milliseconds', async () => {
+    const { user, fake } = setup([]);
+    await user.click(screen.getByRole('button', { name: 'Settings' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' });
+    const every = (await within(dialog).findByRole('textbox', { name: 'Check every' })) as HTMLInputElement;
+    expect(every.value).toBe('2');
+    await user.clear(every);
+    await user.type(every, '0x10');
+    await user.click(within(dialog).getByRole('button', { name: 'Save settings' }));
+    expect(within(dialog).getByText('Check every: type a number, like 0.25.')).toBeTruthy();
+    expect(document.activeElement).toBe(every);
+    expect(fake.count('setSettings')).toBe(0);
+    await user.clear(every);
+    await user.type(every, '1.5');
+    const grace = within(dialog).getByRole('textbox', { name: 'Stale grace' });
+    await user.clear(grace);
+    await user.type(grace, '30');
+    const save = within(dialog).getByRole('button', { name: 'Save settings' });
+    await user.click(save);
+    await within(dialog).findByText(/^Saved at /);
+    expect(fake.settings.sweepIntervalMs).toBe(1500);
+    expect(fake.settings.staleGraceMs).toBe(30_000);
+    expect(document.activeElement).toBe(save);
+    expect(within(screen.getByRole('status', { name: 'Results' })).getByText('Settings saved.')).toBeTruthy();
+  });
+
+  it('hides the desktop-only settings in a browser tab', async () => {
+    const { user } = setup([], '', 'browser');
+    await user.click(screen.getByRole('button', { name: 'Settings' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' });
+    await within(dialog).findByRole('textbox', { name: 'Check every' });
+    expect(within(dialog).queryByText('Launch at login')).toBeNull();
+    expect(within(dialog).queryByText(/Pause desktop notifications/)).toBeNull();
+    expect(within(dialog).queryByText(/keeps Runwarden in the\s+tray/)).toBeNull();
+  });
+});
+
+describe('retry', () => {
+  it('is confirmed, naming the workflow and command that run again, and opens the new run linked back', async () => {
+    const done = scenario.completed({
+      title: 'nightly',
+      workflow: 'etl',
+      command: { argv: ['make', 'etl'], cwd: '/src/app' },
+    });
+    const { user, fake, app } = setup([done], `#/all?run=${done.run.id}`);
+    await screen.findByRole('heading', { level: 2, name: 'nightly' });
+    await user.click(screen.getByRole('button', { name: 'Retry…' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Retry: “nightly”?' });
+    const lines = within(dialog).getByRole('list', { name: 'Consequences' });
+    expect(lines.textContent).toContain('A new run of workflow “etl” starts with the same input.');
+    expect(lines.textContent).toContain('It runs the command again: make etl in /src/app.');
+    expect(fake.count('retryRun')).toBe(0);
+    await user.click(within(dialog).getByRole('button', { name: 'Retry' }));
+    await waitFor(() => expect(app.route.runId).not.toBe(done.run.id));
+    expect(fake.count('retryRun')).toBe(1);
+    const detail = screen.getByRole('complementary', { name: 'Run details' });
+    await within(detail).findByText('Retry of');
+    expect(within(detail).getByRole('button', { name: done.run.id })).toBeTruthy();
+    // And back: the original run lists the retry in its detail and its timeline.
+    await user.click(within(detail).getByRole('button', { name: done.run.id }));
+    await within(detail).findByText('Retried as');
+    const retryId = [...fake.runs.keys()].find((id) => id !== done.run.id);
+    expect(within(detail).getByRole('button', { name: `Open the retry ${retryId}` })).toBeTruthy();
+  });
+
+  it('is held back, with the reason, while a side effect of the run is unresolved', async () => {
+    const failed = scenario.completed({ title: 'charged twice?', status: 'failed' });
+    failed.effects = [makeEffect(failed.run.id, { id: 3, status: 'ambiguous', summary: 'charge card' })];
+    setup([failed], `#/all?run=${failed.run.id}`);
+    await screen.findByRole('heading', { level: 2, name: 'charged twice?' });
+    const toolbar = screen.getByRole('toolbar', { name: 'Run actions' });
+    expect(within(toolbar).queryByRole('button', { name: 'Retry…' })).toBeNull();
+    expect(within(toolbar).getByRole('button', { name: 'Resolve effects' })).toBeTruthy();
+    expect(screen.getByTestId('retry-held').textContent).toMatch(
+      /say whether its side effect\s+happened first/,
+    );
+    expect(screen.getByRole('button', { name: 'It happened' })).toBeTruthy();
+  });
+});
+
+describe('bulk cancel', () => {
+  it('asks to type the count the button acts on, and keeps refused runs listed with their reason', async () => {
+    const stale = Array.from({ length: 6 }, (_, i) => scenario.stale({ title: `Stale ${i}` }));
+    const live = [scenario.running({ title: 'Live A' }), scenario.running({ title: 'Live B' })];
+    const { user } = setup([...stale, ...live], '#/all');
+    const grid = await screen.findByRole('grid', { name: 'Runs' });
+    await within(grid).findByRole('row', { name: /Live B/ });
+    await user.click(within(grid).getByRole('checkbox', { name: /^Select all 8 loaded runs$/ }));
+    const bar = screen.getByRole('toolbar', { name: 'Bulk actions' });
+    expect(within(bar).getByText('8 selected')).toBeTruthy();
+    await user.click(within(bar).getByRole('button', { name: 'Cancel…' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Cancel 8 runs?' });
+    await within(dialog).findByRole('list', { name: 'Dry run results' });
+    expect(within(dialog).getByText('Type 6 to confirm')).toBeTruthy();
+    const confirm = within(dialog).getByRole('button', { name: 'Cancel 6 runs' });
+    await user.type(within(dialog).getByRole('textbox', { name: 'Type 6 to confirm' }), '8');
+    expect((confirm as HTMLButtonElement).disabled).toBe(true);
+    await user.clear(within(dialog).getByRole('textbox', { name: 'Type 6 to confirm' }));
+    await user.type(within(dialog).getByRole('textbox', { name: 'Type 6 to confirm' }), '6');
+    await user.click(confirm);
+    const results = await within(dialog).findByRole('list', { name: 'Results' });
+    const items = within(results).getAllByRole('listitem');
+    expect(items).toHaveLength(8);
+    expect(items.filter((li) => /Refused: /.test(li.textContent ?? ''))).toHaveLength(2);
+    expect(within(dialog).getByText(/Done: 6 succeeded, 2 refused\./)).toBeTruthy();
+  });
+});
+
+describe('the list as a triage queue', () => {
+  it('says why each run needs you and what to do next', async () => {
+    setup([scenario.stale({ title: 'Stuck' }), scenario.needsAnswer({ title: 'Ask' })]);
+    const grid = await screen.findByRole('grid', { name: 'Runs' });
+    const ask = await within(grid).findByRole('row', { name: /Ask/ });
+    expect(ask.textContent).toContain('Answer the question');
+    const stuck = within(grid).getByRole('row', { name: /Stuck/ });
+    expect(stuck.textContent).toContain('Cancel it, or wait for its runner');
+    expect(within(grid).getByRole('columnheader', { name: 'Why / next step' })).toBeTruthy();
+  });
+});
+
+describe('window chrome', () => {
+  it('names the Notifications button by what it shows, has one h1, and counts what needs you in the title', async () => {
+    setup([scenario.needsAnswer(), scenario.stale()]);
+    const button = await screen.findByRole('button', { name: 'Notifications, 0 unread' });
+    expect(button.hasAttribute('aria-label')).toBe(false);
+    expect(screen.getAllByRole('heading', { level: 1 }).map((h) => h.textContent)).toEqual(['Runwarden']);
+    await waitFor(() => expect(document.title).toBe('(2) Runwarden'));
+    const icon = document.querySelector<HTMLLinkElement>('link[rel="icon"]');
+    expect(decodeURIComponent(icon?.href ?? '')).toContain('>2</text>');
+  });
+
+  it('isolates run text so a right-to-left override cannot reorder the app’s own words', async () => {
+    const run = scenario.stale({ title: '\u202Egnp.exe' });
+    const { user } = setup([run], `#/stale?run=${run.run.id}`);
+    const heading = await screen.findByRole('heading', { level: 2, name: '\u202Egnp.exe' });
+    expect(heading.getAttribute('dir')).toBe('auto');
+    await user.click(screen.getByRole('button', { name: 'Cancel run…' }));
+    const dialog = await screen.findByRole('dialog');
+    const title = within(dialog).getByRole('heading', { level: 2 });
+    expect(title.querySelector('bdi')?.textContent).toBe('\u202Egnp.exe');
+  });
+
+  it('folds the projects sidebar away and back', async () => {
+    const { user } = setup([scenario.running()]);
+    const toggle = screen.getByRole('button', { name: 'Projects' });
+    expect(toggle.getAttribute('aria-expanded')).toBe('true');
+    await user.click(toggle);
+    expect(screen.queryByRole('navigation', { name: 'Projects' })).toBeNull();
+    await user.click(toggle);
+    expect(screen.getByRole('navigation', { name: 'Projects' })).toBeTruthy();
+  });
+});
+
+describe('prompts in markdown', () => {
+  it('renders emphasis and lists as elements, keeps raw HTML as text, shows links without a link, loads no image', async () => {
+    const run = scenario.needsAnswer(
+      { title: 'Rotate keys' },
+      {
+        prompt:
+          'Rotate **now**?\n\n- one\n- two\n\n<img src=x onerror=alert(1)> [docs](https://evil.example/x) ![logo](https://evil.example/logo.png)',
+      },
+    );
+    setup([run], `#/needs-you?run=${run.run.id}`);
+    const prompt = await screen.findByTestId('prompt');
+    expect(prompt.querySelector('strong')?.textContent).toBe('now');
+    expect(prompt.querySelectorAll('li')).toHaveLength(2);
+    expect(prompt.textContent).toContain('<img src=x onerror=alert(1)>');
+    expect(prompt.textContent).toContain('docs');
+    expect(prompt.textContent).toContain('(https://evil.example/x)');
+    expect(prompt.textContent).toContain('[image not loaded: logo, https://evil.example/logo.png]');
+    expect(document.querySelector('img')).toBeNull();
+    expect(prompt.querySelector('a')).toBeNull();
+  });
+});
