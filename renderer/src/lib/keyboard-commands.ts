@@ -10,6 +10,9 @@ export type KeyCommand =
   | { kind: 'focusSearch' }
   | { kind: 'toggleSelect' }
   | { kind: 'help' }
+  | { kind: 'palette' }
+  | { kind: 'answer' }
+  | { kind: 'selectAll' }
   | { kind: 'view'; view: RunView };
 
 export interface KeyInput {
@@ -31,6 +34,9 @@ export interface KeyResult {
 
 /** Maps one key press (and whether `g` came just before) to a command. */
 export function resolveKey(input: KeyInput, pendingG: boolean): KeyResult {
+  // Ctrl/Cmd+K opens the command palette from anywhere, a text field included.
+  if ((input.ctrlKey || input.metaKey) && !input.altKey && input.key.toLowerCase() === 'k')
+    return { command: { kind: 'palette' }, pendingG: false };
   if (input.ctrlKey || input.metaKey || input.altKey) return { command: null, pendingG: false };
   if (input.key === 'Escape') return { command: { kind: 'close' }, pendingG: false };
   if (input.inTextField) return { command: null, pendingG: false };
@@ -53,6 +59,10 @@ export function resolveKey(input: KeyInput, pendingG: boolean): KeyResult {
       return { command: { kind: 'focusSearch' }, pendingG: false };
     case 'x':
       return { command: { kind: 'toggleSelect' }, pendingG: false };
+    case 'X':
+      return { command: { kind: 'selectAll' }, pendingG: false };
+    case 'a':
+      return { command: { kind: 'answer' }, pendingG: false };
     case '?':
       return { command: { kind: 'help' }, pendingG: false };
     case 'g':
@@ -69,6 +79,9 @@ export const SHORTCUTS: ReadonlyArray<{ keys: string; does: string }> = [
   { keys: 'Esc', does: 'Close the dialog or the run' },
   { keys: '/', does: 'Search' },
   { keys: 'x', does: 'Select the run for a bulk action' },
+  { keys: 'Shift+X', does: 'Select every loaded run' },
+  { keys: 'a', does: 'Answer the run’s question here' },
+  { keys: 'Ctrl+K / ⌘K', does: 'Command palette: every action of the selected run' },
   { keys: 'g n', does: 'Needs you' },
   { keys: 'g r', does: 'Running' },
   { keys: 'g q', does: 'Queued' },

@@ -224,3 +224,127 @@ describe('prompts in markdown', () => {
     expect(prompt.querySelector('a')).toBeNull();
   });
 });
+
+describe('answering where the question is', () => {
+  it('from the list row: the deadline and default are shown, one press answers, the run never opens', async () => {
+    const run = scenario.needsAnswer(
+      { title: 'Pick region' },
+      { title: 'Which region?', choices: ['eu', 'us'], hasDefault: true, defaultResponse: 'eu' },
+    );
+    const { user, fake, history } = setup([run]);
+    const grid = await screen.findByRole('grid', { name: 'Runs' });
+    const row = await within(grid).findByRole('row', { name: /Pick region/ });
+    await user.click(within(row).getByRole('button', { name: /^Answer…/ }));
+    const dialog = await screen.findByRole('dialog', { name: 'Answer: Which region?' });
+    expect(within(dialog).getByRole('timer').textContent).toBe('5m 00s left');
+    expect(within(dialog).getByText(/if nobody\s+answers by the deadline/)).toBeTruthy();
+    expect(within(dialog).getByRole('button', { name: /^eu\s*\(default\)$/ })).toBeTruthy();
+    await user.click(within(dialog).getByRole('button', { name: 'us' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(fake.runs.get(run.run.id)?.interactions[0]?.response).toBe('us');
+    const sent = fake.calls.filter(([m]) => m === 'answerInteraction').map(([, i]) => i);
+    expect(sent).toEqual([
+      expect.objectContaining({
+        interactionId: run.interactions[0]!.id,
+        interactionRevision: 1,
+        payload: 'us',
+      }),
+    ]);
+    expect(
+      within(screen.getByRole('status', { name: 'Results' })).getByText(/Answered “Which region\?”: us\./),
+    ).toBeTruthy();
+    expect(history.hash).not.toContain('run=');
+  });
+
+  it('with the a key on the active row; a lost connection keeps the key so the retry is adopted', async () => {
+    const run = scenario.needsAnswer({ title: 'Flaky network' });
+    const { user, fake } = setup([run]);
+    await within(await screen.findByRole('grid', { name: 'Runs' })).findByRole('row', {
+      name: /Flaky network/,
+    });
+    await user.keyboard('a');
+    const dialog = await screen.findByRole('dialog', { name: /^Answer: / });
+    fake.failNext.set('answerInteraction', { code: 'INTERNAL', message: 'Cannot reach Runwarden.' });
+    await user.click(await within(dialog).findByRole('button', { name: 'yes' }));
+    expect(await within(dialog).findByRole('alert')).toBeTruthy();
+    await user.click(within(dialog).getByRole('button', { name: 'yes' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    const keys = fake.calls
+      .filter(([m]) => m === 'answerInteraction')
+      .map(([, i]) => (i as { idempotencyKey: string }).idempotencyKey);
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toBe(keys[1]);
+  });
+
+  it('refused when another tab answered first, with the reason', async () => {
+    const run = scenario.needsAnswer({ title: 'Race' });
+    const { user, fake } = setup([run]);
+    const row = await within(await screen.findByRole('grid', { name: 'Runs' })).findByRole('row', {
+      name: /Race/,
+    });
+    await user.click(within(row).getByRole('button', { name: /^Answer…/ }));
+    const dialog = await screen.findByRole('dialog', { name: /^Answer: / });
+    await within(dialog).findByRole('button', { name: 'yes' });
+    await fake.api.answerInteraction({
+      interactionId: run.interactions[0]!.id,
+      interactionRevision: 1,
+      idempotencyKey: 'other-tab-key-9',
+      payload: 'no',
+    });
+    await user.click(within(dialog).getByRole('button', { name: 'yes' }));
+    expect((await within(dialog).findByText(/Already answered/)).textContent).toContain('no longer open');
+    expect(fake.runs.get(run.run.id)?.interactions[0]?.response).toBe('no');
+  });
+
+  it('from the notifications panel, stacked over it; Escape closes only the answer', async () => {
+    const run = scenario.needsAnswer({ title: 'From a notice' }, { title: 'Go ahead?' });
+    const { user, fake } = setup([run]);
+    fake.notifications = [
+      {
+        id: 4,
+        runId: run.run.id,
+        level: 'attention',
+        title: 'Needs an answer: Go ahead?',
+        body: '',
+        at: NOW,
+        readAt: null,
+      },
+    ];
+    fake.emit('changed', { seq: 3, runIds: [], at: NOW });
+    await user.click(await screen.findByRole('button', { name: 'Notifications, 1 unread' }));
+    const panel = await screen.findByRole('dialog', { name: 'Notifications' });
+    await user.click(await within(panel).findByRole('button', { name: 'Answer…' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Answer: Go ahead?' });
+    await user.keyboard('{Escape}');
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Answer: Go ahead?' })).toBeNull());
+    expect(screen.getByRole('dialog', { name: 'Notifications' })).toBeTruthy();
+    expect(dialog.isConnected).toBe(false);
+    await user.click(within(panel).getByRole('button', { name: 'Answer…' }));
+    await user.click(await screen.findByRole('button', { name: 'no' }));
+    await waitFor(() => expect(fake.runs.get(run.run.id)?.interactions[0]?.response).toBe('no'));
+  });
+});
+
+describe('command palette', () => {
+  it('Ctrl+K lists the selected run’s actions with their keys, filters as you type, and runs one', async () => {
+    const stale = scenario.stale({ title: 'Stuck job' });
+    const { user } = setup([stale], '#/stale');
+    await within(await screen.findByRole('grid', { name: 'Runs' })).findByRole('row', { name: /Stuck job/ });
+    await user.keyboard('{Control>}k{/Control}');
+    const palette = await screen.findByRole('dialog', { name: 'Commands' });
+    const list = within(palette).getByRole('listbox', { name: 'Commands' });
+    const labels = within(list)
+      .getAllByRole('option')
+      .map((o) => o.textContent ?? '');
+    expect(labels[0]).toMatch(/Open the run — Stuck job\s*Enter/);
+    expect(labels.some((l) => /Cancel run… — Stuck job/.test(l))).toBe(true);
+    expect(labels.some((l) => /Select for a bulk action — Stuck job\s*x/.test(l))).toBe(true);
+    expect(labels.some((l) => /Needs you\s*g n/.test(l))).toBe(true);
+    const input = within(palette).getByRole('combobox', { name: 'Type a command' });
+    expect(document.activeElement).toBe(input);
+    await user.type(input, 'cancel run');
+    expect(within(list).getAllByRole('option')).toHaveLength(1);
+    await user.keyboard('{Enter}');
+    expect(await screen.findByRole('dialog', { name: /Cancel run: “Stuck job”\?/ })).toBeTruthy();
+  });
+});

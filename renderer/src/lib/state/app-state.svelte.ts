@@ -7,11 +7,14 @@ import type { BulkAction, ChangedPush, RunView } from '../../../../shared/views'
 import { DEFAULT_ROUTE, formatHash, parseHash, sameRoute, type HashHistory, type Route } from '../hash-route';
 import type { KeyCommand } from '../keyboard-commands';
 import { bulkVerb } from '../format/consequences';
-import type { Tone as ToastTone } from '../format/status-look';
+import { actionLabel, needsConfirmation, type Tone as ToastTone } from '../format/status-look';
+import { VIEW_KEYS, VIEW_ORDER, viewLabel } from '../format/view-meta';
+import type { RunAction } from '../../../../shared/display-status';
 import { BulkDialogState } from './bulk-dialog.svelte';
 import { CommandDialogState } from './command-dialog.svelte';
 import { NotificationsState } from './notifications.svelte';
 import { ProjectsState } from './projects.svelte';
+import { QuickAnswerState } from './quick-answer.svelte';
 import { RunDetailState, type HeaderAction } from './run-detail.svelte';
 import { RunListState } from './run-list.svelte';
 import { RunSelection } from './run-selection.svelte';
@@ -24,6 +27,17 @@ export type FocusTarget = 'search' | 'list' | 'detail';
 export type Panel = 'notifications' | 'settings' | 'shortcuts' | 'palette' | null;
 /** Where the window runs: the desktop app (tray, login item, desktop notifications) or a browser tab. */
 export type Shell = 'desktop' | 'browser';
+
+/** One line of the command palette (Ctrl/Cmd+K): what it does, its key if it has one, and the doing. */
+export interface PaletteEntry {
+  id: string;
+  group: 'Selected run' | 'Go to' | 'Window';
+  label: string;
+  keys: string | null;
+  perform: () => void | Promise<void>;
+}
+
+const VIEW_KEY_OF = Object.fromEntries(Object.entries(VIEW_KEYS).map(([key, view]) => [view, key]));
 
 export interface AppOptions {
   shell: Shell;
@@ -52,6 +66,7 @@ export class AppState {
   readonly storeStatus: StoreStatusState;
   readonly command: CommandDialogState;
   readonly bulk: BulkDialogState;
+  readonly quickAnswer: QuickAnswerState;
   readonly toasts = new ToastsState();
   readonly shell: Shell;
 
@@ -78,10 +93,129 @@ export class AppState {
     this.storeStatus = new StoreStatusState(api);
     this.command = new CommandDialogState(this.detail);
     this.bulk = new BulkDialogState(api);
+    this.quickAnswer = new QuickAnswerState(api);
   }
 
   get dialogOpen(): boolean {
-    return this.command.isOpen || this.bulk.isOpen || this.panel !== null;
+    return this.command.isOpen || this.bulk.isOpen || this.quickAnswer.isOpen || this.panel !== null;
+  }
+
+  /** The run keyboard commands act on: the active row, else the open run. */
+  get selectedRunId(): string | null {
+    return this.list.activeId ?? this.route.runId;
+  }
+
+  /** Every action the palette offers now: the selected run's allowed actions first, then navigation. */
+  paletteEntries(): PaletteEntry[] {
+    const entries: PaletteEntry[] = [];
+    const runId = this.selectedRunId;
+    const item = runId === null ? undefined : this.list.itemById(runId);
+    const open = this.detail.data?.snapshot.run.id === runId ? this.detail.data : null;
+    const display = item?.display ?? open?.display ?? null;
+    if (runId !== null && display !== null) {
+      const title = item?.run.title ?? open?.snapshot.run.title ?? runId;
+      const ambiguous =
+        item?.ambiguousEffects ?? open?.snapshot.effects.filter((e) => e.status === 'ambiguous').length ?? 0;
+      const run = (label: string, keys: string | null, perform: () => void | Promise<void>, id: string) =>
+        entries.push({ id: `run-${id}`, group: 'Selected run', label: `${label} — ${title}`, keys, perform });
+      run('Open the run', 'Enter', () => this.openRun(runId), 'open');
+      const actions: RunAction[] = display.actions.filter((a) => !(a === 'retry' && ambiguous > 0));
+      if (ambiguous > 0 && !actions.includes('resolveEffect')) actions.unshift('resolveEffect');
+      for (const action of actions) {
+        const label = actionLabel(action);
+        if (action === 'answer') run(label, 'a', () => this.openQuickAnswer(runId), action);
+        else if (action === 'resolveEffect') run(label, null, () => this.openRun(runId), action);
+        else
+          run(
+            label,
+            null,
+            async () => {
+              await this.openRun(runId, false);
+              if (needsConfirmation(action)) await this.command.open(action);
+              else await this.runAction(action);
+            },
+            action,
+          );
+      }
+      if (item !== undefined)
+        run(
+          this.selection.has(runId) ? 'Unselect' : 'Select for a bulk action',
+          'x',
+          () => this.selection.toggle(item),
+          'select',
+        );
+    }
+    for (const view of VIEW_ORDER)
+      entries.push({
+        id: `view-${view}`,
+        group: 'Go to',
+        label: viewLabel(view),
+        keys: `g ${VIEW_KEY_OF[view] ?? ''}`.trim(),
+        perform: () => {
+          void this.setView(view);
+          this.requestFocus('list');
+        },
+      });
+    entries.push(
+      {
+        id: 'search',
+        group: 'Go to',
+        label: 'Search runs',
+        keys: '/',
+        perform: () => this.requestFocus('search'),
+      },
+      {
+        id: 'select-all',
+        group: 'Window',
+        label: 'Select every loaded run',
+        keys: 'Shift+X',
+        perform: () => this.handleCommand({ kind: 'selectAll' }),
+      },
+      {
+        id: 'notifications',
+        group: 'Window',
+        label: 'Notifications',
+        keys: null,
+        perform: () => void (this.panel = 'notifications'),
+      },
+      {
+        id: 'settings',
+        group: 'Window',
+        label: 'Settings',
+        keys: null,
+        perform: () => void (this.panel = 'settings'),
+      },
+      {
+        id: 'shortcuts',
+        group: 'Window',
+        label: 'Keyboard shortcuts',
+        keys: '?',
+        perform: () => void (this.panel = 'shortcuts'),
+      },
+      {
+        id: 'sidebar',
+        group: 'Window',
+        label: this.sidebarCollapsed ? 'Show projects' : 'Hide projects',
+        keys: null,
+        perform: () => void (this.sidebarCollapsed = !this.sidebarCollapsed),
+      },
+    );
+    return entries;
+  }
+
+  /** Opens the quick answer for a run's open question (from its list row or a notification). */
+  openQuickAnswer(runId: string): Promise<void> {
+    const title = this.list.itemById(runId)?.run.title ?? this.detail.data?.snapshot.run.title ?? runId;
+    return this.quickAnswer.open(runId, title);
+  }
+
+  /** Sends a quick answer; on success the dialog closes and a toast says what was recorded. */
+  async quickAnswerWith(choice: string): Promise<void> {
+    const outcome = await this.quickAnswer.answer(choice);
+    if (!outcome.ok) return;
+    this.quickAnswer.close();
+    this.toast(outcome.text, 'success');
+    await Promise.all([this.list.refresh(), this.projects.load(), this.detail.reload()]);
   }
 
   /** Loads everything, follows the hash and subscribes to pushes; returns the teardown. */
@@ -273,6 +407,20 @@ export class AppState {
       }
       case 'help':
         this.panel = 'shortcuts';
+        break;
+      case 'palette':
+        this.panel = 'palette';
+        break;
+      case 'answer': {
+        const runId = this.selectedRunId;
+        const item = runId === null ? undefined : this.list.itemById(runId);
+        if (runId !== null && (item === undefined || item.display.status === 'needs-answer'))
+          void this.openQuickAnswer(runId);
+        break;
+      }
+      case 'selectAll':
+        this.selection.addAll(this.list.items);
+        this.announce(`${this.selection.count} selected.`);
         break;
       case 'view':
         void this.setView(command.view);

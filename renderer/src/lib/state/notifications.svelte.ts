@@ -8,6 +8,8 @@ export class NotificationsState {
   items = $state.raw<Notification[]>([]);
   error = $state.raw<ErrorInfo | null>(null);
   readonly unread = $derived(this.items.filter((n) => n.readAt === null).length);
+  /** Runs with a question open now: their notifications can be answered from the panel. */
+  answerable = $state.raw<ReadonlySet<string>>(new Set());
 
   readonly #api: RunwardenApi;
 
@@ -21,6 +23,15 @@ export class NotificationsState {
       this.items = result.value;
       this.error = null;
     } else this.error = result.error;
+  }
+
+  /** Which runs have an open question now (the panel offers to answer those in place). */
+  async loadAnswerable(): Promise<void> {
+    const result = await this.#api.getAttention({ limit: 200 });
+    if (!result.ok) return;
+    this.answerable = new Set(
+      result.value.items.filter((i) => i.display.status === 'needs-answer').map((i) => i.run.id),
+    );
   }
 
   async markRead(ids: number[] | 'all'): Promise<void> {

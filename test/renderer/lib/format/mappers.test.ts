@@ -140,6 +140,15 @@ describe('keyboard commands', () => {
     expect(resolveKey(key('x'), false).command).toEqual({ kind: 'toggleSelect' });
     expect(resolveKey(key('?'), false).command).toEqual({ kind: 'help' });
   });
+  it('a answers, Shift+X selects all, Ctrl/Cmd+K opens the palette even from a text field', () => {
+    expect(resolveKey(key('a'), false).command).toEqual({ kind: 'answer' });
+    expect(resolveKey(key('X'), false).command).toEqual({ kind: 'selectAll' });
+    expect(resolveKey(key('k', { ctrlKey: true }), false).command).toEqual({ kind: 'palette' });
+    expect(resolveKey(key('k', { metaKey: true, inTextField: true }), false).command).toEqual({
+      kind: 'palette',
+    });
+    expect(resolveKey(key('k', { ctrlKey: true, altKey: true }), false).command).toBeNull();
+  });
   it('g then a letter jumps to a view', () => {
     const first = resolveKey(key('g'), false);
     expect(first).toEqual({ command: null, pendingG: true });

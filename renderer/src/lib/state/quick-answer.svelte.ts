@@ -1,0 +1,110 @@
+/**
+ * Answering a question where it shows up (a list row, the notifications panel) without opening the run. It
+ * sends exactly what the detail form sends: the question's revision as seen (compare-and-set) and an
+ * idempotency key kept across a lost connection, so a second press is adopted, not doubled (SPEC §4).
+ */
+import type { RunwardenApi } from '../../../../shared/contract';
+import type { Interaction } from '../../../../shared/domain';
+import type { ErrorInfo } from '../../../../shared/errors';
+import { newIdempotencyKey } from '../answer-form';
+import { answerRefusalText } from './run-detail.svelte';
+
+export type QuickAnswerOutcome = { ok: true; text: string } | { ok: false };
+
+export class QuickAnswerState {
+  runId = $state<string | null>(null);
+  runTitle = $state('');
+  /** The run's first open question, or null when it has none (answered meanwhile, or not a question). */
+  interaction = $state.raw<Interaction | null>(null);
+  loading = $state(false);
+  sending = $state(false);
+  /** Why the answer was refused, or why the question could not be read, in words. */
+  problem = $state<string | null>(null);
+
+  readonly isOpen = $derived(this.runId !== null);
+  /** Choice questions are answered here; fields and free text need the run's own form. */
+  readonly choices = $derived(this.interaction?.choices ?? null);
+
+  readonly #api: RunwardenApi;
+  #key = '';
+  #keyFor = '';
+  #generation = 0;
+
+  constructor(api: RunwardenApi) {
+    this.#api = api;
+  }
+
+  async open(runId: string, runTitle: string): Promise<void> {
+    this.runId = runId;
+    this.runTitle = runTitle;
+    this.interaction = null;
+    this.problem = null;
+    await this.#load();
+  }
+
+  async #load(): Promise<void> {
+    const runId = this.runId;
+    if (runId === null) return;
+    const generation = ++this.#generation;
+    this.loading = true;
+    const result = await this.#api.getRunDetail({ runId, eventsLimit: 1 });
+    if (generation !== this.#generation) return;
+    this.loading = false;
+    if (!result.ok) {
+      this.problem = result.error.message;
+      return;
+    }
+    this.runTitle = result.value.snapshot.run.title;
+    const open = result.value.snapshot.interactions
+      .filter((i) => i.status === 'pending' || i.status === 'presenting')
+      .toSorted((a, b) => a.createdAt - b.createdAt);
+    this.interaction = open[0] ?? null;
+    const key = this.interaction === null ? '' : `${this.interaction.id}@${this.interaction.revision}`;
+    if (key !== this.#keyFor) {
+      this.#keyFor = key;
+      this.#key = newIdempotencyKey();
+    }
+  }
+
+  /** Sends one choice; on a refusal the question is re-read and the reason kept in `problem`. */
+  async answer(choice: string): Promise<QuickAnswerOutcome> {
+    const interaction = this.interaction;
+    if (interaction === null || this.sending || !(interaction.choices ?? []).includes(choice))
+      return { ok: false };
+    this.sending = true;
+    this.problem = null;
+    const result = await this.#api.answerInteraction({
+      interactionId: interaction.id,
+      interactionRevision: interaction.revision,
+      idempotencyKey: this.#key,
+      payload: choice,
+    });
+    this.sending = false;
+    if (result.ok) {
+      this.#keyFor = '';
+      const adopted = result.value.outcome === 'adopted';
+      return {
+        ok: true,
+        text: `${adopted ? 'Answer already recorded' : 'Answered'} “${interaction.title}”: ${choice}.`,
+      };
+    }
+    this.problem = refusalText(result.error, interaction);
+    // A lost connection keeps the key, so pressing again is adopted rather than doubled.
+    if (result.error.code !== 'INTERNAL') this.#keyFor = '';
+    await this.#load();
+    return { ok: false };
+  }
+
+  close(): void {
+    this.#generation += 1;
+    this.runId = null;
+    this.interaction = null;
+    this.problem = null;
+    this.loading = false;
+    this.sending = false;
+  }
+}
+
+function refusalText(error: ErrorInfo, interaction: Interaction): string {
+  return answerRefusalText(error, interaction);
+}
