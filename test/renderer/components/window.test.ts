@@ -163,7 +163,8 @@ describe('the list as a triage queue', () => {
     setup([scenario.stale({ title: 'Stuck' }), scenario.needsAnswer({ title: 'Ask' })]);
     const grid = await screen.findByRole('grid', { name: 'Runs' });
     const ask = await within(grid).findByRole('row', { name: /Ask/ });
-    expect(ask.textContent).toContain('Answer the question');
+    expect(within(ask).getByRole('button', { name: 'Answer…' })).toBeTruthy();
+    expect(ask.textContent).toContain('Waiting for an answer: Deploy to production?');
     const stuck = within(grid).getByRole('row', { name: /Stuck/ });
     expect(stuck.textContent).toContain('Cancel it, or wait for its runner');
     expect(within(grid).getByRole('columnheader', { name: 'Why / next step' })).toBeTruthy();
@@ -346,5 +347,31 @@ describe('command palette', () => {
     expect(within(list).getAllByRole('option')).toHaveLength(1);
     await user.keyboard('{Enter}');
     expect(await screen.findByRole('dialog', { name: /Cancel run: “Stuck job”\?/ })).toBeTruthy();
+  });
+});
+
+describe('needs you as a triage queue', () => {
+  it('groups questions, then stale runs, then effects to resolve, then parked and queued, with headers', async () => {
+    // Created oldest first: the store lists them newest first, which is not the order of urgency.
+    const ask = scenario.needsAnswer({ title: 'Q old' });
+    const stale = scenario.stale({ title: 'S' });
+    const effect = scenario.ambiguous({ title: 'E' });
+    const ask2 = scenario.needsAnswer({ title: 'Q new' });
+    const parked = scenario.ambiguous({ title: 'P' });
+    parked.effects = [];
+    parked.queue = { ...parked.queue, errorCode: 'runnerExited' };
+    setup([ask, stale, effect, ask2, parked]);
+    const grid = await screen.findByRole('grid', { name: 'Runs' });
+    await within(grid).findByRole('row', { name: /Q new/ });
+    const order = [...grid.querySelectorAll('.group-head, [role="row"]')].map(
+      (r) =>
+        r.getAttribute('data-group') ??
+        /(Q old|Q new|S|E|P)$/.exec(r.querySelector('.c-title')?.textContent ?? '')?.[1] ??
+        'head',
+    );
+    expect(order).toEqual(['head', 'answer', 'Q new', 'Q old', 'stale', 'S', 'effects', 'E', 'parked', 'P']);
+    // The header is drawn for the eye; its words open the group's first row for a screen reader.
+    const first = within(grid).getByRole('row', { name: /Effects to resolve, 1:/ });
+    expect(first.querySelector('.c-title')?.textContent).toBe('E');
   });
 });

@@ -5,6 +5,7 @@
 import type { RunwardenApi } from '../../../../shared/contract';
 import type { ErrorInfo } from '../../../../shared/errors';
 import { LIST_PAGE_SIZE, type RunListItem, type RunView } from '../../../../shared/views';
+import { triageOrder } from '../format/triage-order';
 
 export interface ListQuery {
   view: RunView;
@@ -91,13 +92,14 @@ export class RunListState {
     const fresh = result.value.items.filter((i) => !this.#ids.has(i.run.id));
     for (const item of fresh) this.#ids.add(item.run.id);
     // `$state.raw` signals by reference, so the list gets a new array: one pointer copy, no per-row work.
-    this.items = this.items.concat(fresh);
+    const joined = this.items.concat(fresh);
+    this.items = this.query.view === 'needs-you' ? triageOrder(joined) : joined;
     this.nextCursor = result.value.nextCursor;
   }
 
-  /** Replaces the rows (first page, refresh) and their id set. */
+  /** Replaces the rows (first page, refresh) and their id set; Needs you is shown as a triage queue. */
   #setItems(items: RunListItem[]): void {
-    this.items = items;
+    this.items = this.query.view === 'needs-you' ? triageOrder(items) : items;
     this.#ids = new Set(items.map((i) => i.run.id));
   }
 
