@@ -11,7 +11,7 @@ const files = import.meta.glob<string>(
 );
 const entries = Object.entries(files);
 
-describe('untrusted text stays text (SPEC §8)', () => {
+describe('untrusted text stays text (docs/WINDOW.md#markdown)', () => {
   it('finds the renderer sources', () => {
     expect(entries.some(([path]) => path.endsWith('App.svelte'))).toBe(true);
     expect(entries.length).toBeGreaterThan(20);

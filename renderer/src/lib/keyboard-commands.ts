@@ -1,4 +1,4 @@
-/** Keyboard-first commands (SPEC §7): j/k, Enter, Esc, /, g-then-view, x, ?. Pure, so it is tested alone. */
+/** Keyboard-first commands (docs/WINDOW.md#keyboard): j/k, Enter, Esc, /, g-then-view, x, a, ?, Ctrl/Cmd+K. Pure. */
 import type { RunView } from '../../../shared/views';
 import { VIEW_KEYS } from './format/view-meta';
 

@@ -1,4 +1,4 @@
-/** What a command will do, in words, for its confirmation dialog (it names the target and the consequences). */
+/** What a command will do, in words, for its confirmation dialog (docs/WINDOW.md#commands-and-retry). */
 import type { DisplayInfo } from '../../../../shared/display-status';
 import { assertNever } from '../../../../shared/errors';
 import type { BulkAction, CancelPreview, RunDetail } from '../../../../shared/views';
@@ -60,7 +60,7 @@ export function commandConsequences(action: HeaderAction, preview: CancelPreview
 
 /**
  * What a retry will run again, named from the run itself: its workflow and command, the steps it already went
- * through, and the side effects that will not repeat (SPEC §4, §6: a retry starts a new run with the same
+ * through, and the side effects that will not repeat (docs/WINDOW.md#commands-and-retry: a retry starts a new run with the same
  * workflow, input and command; effects resolved as happened are never applied again).
  */
 export function retryConsequences(detail: RunDetail): string[] {

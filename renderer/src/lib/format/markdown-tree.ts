@@ -1,5 +1,5 @@
 /**
- * Markdown in a question's prompt (untrusted text, SPEC §2) → a small tree of plain nodes that components
+ * Markdown in a question's prompt (untrusted text) → a small tree of plain nodes that components
  * render as Svelte elements, never as HTML (docs/WINDOW.md#markdown). marked only tokenizes; raw HTML in
  * the source stays visible text, a link keeps its words and shows where it points but goes nowhere, and an
  * image is never fetched: its description and address are shown instead.

@@ -1,4 +1,4 @@
-/** Why a run needs a person and what to do about it, in a few words, for the Needs you list (SPEC §6). */
+/** Why a run needs a person and what to do about it, in a few words, for the Needs you list (docs/WINDOW.md#needs-you). */
 import type { DisplayInfo } from '../../../../shared/display-status';
 
 /** The next step for a run's display status; empty when nothing is asked of the person. */

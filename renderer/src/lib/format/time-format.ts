@@ -1,4 +1,4 @@
-/** Ages, durations and countdowns, with the platform's Intl formatters (STYLE.md point 18). */
+/** Ages, durations and countdowns, with the platform's Intl formatters (no date library: Intl does it). */
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;

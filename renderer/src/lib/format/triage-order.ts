@@ -33,7 +33,7 @@ export function triageGroupLabel(group: TriageGroup): string {
   }
 }
 
-/** The group a run falls in; an unresolved effect wins over any other reason (SPEC §6). */
+/** The group a run falls in; an unresolved effect wins over any other reason. */
 export function triageGroupOf(item: Pick<RunListItem, 'display' | 'ambiguousEffects'>): TriageGroup {
   const status: string = item.display.status;
   if (status === 'needs-answer') return 'answer';

@@ -1,4 +1,4 @@
-/** The window's views (SPEC §7): labels, shortcut keys, and their counts from display-status counts. */
+/** The window's views: labels, shortcut keys, and their counts from display-status counts. */
 import { assertNever } from '../../../../shared/errors';
 import { VIEW_STATUSES, type RunView, type StatusCounts } from '../../../../shared/views';
 

@@ -13,7 +13,7 @@ export class CommandDialogState {
   previewError = $state.raw<ErrorInfo | null>(null);
   reason = $state('');
   submitting = $state(false);
-  /** The run revision when the dialog opened: the consequences shown are about that state (SPEC §3 CAS). */
+  /** The run revision when the dialog opened: the consequences shown are about that state (the store compares revisions). */
   revision = $state<number | null>(null);
   /** A retry's lines are about the run as it was when the dialog opened. */
   retryLines = $state.raw<string[]>([]);

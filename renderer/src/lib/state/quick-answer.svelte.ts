@@ -1,7 +1,7 @@
 /**
  * Answering a question where it shows up (a list row, the notifications panel) without opening the run. It
  * sends exactly what the detail form sends: the question's revision as seen (compare-and-set) and an
- * idempotency key kept across a lost connection, so a second press is adopted, not doubled (SPEC §4).
+ * idempotency key kept across a lost connection, so a second press is adopted, not doubled (docs/WINDOW.md#answering).
  */
 import type { RunwardenApi } from '../../../../shared/contract';
 import type { Interaction } from '../../../../shared/domain';

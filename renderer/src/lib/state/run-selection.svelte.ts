@@ -1,7 +1,7 @@
 /**
  * Runs picked for a bulk action (checkboxes, shift-click ranges, the x key), with the revision seen when
  * picked. It is never moved forward: a run that changed since shows in the dry run as "changed since you
- * looked" instead of being acted on unseen (SPEC §3).
+ * looked" instead of being acted on unseen (docs/WINDOW.md#commands-and-retry).
  */
 import type { RunListItem } from '../../../../shared/views';
 

@@ -1,4 +1,4 @@
-/** Settings (SPEC §5, §7) and the store's location and health. */
+/** Settings (docs/WINDOW.md#settings) and the store's location and health. */
 import type { RunwardenApi } from '../../../../shared/contract';
 import type { ErrorInfo } from '../../../../shared/errors';
 import type { Settings, StoreInfo } from '../../../../shared/views';
