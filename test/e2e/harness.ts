@@ -4,7 +4,7 @@
  * test-results/ at the start of every run).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -164,4 +164,30 @@ export async function openUi(page: Page, served: Served, hash = ''): Promise<voi
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: false });
+}
+
+/**
+ * Kills every process still using this workspace's store (read from /proc: Linux only). A runner's command runs
+ * in its own process group, so killing the CLI's group leaves e.g. a blocked `runwarden ask` behind.
+ */
+export function killWorkspaceProcesses(ws: Workspace): number {
+  let killed = 0;
+  let pids: string[] = [];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return 0;
+  }
+  const needle = `RUNWARDEN_STORE=${ws.store}\0`;
+  for (const pid of pids) {
+    if (Number(pid) === process.pid) continue;
+    try {
+      if (!`${readFileSync(`/proc/${pid}/environ`, 'utf8')}\0`.includes(needle)) continue;
+      process.kill(Number(pid), 'SIGKILL');
+      killed += 1;
+    } catch {
+      // Gone already, or not ours to read.
+    }
+  }
+  return killed;
 }

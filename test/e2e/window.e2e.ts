@@ -379,6 +379,16 @@ test.describe('axe-core: no serious or critical violation', () => {
       await expect(page.getByRole('dialog', { name: /^Retry/ })).toBeVisible();
       await scan('dialog retry');
       await page.keyboard.press('Escape');
+      await go(page, '#/needs-you?q=Deploy%20billing');
+      await page.getByRole('grid', { name: 'Runs' }).focus();
+      await page.keyboard.press('a');
+      await expect(page.getByRole('dialog', { name: /^Answer: / })).toBeVisible();
+      await scan('dialog quick answer');
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Control+k');
+      await expect(page.getByRole('dialog', { name: 'Commands' })).toBeVisible();
+      await scan('dialog command palette');
+      await page.keyboard.press('Escape');
       await go(page, '#/stale');
       await page.getByRole('checkbox', { name: /^Select all/ }).check();
       await page

@@ -34,22 +34,22 @@ export class QuickAnswerState {
     this.#api = api;
   }
 
+  /** Reads the question first and then shows the dialog, so it opens with focus on the first choice. */
   async open(runId: string, runTitle: string): Promise<void> {
-    this.runId = runId;
-    this.runTitle = runTitle;
     this.interaction = null;
     this.problem = null;
-    await this.#load();
+    this.runTitle = runTitle;
+    await this.#load(runId);
   }
 
-  async #load(): Promise<void> {
-    const runId = this.runId;
+  async #load(runId: string | null = this.runId): Promise<void> {
     if (runId === null) return;
     const generation = ++this.#generation;
     this.loading = true;
     const result = await this.#api.getRunDetail({ runId, eventsLimit: 1 });
     if (generation !== this.#generation) return;
     this.loading = false;
+    this.runId = runId;
     if (!result.ok) {
       this.problem = result.error.message;
       return;

@@ -151,7 +151,9 @@ export class RunListState {
       this.nextCursor = cursor;
     }
     this.error = null;
-    if (this.activeId !== null && this.activeIndex === -1 && this.items.length > 0) {
+    // The first rows of an empty view arrived by a push: the keyboard cursor starts on the first.
+    if (this.activeId === null) this.activeId = this.items[0]?.run.id ?? null;
+    else if (this.activeIndex === -1 && this.items.length > 0) {
       const index = Math.min(Math.max(activeIndexBefore, 0), this.items.length - 1);
       this.activeId = this.items[index]?.run.id ?? null;
     }
