@@ -1,8 +1,9 @@
 /**
  * The lease and heartbeat track of a run's timeline, as a lane: one segment per lease held (from its claim
- * to its release, loss or the run's end), heartbeats as ticks on it. Pure: events in, positions in percent out.
+ * to its release, loss or the run's end) and the last heartbeat as a tick on the one held now (heartbeats
+ * renew the lease row; they are not events). Pure: events and the lease in, positions in percent out.
  */
-import type { RunEvent } from '../../../../shared/domain';
+import type { Lease, RunEvent } from '../../../../shared/domain';
 import { actorText } from './event-text';
 
 export interface LaneSegment {
@@ -21,29 +22,32 @@ export interface LeaseLane {
   start: number;
   end: number;
   segments: LaneSegment[];
-  /** Heartbeat positions in percent (at most one per pixel-ish step: 200 across the lane). */
+  /** Heartbeat positions in percent. */
   beats: number[];
-  heartbeats: number;
   /** One sentence for assistive technology. */
   summary: string;
 }
 
-const BEAT = new Set(['run.heartbeat', 'lease.renewed']);
-const LOST = new Set(['run.runner_lost']);
-const RELEASED = new Set(['run.released']);
-const FINISHED = new Set(['run.completed', 'run.failed', 'run.timed_out', 'run.cancelled']);
-const MAX_BEATS = 200;
+const LOST = new Set<string>(['run.runner_lost']);
+const RELEASED = new Set<string>(['run.released']);
+const FINISHED = new Set<string>(['run.completed', 'run.failed', 'run.timed_out', 'run.cancelled']);
+
+type LeaseNow = Pick<Lease, 'ownerType' | 'heartbeatAt'>;
 
 /**
- * The lane for a run's events (any order), or null when no lease was ever claimed in them. `heldNow` is
- * whether the run's lease has an owner now: a claim with no release in the events is drawn up to now only then.
+ * The lane for a run's events (any order), or null when no lease was ever claimed in them. `lease` is the
+ * run's lease now: a claim with no release in the events is drawn up to now only while it has an owner.
  */
-export function leaseLane(events: readonly RunEvent[], now: number, heldNow: boolean): LeaseLane | null {
+export function leaseLane(
+  events: readonly RunEvent[],
+  now: number,
+  lease: LeaseNow | null,
+): LeaseLane | null {
+  const heldNow = lease !== null && lease.ownerType !== null;
   const sorted = events.toSorted((a, b) => a.seq - b.seq);
   const first = sorted[0];
   if (first === undefined) return null;
   const raw: Array<Omit<LaneSegment, 'left' | 'width'>> = [];
-  const beatsAt: number[] = [];
   let open: Omit<LaneSegment, 'left' | 'width'> | null = null;
   const close = (at: number, ending: LaneSegment['ending']) => {
     if (open === null) return;
@@ -62,8 +66,6 @@ export function leaseLane(events: readonly RunEvent[], now: number, heldNow: boo
         to: event.at,
         ending: 'held',
       };
-    } else if (BEAT.has(event.type)) {
-      beatsAt.push(event.at);
     } else if (LOST.has(event.type)) close(event.at, 'lost');
     else if (RELEASED.has(event.type)) close(event.at, 'released');
     else if (FINISHED.has(event.type)) close(event.at, 'finished');
@@ -88,14 +90,14 @@ export function leaseLane(events: readonly RunEvent[], now: number, heldNow: boo
     left: pct(s.from),
     width: Math.max(0.8, pct(s.to) - pct(s.from)),
   }));
-  const step = Math.max(1, Math.ceil(beatsAt.length / MAX_BEATS));
-  const beats = beatsAt.filter((_, i) => i % step === 0).map(pct);
+  const held = segments.at(-1)?.ending === 'held';
+  const beat = held && lease?.heartbeatAt != null ? lease.heartbeatAt : null;
+  const beats = beat !== null && beat >= start ? [pct(beat)] : [];
   const lost = segments.filter((s) => s.ending === 'lost').length;
   const summary =
-    `${segments.length} ${segments.length === 1 ? 'lease' : 'leases'} held, ` +
-    `${beatsAt.length} ${beatsAt.length === 1 ? 'heartbeat' : 'heartbeats'}` +
+    `${segments.length} ${segments.length === 1 ? 'lease' : 'leases'} held` +
     (lost > 0 ? `, ${lost} lost without a release` : '') +
-    (segments.at(-1)?.ending === 'held' ? ', one held now' : '') +
+    (held ? `, one held now${beat !== null ? ' (the tick is its last heartbeat)' : ''}` : '') +
     '.';
-  return { start, end, segments, beats, heartbeats: beatsAt.length, summary };
+  return { start, end, segments, beats, summary };
 }
