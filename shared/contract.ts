@@ -110,7 +110,13 @@ export const schemas = {
     idempotencyKey: v.pipe(v.string(), v.minLength(8), v.maxLength(128)),
     payload: jsonValue,
   }),
-  'attention:summary': v.strictObject({ limit: limit(200) }),
+  // With a search (and optionally a project), the counts are of the runs the search matches: the window's tab
+  // counts follow the active search.
+  'attention:summary': v.strictObject({
+    limit: limit(200),
+    search: v.optional(v.pipe(v.string(), v.maxLength(200))),
+    projectPath: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(4096))),
+  }),
   'notifications:list': v.strictObject({
     unreadOnly: v.optional(v.boolean()),
     limit: limit(500),

@@ -62,6 +62,8 @@ export interface RunListItem {
   display: DisplayInfo;
   openInteractions: number;
   ambiguousEffects: number;
+  /** The soonest deadline among the run's open questions (null: none has one), for ordering what needs you. */
+  nextDeadlineAt: number | null;
 }
 
 export interface RunPage {
@@ -83,6 +85,8 @@ export interface AttentionSummary {
   counts: StatusCounts;
   needsYou: number;
   items: RunListItem[];
+  /** Asked with a search: more runs matched than were counted, so the counts are a floor. */
+  capped?: boolean;
 }
 
 export interface CancelCascade {

@@ -90,7 +90,8 @@ export const handlers: Handlers = {
       payload: input.payload,
       actor,
     }),
-  'attention:summary': ({ store }, input) => store.attentionSummary(input.limit ?? 20),
+  'attention:summary': ({ store }, input) =>
+    store.attentionSummary(input.limit ?? 20, { search: input.search, projectPath: input.projectPath }),
   'notifications:list': ({ store }, input) =>
     store.listNotifications({
       unreadOnly: input.unreadOnly ?? false,

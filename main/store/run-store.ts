@@ -35,6 +35,7 @@ import type { LivenessCheck } from './liveness';
 import type { OwnerLiveness } from '../../shared/display-status';
 import * as person from './person-commands';
 import { attentionSummary, listProjects } from './run-counts';
+import { searchCounts } from './search-counts';
 import { getRunDetail, projectPathOfRun } from './run-detail';
 import { reserveRun } from './run-reservation';
 import { findRunRow, loadSnapshot, loadRunRow } from './run-state';
@@ -493,8 +494,15 @@ export class RunStore {
     return this.#read((ctx, now) => getRunDetail(ctx, runId, opts, now));
   }
 
-  attentionSummary(limit: number): AttentionSummary {
-    return this.#read((ctx, now) => attentionSummary(ctx, limit, now));
+  /** Counts and the first runs that need you; with a search, of the runs it matches (search-counts.ts). */
+  attentionSummary(limit: number, filter: { search?: string; projectPath?: string } = {}): AttentionSummary {
+    const search = filter.search?.trim() ?? '';
+    if (search === '') return this.#read((ctx, now) => attentionSummary(ctx, limit, now));
+    return this.#read((ctx, now) => {
+      const where = { search, ...(filter.projectPath !== undefined && { projectPath: filter.projectPath }) };
+      const items = listRuns(ctx, { view: 'needs-you', limit, ...where }, now).items;
+      return { ...searchCounts(ctx, where, now), items };
+    });
   }
 
   listNotifications(q: { unreadOnly?: boolean; limit: number; before?: number }): Notification[] {

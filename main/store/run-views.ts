@@ -7,7 +7,7 @@
  * How a search is answered is search-plan.ts.
  */
 import { DISPLAY_STATUSES, displayStatus } from '../../shared/display-status';
-import { TERMINAL_RUN_STATUSES } from '../../shared/domain';
+import { TERMINAL_RUN_STATUSES, type Interaction } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
 import { VIEW_STATUSES } from '../../shared/views';
 import { filterPath, findProjectByPath } from './projects';
@@ -15,6 +15,7 @@ import { RUN_COLUMNS, RUN_FROM, RUN_FROM_SEARCH_WALK, type RunRow } from './rows
 import { loadDisplaySnapshots, ownerLiveness } from './run-state';
 import {
   ftsPhrase,
+  runIdRange,
   SEARCH_CANDIDATES_SQL,
   SEARCH_SQL,
   searchPlan,
@@ -145,6 +146,16 @@ export function listRunsSql(
   return `SELECT ${RUN_COLUMNS} FROM ${from} WHERE ${where.join(' AND ')} ORDER BY r.id DESC LIMIT @limit`;
 }
 
+/** The soonest deadline among open questions (pending or being presented), or null. */
+function soonestOpenDeadline(interactions: readonly Interaction[]): number | null {
+  let soonest: number | null = null;
+  for (const i of interactions) {
+    if ((i.status === 'pending' || i.status === 'presenting') && i.deadlineAt !== null)
+      soonest = soonest === null ? i.deadlineAt : Math.min(soonest, i.deadlineAt);
+  }
+  return soonest;
+}
+
 /** The time-dependent parameters of the view conditions. */
 export function timeParams(ctx: StoreContext, now: number): { now: number; unattendedBefore: number } {
   return { now, unattendedBefore: now - ctx.displayOptions.unattendedQueueMs };
@@ -170,7 +181,7 @@ export function listRuns(ctx: StoreContext, q: ListRunsQuery, now: number): RunL
   if (projectId !== null) params.projectId = projectId;
   if (search !== null && needle !== null) {
     params.search = needle;
-    params.searchRaw = search;
+    Object.assign(params, runIdRange(search));
   }
   if (cursor !== null) params.cursor = cursor;
   const shape = { project: projectId !== null, search: search !== null, cursor: cursor !== null };
@@ -211,6 +222,7 @@ export function listRuns(ctx: StoreContext, q: ListRunsQuery, now: number): RunL
         display: displayStatus(snapshot, now, ctx.displayOptions, ownerLiveness(ctx, snapshot)),
         openInteractions: row.open_interactions,
         ambiguousEffects: row.ambiguous_effects,
+        nextDeadlineAt: soonestOpenDeadline(snapshot.interactions),
       };
     }),
     nextCursor: rows.length > q.limit && last !== undefined ? last.id : null,

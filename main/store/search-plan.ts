@@ -8,21 +8,41 @@ import type { StoreContext } from './store-context';
 
 /**
  * The exact search test (title, workflow, run id and project): a case-insensitive substring of the
- * title, the workflow or the project's canonical path, or the run id itself. The path test reads the few
- * project rows once (a list subquery), so a scan tests only columns of `runs` per row and joins the
- * project of the rows it keeps — not of every row it walks past.
+ * title, the workflow or the project's canonical path, or the start of the run id (a range over the id
+ * index, @idFrom ≤ id < @idTo: see runIdRange). The path test reads the few project rows once (a list
+ * subquery), so a scan tests only columns of `runs` per row and joins the project of the rows it keeps —
+ * not of every row it walks past.
  */
 export const SEARCH_SQL = `(instr(lower(r.title), @search) > 0 OR instr(lower(r.workflow), @search) > 0
   OR r.project_id IN (SELECT id FROM projects WHERE instr(lower(canonical_path), @search) > 0)
-  OR r.id = @searchRaw)`;
+  OR (r.id >= @idFrom AND r.id < @idTo))`;
+
+/** Characters of an id after `run_` a needle must give before it is taken as the start of run ids. */
+export const MIN_RUN_ID_PREFIX = 4;
 
 /**
- * Candidates from the trigram index (migration 0003), plus the runs of projects whose path matches (a few
- * hundred project rows, read directly): a superset of SEARCH_SQL's rows, since the index folds case per
+ * The run ids a needle names: every id that starts with it, with or without the `run_` a person may leave
+ * off when pasting part of one (ids are `run_` + Crockford base32, lower case). A needle that cannot start an
+ * id, or gives fewer than MIN_RUN_ID_PREFIX characters after `run_`, names none (an empty range).
+ */
+export function runIdRange(needle: string): { idFrom: string; idTo: string } {
+  const lower = needle.toLowerCase();
+  const prefix = lower.startsWith('run_') ? lower : `run_${lower}`;
+  if (!/^run_[0-9a-z]+$/.test(prefix) || prefix.length < 'run_'.length + MIN_RUN_ID_PREFIX)
+    return { idFrom: '', idTo: '' };
+  // Ids use only [0-9a-z_], all below '~': [prefix, prefix + '~') is exactly the ids that start with it.
+  return { idFrom: prefix, idTo: `${prefix}~` };
+}
+
+/**
+ * Candidates from the trigram index (migration 0003), plus the runs whose id starts with the needle (a range
+ * over the id index), plus the runs of projects whose path matches (a few hundred project rows, read
+ * directly): a superset of SEARCH_SQL's rows, since the index folds case per
  * character the way `lower()` does for ASCII (and more), and a trigram phrase is a substring.
  */
 export const SEARCH_CANDIDATES_SQL = `(r.id IN (SELECT k.run_id FROM run_search_keys k
-  WHERE k.key IN (SELECT rowid FROM run_search WHERE run_search MATCH @match) UNION ALL SELECT @searchRaw)
+  WHERE k.key IN (SELECT rowid FROM run_search WHERE run_search MATCH @match)
+  UNION ALL SELECT id FROM runs WHERE id >= @idFrom AND id < @idTo)
   OR r.project_id IN (SELECT id FROM projects WHERE instr(lower(canonical_path), @search) > 0))`;
 
 /** The trigram tokenizer matches only 3+ characters: shorter needles use the scan (SEARCH_SQL alone). */

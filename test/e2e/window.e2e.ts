@@ -366,6 +366,47 @@ test('retry: confirmed with what runs again, then both runs link to each other',
   await expect(page).toHaveURL(new RegExp(`run=${failed.id}`));
 });
 
+test('search: part of a run id finds it, and the tab counts follow the search', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await openUi(page, served);
+  const stale = await firstRun('stale');
+  await go(page, '#/all');
+  const tabs = page.getByRole('navigation', { name: 'Views' });
+  const allBefore = Number(
+    /\d+/.exec((await tabs.getByRole('link', { name: /^All/ }).textContent()) ?? '')?.[0],
+  );
+  expect(allBefore).toBeGreaterThan(10);
+  await page.keyboard.press('/');
+  // The id without its run_ prefix, as a person copies it from a log line: that run alone.
+  await page.keyboard.type(stale.id.slice(4));
+  const grid = page.getByRole('grid', { name: 'Runs' });
+  await expect(grid.getByRole('row').filter({ hasText: stale.title })).toBeVisible();
+  await expect(tabs).toHaveAttribute('data-counts', 'search');
+  await expect(tabs.getByRole('link', { name: /^All/ })).toHaveText(/All\s*1$/);
+  await expect(tabs.getByRole('link', { name: /^Stale/ })).toHaveText(/Stale\s*1$/);
+  await expect(tabs.getByRole('link', { name: /^Failed/ })).toHaveText(/Failed\s*0$/);
+  // Only its start: every run whose id begins so, as the CLI finds them too.
+  const start = stale.id.slice(0, 16);
+  const sameStart = await cliJson<{ items: unknown[] }>(ws, ['ls', '--search', start, '--limit', '200']);
+  expect(sameStart.items.length).toBeGreaterThanOrEqual(1);
+  await page.keyboard.press('Control+a');
+  await page.keyboard.type(start);
+  await expect(grid.getByRole('row').filter({ hasText: stale.title })).toBeVisible();
+  await expect(tabs.getByRole('link', { name: /^All/ })).toHaveText(
+    new RegExp(`All\\s*${sameStart.items.length}$`),
+  );
+  await page.keyboard.press('Control+a');
+  await page.keyboard.type('billing');
+  const billing = await cliJson<{ items: unknown[] }>(ws, ['ls', '--search', 'billing', '--limit', '200']);
+  await expect(tabs.getByRole('link', { name: /^All/ })).toHaveText(
+    new RegExp(`All\\s*${billing.items.length}$`),
+  );
+  await page.keyboard.press('Control+a');
+  await page.keyboard.press('Backspace');
+  await expect(tabs).toHaveAttribute('data-counts', 'all');
+  await expect(tabs.getByRole('link', { name: /^All/ })).toHaveText(new RegExp(`All\\s*${allBefore}$`));
+});
+
 const VIEWS = ['needs-you', 'running', 'queued', 'parked', 'stale', 'failed', 'all'] as const;
 
 test.describe('axe-core: no serious or critical violation', () => {

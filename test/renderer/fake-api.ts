@@ -294,6 +294,11 @@ export class FakeApi {
       openInteractions: r.interactions.filter((i) => i.status === 'pending' || i.status === 'presenting')
         .length,
       ambiguousEffects: r.effects.filter((e) => e.status === 'ambiguous').length,
+      nextDeadlineAt:
+        r.interactions
+          .filter((i) => (i.status === 'pending' || i.status === 'presenting') && i.deadlineAt !== null)
+          .map((i) => i.deadlineAt as number)
+          .toSorted((a, b) => a - b)[0] ?? null,
     };
   }
 
@@ -651,8 +656,15 @@ export class FakeApi {
       const counts: StatusCounts = {};
       let needsYou = 0;
       const items: RunListItem[] = [];
+      // With a search, the counts are of the runs it matches (like the store's search-counts.ts).
+      const search = input.search?.trim().toLowerCase() ?? '';
       for (const r of this.runs.values()) {
         const item = this.item(r);
+        if (search !== '') {
+          if (input.projectPath !== undefined && r.run.projectPath !== input.projectPath) continue;
+          const hay = `${r.run.title} ${r.run.workflow} ${r.run.id} ${r.run.projectPath}`.toLowerCase();
+          if (!hay.includes(search)) continue;
+        }
         counts[item.display.status] = (counts[item.display.status] ?? 0) + 1;
         if (item.display.needsYou) {
           needsYou += 1;

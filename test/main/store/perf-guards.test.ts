@@ -111,7 +111,8 @@ it('a rare-word search reads the trigram index (no scan of runs), finds what the
       unattendedBefore: 0,
       limit: PAGE + 1,
       search: gen.searchRare,
-      searchRaw: gen.searchRare,
+      idFrom: '',
+      idTo: '',
     };
     const scanned = (scanSql.all(scanParams) as Array<{ id: string }>).map((r) => r.id);
     expect(ids.length).toBeGreaterThan(0);
@@ -137,7 +138,8 @@ it('a common-word search in All takes the newest-first walk, rare words and othe
       unattendedBefore: 0,
       limit: PAGE + 1,
       search: needle,
-      searchRaw: gen.searchCommon,
+      idFrom: '',
+      idTo: '',
       match: ftsPhrase(needle),
     };
     const indexed = probe.db.prepare(

@@ -1,7 +1,7 @@
 /**
  * Search through the trigram index (migration 0003) returns exactly what the substring scan returned:
- * a case-insensitive (ASCII, as SQLite's lower()) substring of the title or the workflow, or the run id
- * itself. Checked against an independent oracle in JS over a varied store: mixed case, non-ASCII letters,
+ * a case-insensitive (ASCII, as SQLite's lower()) substring of the title or the workflow, or the start of a
+ * run id (at least four characters after `run_`, which the needle may leave off). Checked against an independent oracle in JS over a varied store: mixed case, non-ASCII letters,
  * quotes and FTS5 query syntax in titles and needles, 1–2 character needles (the scan path), every view,
  * with and without a project filter, paged by cursor.
  */
@@ -100,6 +100,12 @@ function allPages(query: { view: ListView; search?: string; projectPath?: string
   return ids;
 }
 
+/** The oracle's id rule: the id begins with the needle, `run_` optional, four or more characters after it. */
+function idStartsWith(id: string, lowered: string): boolean {
+  const prefix = lowered.startsWith('run_') ? lowered : `run_${lowered}`;
+  return /^run_[0-9a-z]{4,}$/.test(prefix) && id.startsWith(prefix);
+}
+
 function expected(view: ListView, needle: string, projectPath: string | undefined): string[] {
   const trimmed = needle.trim();
   const lowered = trimmed.toLowerCase();
@@ -109,7 +115,7 @@ function expected(view: ListView, needle: string, projectPath: string | undefine
       asciiLower(run.title).includes(lowered) ||
       asciiLower(run.workflow).includes(lowered) ||
       asciiLower(run.projectPath).includes(lowered) ||
-      run.id === trimmed
+      idStartsWith(run.id, lowered)
     );
   });
 }
@@ -173,6 +179,9 @@ function needles(): string[] {
     runs[3]!.id.toUpperCase(),
     `  ${runs[10]!.id} `,
     runs[20]!.id.slice(4, 12),
+    runs[30]!.id.slice(0, 12),
+    runs[40]!.id.slice(4, 7),
+    runs[50]!.id.slice(-10),
   ];
   for (let i = 0; i < 40; i += 1) {
     const run = rng.pick(runs);
@@ -268,7 +277,8 @@ describe('search by index agrees with the substring scan', () => {
               cursor: 'run_z',
               limit: 51,
               search: 'abc',
-              searchRaw: 'abc',
+              idFrom: '',
+              idTo: '',
               match: '"abc"',
             }) as Array<{ detail: string }>
         ).map((r) => r.detail);

@@ -375,3 +375,25 @@ describe('needs you as a triage queue', () => {
     expect(first.querySelector('.c-title')?.textContent).toBe('E');
   });
 });
+
+describe('search', () => {
+  it('tab counts follow the active search, and come back when it is cleared', async () => {
+    const runs = [
+      scenario.stale({ title: 'zebra api' }),
+      scenario.stale({ title: 'build web' }),
+      scenario.needsAnswer({ title: 'zebra web' }),
+      scenario.running({ title: 'zebra docs' }),
+    ];
+    const { app } = setup(runs, '#/all');
+    const tab = (name: string) => screen.getByRole('link', { name: new RegExp(`^${name} \\d+`) });
+    await waitFor(() => expect(tab('All').textContent).toMatch(/All\s*4/));
+    expect(tab('Stale').textContent).toMatch(/Stale\s*2/);
+    await app.setSearch('zebra');
+    await waitFor(() => expect(tab('All').textContent).toMatch(/All\s*3/));
+    expect(tab('Stale').textContent).toMatch(/Stale\s*1/);
+    expect(tab('Needs you').textContent).toMatch(/Needs you\s*2/);
+    expect(tab('Running').textContent).toMatch(/Running\s*1/);
+    await app.setSearch('');
+    await waitFor(() => expect(tab('All').textContent).toMatch(/All\s*4/));
+  });
+});

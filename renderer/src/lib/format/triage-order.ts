@@ -44,10 +44,9 @@ export function triageGroupOf(item: Pick<RunListItem, 'display' | 'ambiguousEffe
   return 'other';
 }
 
-/** The soonest open-question deadline a list item carries, when the store sends one. */
-function deadlineOf(item: RunListItem): number {
-  const value = (item as RunListItem & { nextDeadlineAt?: number | null }).nextDeadlineAt;
-  return typeof value === 'number' ? value : Number.POSITIVE_INFINITY;
+/** The soonest open-question deadline of a run; a question without one waits behind those with one. */
+function deadlineOf(item: Pick<RunListItem, 'nextDeadlineAt'>): number {
+  return item.nextDeadlineAt ?? Number.POSITIVE_INFINITY;
 }
 
 /** The items in triage order (stable: equal items keep the order they came in). */

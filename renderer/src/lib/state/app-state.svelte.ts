@@ -15,6 +15,7 @@ import { CommandDialogState } from './command-dialog.svelte';
 import { NotificationsState } from './notifications.svelte';
 import { ProjectsState } from './projects.svelte';
 import { QuickAnswerState } from './quick-answer.svelte';
+import { SearchCountsState } from './search-counts.svelte';
 import { RunDetailState, type HeaderAction } from './run-detail.svelte';
 import { RunListState } from './run-list.svelte';
 import { RunSelection } from './run-selection.svelte';
@@ -67,6 +68,7 @@ export class AppState {
   readonly command: CommandDialogState;
   readonly bulk: BulkDialogState;
   readonly quickAnswer: QuickAnswerState;
+  readonly searchCounts: SearchCountsState;
   readonly toasts = new ToastsState();
   readonly shell: Shell;
 
@@ -94,6 +96,7 @@ export class AppState {
     this.command = new CommandDialogState(this.detail);
     this.bulk = new BulkDialogState(api);
     this.quickAnswer = new QuickAnswerState(api);
+    this.searchCounts = new SearchCountsState(api);
   }
 
   get dialogOpen(): boolean {
@@ -255,6 +258,9 @@ export class AppState {
     if (listChanged) {
       tasks.push(this.list.load({ view: next.view, projectPath: next.projectPath, search: next.search }));
     }
+    if (force || prev.projectPath !== next.projectPath || prev.search !== next.search) {
+      tasks.push(this.searchCounts.load({ search: next.search, projectPath: next.projectPath }));
+    }
     if (next.runId === null) this.detail.close();
     else if (force || prev.runId !== next.runId) {
       this.list.activeId = next.runId;
@@ -341,6 +347,8 @@ export class AppState {
       this.projects.load(),
       this.notifications.load(),
     ];
+    if (this.route.search.trim() !== '')
+      tasks.push(this.searchCounts.load({ search: this.route.search, projectPath: this.route.projectPath }));
     if (openId !== null && (push.runIds.length === 0 || push.runIds.includes(openId))) {
       tasks.push(this.detail.reload());
     }

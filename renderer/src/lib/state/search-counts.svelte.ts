@@ -1,0 +1,51 @@
+/**
+ * The view tabs' counts while a search is active: how many of the runs it matches each view holds (the store
+ * counts them, search-counts.ts). Without a search the tabs use the project counts instead.
+ */
+import type { RunwardenApi } from '../../../../shared/contract';
+import type { StatusCounts } from '../../../../shared/views';
+
+export interface SearchQuery {
+  search: string;
+  projectPath: string | null;
+}
+
+export class SearchCountsState {
+  /** The counts of `query`, once they arrived; null while there is no search or before its first answer. */
+  counts = $state.raw<StatusCounts | null>(null);
+  needsYou = $state(0);
+  /** More runs matched than the store counted: the numbers are a floor. */
+  capped = $state(false);
+  query = $state.raw<SearchQuery | null>(null);
+
+  readonly #api: RunwardenApi;
+  #generation = 0;
+
+  constructor(api: RunwardenApi) {
+    this.#api = api;
+  }
+
+  /** Counts for a search; an empty search clears them. Answers to older queries are dropped. */
+  async load(query: SearchQuery): Promise<void> {
+    const generation = ++this.#generation;
+    const search = query.search.trim();
+    if (search === '') {
+      this.query = null;
+      this.counts = null;
+      return;
+    }
+    const sameQuery =
+      this.query !== null && this.query.search === search && this.query.projectPath === query.projectPath;
+    if (!sameQuery) this.counts = null;
+    this.query = { search, projectPath: query.projectPath };
+    const result = await this.#api.getAttention({
+      limit: 1,
+      search,
+      ...(query.projectPath !== null && { projectPath: query.projectPath }),
+    });
+    if (generation !== this.#generation || !result.ok) return;
+    this.counts = result.value.counts;
+    this.needsYou = result.value.needsYou;
+    this.capped = result.value.capped === true;
+  }
+}
