@@ -2,13 +2,13 @@
  * What a search matches, counted per display status and "needs you", so the window's tab counts follow the
  * active search (docs/WINDOW.md#search). The same match as the list's (SEARCH_SQL), the same status
  * mapping as the unfiltered counts (run-counts.ts: an expired owner counts as stale). Bounded: past
- * SEARCH_COUNT_CAP matching runs the counts stop growing and say so.
+ * SEARCH_COUNT_CAP matching runs the counts stop growing and say so (figures in docs/WINDOW.md#search).
  */
 import type { DisplayStatus } from '../../shared/display-status';
 import type { StatusCounts } from '../../shared/views';
 import { filterPath, findProjectByPath } from './projects';
 import { NEEDS_YOU_SQL, timeParams } from './run-views';
-import { runIdRange, SEARCH_SQL } from './search-plan';
+import { ftsPhrase, runIdRange, SEARCH_CANDIDATES_SQL, SEARCH_SQL, searchMode } from './search-plan';
 import type { StoreContext } from './store-context';
 
 /** At most this many matching runs are counted: a search this broad is not narrowing anything. */
@@ -33,7 +33,11 @@ export function searchCounts(
     ...runIdRange(search),
     cap: SEARCH_COUNT_CAP + 1,
   };
-  const where = [SEARCH_SQL];
+  // A needle of 3+ characters reads only the trigram index's candidates (and the id range, and the runs of
+  // matching projects), then applies the exact test: a rare word costs its few rows, not a scan of every run.
+  const indexed = searchMode(params.search as string) === 'index';
+  if (indexed) params.match = ftsPhrase(params.search as string);
+  const where = indexed ? [SEARCH_CANDIDATES_SQL, SEARCH_SQL] : [SEARCH_SQL];
   if (q.projectPath !== undefined) {
     const project = findProjectByPath(ctx, filterPath(q.projectPath));
     if (project === null) return { counts: {}, needsYou: 0, capped: false };
