@@ -569,4 +569,29 @@ describe('retryRun', () => {
     expect(retry.id).not.toBe(run.id);
     expect(log.check().slice(-2)).toEqual(['run.reserved', 'run.retried']);
   });
+
+  it('is refused while a side effect of the finished run is unresolved, and allowed once it is', () => {
+    const claim = reserveAndClaim(t);
+    t.store.startAttempt(claim, 's');
+    const effect = t.store.reserveEffect(claim, { type: 'charge', idempotencyKey: 'c1', summary: 'charge' });
+    t.store.beginEffect(claim, effect.id);
+    t.store.settleEffect(claim, effect.id, 'ambiguous');
+    t.store.failRun(claim, 'lost the connection mid-charge');
+    log.check();
+    const refused = errorOf(() =>
+      t.store.retryRun(claim.runId, { expectedRevision: rev(claim.runId), actor: HUMAN }),
+    );
+    expect(refused.code).toBe('CONFLICT');
+    expect(refused.message).toMatch(/Resolve it first: a retry could do it again/);
+    expect(refused.recovery).toEqual({ kind: 'resolveEffects', runId: claim.runId });
+    expect(log.check(), 'a refused retry writes nothing').toEqual([]);
+    t.store.resolveEffect(effect.id, {
+      resolution: 'applied',
+      note: 'the provider shows the charge',
+      expectedRevision: rev(claim.runId),
+      actor: HUMAN,
+    });
+    const retry = t.store.retryRun(claim.runId, { expectedRevision: rev(claim.runId), actor: HUMAN });
+    expect(retry).toMatchObject({ parentRunId: claim.runId, lineage: 'retry' });
+  });
 });
