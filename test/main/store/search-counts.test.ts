@@ -7,11 +7,7 @@ import { displayStatus } from '../../../shared/display-status';
 import { createTempStore, reserve, runnerOwner, type TempStore } from '../../helpers/temp-store';
 
 let t: TempStore;
-afterEach(() => {
-  const integrity = t.store.doctor().integrity;
-  t.cleanup();
-  expect(integrity).toBe('ok');
-});
+afterEach(() => t.cleanup());
 
 /** Display statuses of every run the list shows for a search (all pages). */
 function listed(search: string, view: 'all' | 'needs-you', projectPath?: string): string[] {
@@ -85,5 +81,6 @@ describe('search counts', () => {
     expect(find(run.id.slice(4, 7))).toEqual([]);
     expect(find('run_')).toEqual([]);
     expect(t.store.attentionSummary(5, { search: run.id.slice(4) }).counts).toEqual({ queued: 1 });
+    expect(t.store.doctor().integrity).toBe('ok');
   });
 });

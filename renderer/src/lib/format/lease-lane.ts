@@ -91,7 +91,7 @@ export function leaseLane(
     width: Math.max(0.8, pct(s.to) - pct(s.from)),
   }));
   const held = segments.at(-1)?.ending === 'held';
-  const beat = held && lease?.heartbeatAt != null ? lease.heartbeatAt : null;
+  const beat = held && lease !== null && lease.heartbeatAt !== null ? lease.heartbeatAt : null;
   const beats = beat !== null && beat >= start ? [pct(beat)] : [];
   const lost = segments.filter((s) => s.ending === 'lost').length;
   const summary =
