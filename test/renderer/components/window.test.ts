@@ -123,9 +123,7 @@ describe('retry', () => {
     const toolbar = screen.getByRole('toolbar', { name: 'Run actions' });
     expect(within(toolbar).queryByRole('button', { name: 'Retry…' })).toBeNull();
     expect(within(toolbar).getByRole('button', { name: 'Resolve effects' })).toBeTruthy();
-    expect(screen.getByTestId('retry-held').textContent).toMatch(
-      /say whether its side effect\s+happened first/,
-    );
+    expect(screen.getByTestId('run-reason').textContent).toMatch(/Resolve it before retrying\./);
     expect(screen.getByRole('button', { name: 'It happened' })).toBeTruthy();
   });
 });
