@@ -51,14 +51,12 @@ async function go(page: Page, hash: string): Promise<void> {
   await expect(page.getByRole('grid', { name: 'Runs' })).toHaveAttribute('aria-busy', 'false');
 }
 
-/** The first run the store lists with this display status (`runwarden ls --status`). */
+/** The first run the store lists with exactly this display status (`runwarden ls --status` lists a view). */
 async function firstRun(status: string): Promise<{ id: string; title: string }> {
-  const page = await cliJson<{ items: Array<{ run: { id: string; title: string } }> }>(ws, [
-    'ls',
-    '--status',
-    status,
-  ]);
-  const run = page.items[0]?.run;
+  const page = await cliJson<{
+    items: Array<{ run: { id: string; title: string }; display: { status: string } }>;
+  }>(ws, ['ls', '--status', status, '--limit', '200']);
+  const run = page.items.find((item) => item.display.status === status)?.run;
   if (run === undefined) throw new Error(`the demo has no ${status} run`);
   return run;
 }

@@ -8,6 +8,8 @@ export function nextStepText(display: Pick<DisplayInfo, 'status' | 'actions' | '
       return 'Answer the question';
     case 'stale':
       return 'Cancel it, or wait for its runner';
+    case 'orphaned':
+      return 'Stop the command: its runner is gone';
     case 'ambiguous':
       return 'Say whether the effect happened';
     case 'parked':
