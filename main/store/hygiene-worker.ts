@@ -204,6 +204,8 @@ export function startHygieneWorker(store: RunStore, options: HygieneWorkerOption
       stopping = true;
       // Back on before the worker goes: no commit in between runs without either.
       deactivate();
+      // Held while it winds down: an unref'd worker would let the process end with `stop()` still pending.
+      worker.ref();
       send({ type: 'stop' });
       await exited;
     },
