@@ -138,6 +138,8 @@ export const schemas = {
       closeToTray: v.optional(v.boolean()),
       launchAtLogin: v.optional(v.boolean()),
       notificationsPaused: v.optional(v.boolean()),
+      logCapMb: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1024))),
+      logBudgetMb: v.optional(v.pipe(v.number(), v.integer(), v.minValue(16), v.maxValue(1_048_576))),
       notificationRules: v.optional(
         v.strictObject({
           defaults: v.optional(notifyRules),

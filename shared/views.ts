@@ -138,6 +138,58 @@ export interface DoctorReport {
   contradictions: Array<{ runId: string; problem: string }>;
   staleLeases: number;
   integrity: string;
+  logs: LogSpace;
+}
+
+/** The space run logs take beside the store (docs/RUN-OUTPUT.md#limits). */
+export interface LogSpace {
+  dir: string;
+  files: number;
+  bytes: number;
+  budgetBytes: number;
+  capBytes: number;
+}
+
+/** The stream a log record came from; `gap` marks output skipped between the kept head and tail. */
+export type LogStream = 'stdout' | 'stderr' | 'gap';
+
+/** One record of a run's log (docs/RUN-OUTPUT.md#format). Text is untrusted and raw: neutralise it before showing it. */
+export interface LogRecord {
+  seq: number;
+  at: number;
+  stream: LogStream;
+  text: string;
+  /** The command wrote no newline after this text (a long line split, a prompt, the end of output). */
+  partial?: boolean;
+  /** For `gap`: how much output was skipped. */
+  skippedBytes?: number;
+  skippedLines?: number;
+}
+
+/** A window on one log of a run: its latest records, or those after a cursor (live follow). */
+export interface RunLogPage {
+  runId: string;
+  /** The lease generation this log belongs to; null when the run has no log. */
+  generation: number | null;
+  /** Every log this run has (one per claim: a resumed run is re-run under a new generation). */
+  generations: number[];
+  /** The run this one was retried or continued from, whose log is the earlier output. */
+  parentRunId: string | null;
+  records: LogRecord[];
+  /** `afterSeq` was older than what is kept: the records are a fresh tail, not a continuation. */
+  reset: boolean;
+  bytes: number;
+  truncated: boolean;
+  /** Removed to keep logs within their total budget. */
+  removed: boolean;
+  /** The run still runs: more output may come. */
+  live: boolean;
+  /** This surface can open the log file in the desktop's own viewer. */
+  canOpen: boolean;
+}
+
+export interface LogPush {
+  runId: string;
 }
 
 export type BulkAction = 'cancel' | 'resume' | 'retry';
@@ -173,6 +225,10 @@ export interface Settings {
   closeToTray: boolean;
   launchAtLogin: boolean;
   notificationsPaused: boolean;
+  /** Per-run log cap (head + latest tail kept), in MiB (docs/RUN-OUTPUT.md#limits). */
+  logCapMb: number;
+  /** Total space for every run's log, in MiB: the oldest finished runs' logs go first. */
+  logBudgetMb: number;
   notificationRules: { defaults: NotifyRuleSet; projects: Record<string, Partial<NotifyRuleSet>> };
 }
 
@@ -185,6 +241,8 @@ export const DEFAULT_SETTINGS: Settings = {
   closeToTray: true,
   launchAtLogin: false,
   notificationsPaused: false,
+  logCapMb: 8,
+  logBudgetMb: 1024,
   notificationRules: {
     defaults: { needsAnswer: true, stale: true, failed: true, completed: false },
     projects: {},

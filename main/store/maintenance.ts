@@ -1,13 +1,18 @@
 /** Store hygiene (docs/ARCHITECTURE.md#sweeper): retention pruning, WAL checkpoints, the change counter. */
 import type { StoreContext } from './store-context';
 import { appendEvent } from './run-state';
+import { logPathsOfRuns } from './run-logs';
 
-/** Deletes up to `limit` terminal runs finished more than `olderThanMs` ago, with their rows and events. */
+/**
+ * Deletes up to `limit` terminal runs finished more than `olderThanMs` ago, with their rows and events.
+ * The paths of their output logs are added to `logPaths`, for the caller to delete once this commits.
+ */
 export function pruneTerminalRuns(
   ctx: StoreContext,
   olderThanMs: number,
   limit: number,
   now: number,
+  logPaths: string[] = [],
 ): number {
   const ids = ctx
     .prep(
@@ -18,6 +23,7 @@ export function pruneTerminalRuns(
        ORDER BY finished_at LIMIT ?`,
     )
     .all(now - olderThanMs, limit) as Array<{ id: string }>;
+  logPaths.push(...logPathsOfRuns(ctx, ids.map((row) => row.id)));
   for (const { id } of ids) {
     ctx.prep(`DELETE FROM events WHERE run_id = ?`).run(id);
     ctx.prep(`DELETE FROM runs WHERE id = ?`).run(id);

@@ -4,6 +4,9 @@
  * with `now` read inside it; every read is a short statement (no read held open across ticks).
  */
 import fs from 'node:fs';
+import { DEFAULT_SETTINGS } from '../../shared/views';
+import { isOwnLogPath, logsDirOf, removeLogFiles } from '../logs/log-files';
+import { logFolderUsage } from '../logs/log-space';
 import type {
   Actor,
   Attempt,
@@ -37,6 +40,7 @@ import * as person from './person-commands';
 import { attentionSummary, listProjects } from './run-counts';
 import { searchCounts } from './search-counts';
 import { getRunDetail, projectPathOfRun } from './run-detail';
+import * as runLogs from './run-logs';
 import { reserveRun } from './run-reservation';
 import { findRunRow, loadSnapshot, loadRunRow } from './run-state';
 import { listRuns } from './run-views';
@@ -67,6 +71,8 @@ import type {
   ReserveRunInput,
   RunDetail,
   RunListPage,
+  RunLogInfo,
+  RunLogInput,
   StoreInfo,
 } from './store-types';
 
@@ -412,8 +418,45 @@ export class RunStore {
     return this.#write((ctx, now) => deadlines.expirePresenterClaims(ctx, limit, now));
   }
 
+  /** Retention (SPEC §5 step 3): the runs' output logs are deleted with them, once the delete commits. */
   pruneTerminalRuns(olderThanMs: number, limit: number): number {
-    return this.#write((ctx, now) => maintenance.pruneTerminalRuns(ctx, olderThanMs, limit, now));
+    const logPaths: string[] = [];
+    const pruned = this.#write((ctx, now) => {
+      logPaths.length = 0;
+      return maintenance.pruneTerminalRuns(ctx, olderThanMs, limit, now, logPaths);
+    });
+    for (const logPath of logPaths) {
+      if (!isOwnLogPath(this.path, logPath)) continue;
+      try {
+        removeLogFiles(logPath);
+      } catch {
+        // Left for the log budget, which deletes logs whose run is gone.
+      }
+    }
+    return pruned;
+  }
+
+  // ── Run output logs (docs/RUN-OUTPUT.md) ───────────────────────────────────
+
+  /** The folder this store's run logs live in. */
+  get logsDir(): string {
+    return logsDirOf(this.path);
+  }
+
+  recordRunLog(input: RunLogInput): RunLogInfo {
+    return this.#write((ctx, now) => runLogs.recordRunLog(ctx, input, now));
+  }
+
+  listRunLogs(runId: string): RunLogInfo[] {
+    return this.#read((ctx) => runLogs.listRunLogs(ctx, runId));
+  }
+
+  markLogRemoved(runId: string, logPath: string): boolean {
+    return this.#write((ctx, now) => runLogs.markLogRemoved(ctx, runId, logPath, now));
+  }
+
+  runIsActive(runId: string): boolean {
+    return this.#read((ctx) => runLogs.runIsActive(ctx, runId));
   }
 
   dataVersion(): number {
@@ -543,6 +586,12 @@ export class RunStore {
       contradictions: doctor.findContradictions(ctx),
       staleLeases: doctor.countStaleLeases(ctx, now),
       integrity: doctor.integrity(ctx),
+      logs: {
+        dir: this.logsDir,
+        ...logFolderUsage(this.logsDir),
+        capBytes: settings.getSetting(ctx, 'logCapMb', DEFAULT_SETTINGS.logCapMb) * 1024 * 1024,
+        budgetBytes: settings.getSetting(ctx, 'logBudgetMb', DEFAULT_SETTINGS.logBudgetMb) * 1024 * 1024,
+      },
     }));
   }
 

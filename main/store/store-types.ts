@@ -147,3 +147,24 @@ export type {
   RunPage as RunListPage,
   StoreInfo,
 } from '../../shared/views';
+
+/** A claim's output log (docs/RUN-OUTPUT.md): the file, not its content. */
+export interface RunLogInfo {
+  runId: string;
+  generation: number;
+  path: string;
+  bytes: number;
+  truncated: boolean;
+  startedAt: number;
+  updatedAt: number;
+  /** Deleted to keep logs within their total budget. */
+  removedAt: number | null;
+}
+
+export interface RunLogInput {
+  runId: string;
+  generation: number;
+  path: string;
+  bytes: number;
+  truncated: boolean;
+}

@@ -4,6 +4,7 @@ import { migration0003 } from './0003-run-search';
 import { migration0004 } from './0004-owner-indexes';
 import { migration0005 } from './0005-search-upkeep';
 import { migration0006 } from './0006-owner-liveness';
+import { migration0007 } from './0007-run-logs';
 import type { Migration } from './migration';
 
 export type { Migration } from './migration';
@@ -16,6 +17,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0004,
   migration0005,
   migration0006,
+  migration0007,
 ];
 
 export const SUPPORTED_SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,254 @@
+/**
+ * Writes one run's output log (docs/RUN-OUTPUT.md): stdout and stderr as they arrive, one record per line,
+ * each stamped with its stream and time. Bounded: the first half of the cap is the head; past it, output goes
+ * to two rotating tail segments of a quarter of the cap each, so the latest output is always on disk (a
+ * SIGKILL loses nothing already written) and disk use never passes the cap. `close()` appends a gap marker
+ * and the kept tail to the log file and removes the segments.
+ *
+ * Every write is a synchronous append of whole records: microseconds in the page cache, so a command
+ * printing without pause never holds the event loop long enough to delay the run's heartbeat.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import type { LogRecord } from '../../shared/views';
+import { encodeRecord, MAX_RECORD_CHARS } from './log-format';
+import { ensureLogsDir, tailSegments } from './log-files';
+
+export type OutputStreamName = 'stdout' | 'stderr';
+
+export interface LogWriterOptions {
+  path: string;
+  capBytes: number;
+  clock?: () => number;
+  /** A line without its newline is written after this long without more output (a prompt, a progress bar). */
+  idleFlushMs?: number;
+}
+
+export interface LogSummary {
+  path: string;
+  /** Bytes of the closed log file. */
+  bytes: number;
+  /** Output was skipped between the head and the tail. */
+  truncated: boolean;
+  /** Bytes of output the command wrote (before the cap). */
+  outputBytes: number;
+}
+
+/** The smallest cap: a head and a tail that each hold a few long lines. */
+export const MIN_CAP_BYTES = 64 * 1024;
+
+class Segment {
+  /** Bytes on disk. */
+  bytes = 0;
+  /** Bytes of output the records hold (what the gap marker reports once they are skipped). */
+  outputBytes = 0;
+  lines = 0;
+  firstSeq = 0;
+  constructor(
+    readonly file: string,
+    readonly fd: number,
+  ) {}
+}
+
+export class LogWriter {
+  readonly path: string;
+  readonly #clock: () => number;
+  readonly #headCap: number;
+  readonly #segmentCap: number;
+  readonly #idleFlushMs: number;
+  readonly #fd: number;
+  readonly #decoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
+  readonly #pending = { stdout: '', stderr: '' };
+  #seq = 0;
+  #headBytes = 0;
+  #inTail = false;
+  #older: Segment | null = null;
+  #current: Segment | null = null;
+  #skippedBytes = 0;
+  #skippedLines = 0;
+  #firstSkippedSeq = 0;
+  #outputBytes = 0;
+  #idleTimer: NodeJS.Timeout | null = null;
+  #closed: LogSummary | null = null;
+
+  private constructor(options: LogWriterOptions, fd: number) {
+    this.path = options.path;
+    this.#fd = fd;
+    this.#clock = options.clock ?? Date.now;
+    const cap = Math.max(MIN_CAP_BYTES, Math.floor(options.capBytes));
+    this.#headCap = Math.floor(cap / 2);
+    this.#segmentCap = Math.floor(cap / 4);
+    this.#idleFlushMs = options.idleFlushMs ?? 300;
+  }
+
+  /** Creates (or empties) the log file, its folder private to this user. */
+  static open(options: LogWriterOptions): LogWriter {
+    ensureLogsDir(path.dirname(options.path));
+    for (const segment of tailSegments(options.path)) fs.rmSync(segment, { force: true });
+    const fd = fs.openSync(options.path, 'w', 0o600);
+    fs.fchmodSync(fd, 0o600);
+    return new LogWriter(options, fd);
+  }
+
+  get truncated(): boolean {
+    return this.#skippedBytes > 0;
+  }
+
+  /** One chunk of a stream as the pipe delivered it. */
+  write(stream: OutputStreamName, chunk: Buffer | string): void {
+    if (this.#closed !== null) return;
+    this.#outputBytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+    const text = typeof chunk === 'string' ? chunk : this.#decoders[stream].write(chunk);
+    const records: LogRecord[] = [];
+    const other: OutputStreamName = stream === 'stdout' ? 'stderr' : 'stdout';
+    // The other stream's unfinished line came first: write it now so the log keeps the arrival order.
+    this.#takePartial(other, records);
+    let pending = this.#pending[stream] + text;
+    const at = this.#clock();
+    let newline = pending.indexOf('\n');
+    while (newline !== -1) {
+      this.#pushLine(records, stream, pending.slice(0, newline), at, false);
+      pending = pending.slice(newline + 1);
+      newline = pending.indexOf('\n');
+    }
+    while (pending.length > MAX_RECORD_CHARS) {
+      records.push(this.#record(stream, pending.slice(0, MAX_RECORD_CHARS), at, true));
+      pending = pending.slice(MAX_RECORD_CHARS);
+    }
+    this.#pending[stream] = pending;
+    this.#append(records);
+    this.#armIdleFlush();
+  }
+
+  /** Writes what is pending, appends the kept tail after a gap marker, and closes the file. Idempotent. */
+  close(): LogSummary {
+    if (this.#closed !== null) return this.#closed;
+    if (this.#idleTimer !== null) clearTimeout(this.#idleTimer);
+    const records: LogRecord[] = [];
+    for (const stream of ['stdout', 'stderr'] as const) {
+      this.#pending[stream] += this.#decoders[stream].end();
+      this.#takePartial(stream, records);
+    }
+    this.#append(records);
+    if (this.#inTail) this.#appendTail();
+    const bytes = fs.fstatSync(this.#fd).size;
+    fs.closeSync(this.#fd);
+    this.#closed = { path: this.path, bytes, truncated: this.truncated, outputBytes: this.#outputBytes };
+    return this.#closed;
+  }
+
+  #pushLine(records: LogRecord[], stream: OutputStreamName, line: string, at: number, partial: boolean): void {
+    let rest = line;
+    while (rest.length > MAX_RECORD_CHARS) {
+      records.push(this.#record(stream, rest.slice(0, MAX_RECORD_CHARS), at, true));
+      rest = rest.slice(MAX_RECORD_CHARS);
+    }
+    records.push(this.#record(stream, rest, at, partial));
+  }
+
+  #takePartial(stream: OutputStreamName, records: LogRecord[]): void {
+    const pending = this.#pending[stream];
+    if (pending === '') return;
+    this.#pending[stream] = '';
+    this.#pushLine(records, stream, pending, this.#clock(), true);
+  }
+
+  #record(stream: OutputStreamName, text: string, at: number, partial: boolean): LogRecord {
+    this.#seq += 1;
+    const record: LogRecord = { seq: this.#seq, at, stream, text };
+    if (partial) record.partial = true;
+    return record;
+  }
+
+  #armIdleFlush(): void {
+    if (this.#idleTimer !== null || (this.#pending.stdout === '' && this.#pending.stderr === '')) return;
+    this.#idleTimer = setTimeout(() => {
+      this.#idleTimer = null;
+      if (this.#closed !== null) return;
+      const records: LogRecord[] = [];
+      this.#takePartial('stdout', records);
+      this.#takePartial('stderr', records);
+      this.#append(records);
+    }, this.#idleFlushMs);
+    this.#idleTimer.unref();
+  }
+
+  /** Head records go to the log file until the head is full; the rest to the current tail segment. */
+  #append(records: LogRecord[]): void {
+    let head = '';
+    let tail = '';
+    for (const record of records) {
+      const line = encodeRecord(record);
+      const bytes = Buffer.byteLength(line);
+      if (!this.#inTail && this.#headBytes + bytes <= this.#headCap) {
+        head += line;
+        this.#headBytes += bytes;
+        continue;
+      }
+      this.#inTail = true;
+      const current = this.#current ?? this.#openSegment();
+      if (current.bytes > 0 && current.bytes + bytes > this.#segmentCap) {
+        this.#writeAll(current.fd, tail);
+        tail = '';
+        this.#rotate();
+      }
+      tail += line;
+      const segment = this.#current as Segment;
+      if (segment.lines === 0) segment.firstSeq = record.seq;
+      segment.bytes += bytes;
+      segment.outputBytes += Buffer.byteLength(record.text) + (record.partial === true ? 0 : 1);
+      segment.lines += 1;
+    }
+    if (head !== '') this.#writeAll(this.#fd, head);
+    if (tail !== '' && this.#current !== null) this.#writeAll(this.#current.fd, tail);
+  }
+
+  #openSegment(): Segment {
+    const [, current] = tailSegments(this.path);
+    this.#current = new Segment(current, fs.openSync(current, 'w', 0o600));
+    return this.#current;
+  }
+
+  /** The older segment's output is skipped for good; the current one becomes the older one. */
+  #rotate(): void {
+    const [olderPath] = tailSegments(this.path);
+    const current = this.#current as Segment;
+    if (this.#older !== null) {
+      if (this.#skippedLines === 0) this.#firstSkippedSeq = this.#older.firstSeq;
+      this.#skippedBytes += this.#older.outputBytes;
+      this.#skippedLines += this.#older.lines;
+    }
+    fs.closeSync(current.fd);
+    fs.renameSync(current.file, olderPath);
+    this.#older = current;
+    this.#openSegment();
+  }
+
+  #appendTail(): void {
+    const [olderPath, currentPath] = tailSegments(this.path);
+    if (this.#current !== null) fs.closeSync(this.#current.fd);
+    if (this.#skippedLines > 0) {
+      const gap: LogRecord = {
+        seq: this.#firstSkippedSeq,
+        at: this.#clock(),
+        stream: 'gap',
+        text: '',
+        skippedBytes: this.#skippedBytes,
+        skippedLines: this.#skippedLines,
+      };
+      this.#writeAll(this.#fd, encodeRecord(gap));
+    }
+    for (const file of [olderPath, currentPath]) {
+      if (fs.existsSync(file)) this.#writeAll(this.#fd, fs.readFileSync(file));
+    }
+    // Only once the tail is in the log file: a crash in between leaves both, and readers skip duplicates.
+    for (const file of [olderPath, currentPath]) fs.rmSync(file, { force: true });
+  }
+
+  #writeAll(fd: number, data: string | Buffer): void {
+    const buffer = typeof data === 'string' ? Buffer.from(data) : data;
+    let offset = 0;
+    while (offset < buffer.length) offset += fs.writeSync(fd, buffer, offset);
+  }
+}
