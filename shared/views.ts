@@ -176,6 +176,8 @@ export interface RunLogPage {
   /** The run this one was retried or continued from, whose log is the earlier output. */
   parentRunId: string | null;
   records: LogRecord[];
+  /** The newest sequence number in this log: pass it back as `afterSeq` to get only what came since. */
+  lastSeq: number;
   /** `afterSeq` was older than what is kept: the records are a fresh tail, not a continuation. */
   reset: boolean;
   bytes: number;

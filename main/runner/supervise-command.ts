@@ -15,6 +15,10 @@ import { groupAlive, processStartId } from '../store';
 import { launchArgv } from './launch-command';
 import { signalTree } from './process-tree';
 import type { RunSession } from './run-session';
+import { teeOutput, type OutputSink } from './tee-output';
+
+/** How long output may still arrive after the command exited (a background child may keep the pipes open). */
+const DRAIN_MS = 1000;
 
 export type StopReason = 'fenced' | 'cancelRequested' | 'pauseRequested' | 'interrupted';
 
@@ -25,6 +29,8 @@ export interface CommandOutcome {
   /** The signal this process received and forwarded, for `interrupted`. */
   interruptSignal: NodeJS.Signals | null;
   spawnError: NodeJS.ErrnoException | null;
+  /** The command's last stderr lines (with `output`), quoted in the failure reason. */
+  lastStderr: string[];
 }
 
 export interface SuperviseOptions {
@@ -34,6 +40,11 @@ export interface SuperviseOptions {
   ownGroup: boolean;
   /** SIGTERM → SIGKILL grace; default 5 s. */
   graceMs?: number;
+  /**
+   * Where the command's output is logged (docs/RUN-OUTPUT.md#capture): stdout and stderr become pipes
+   * teed to the sink and, with stdio 'inherit', to this process's own stdout and stderr.
+   */
+  output?: OutputSink | null;
   /** Called once, right after the child started. */
   onSpawn?: (pid: number) => void;
 }
@@ -50,6 +61,7 @@ export async function superviseCommand(
     stopReason: null,
     interruptSignal: null,
     spawnError: null,
+    lastStderr: [],
   };
   if (file === undefined) {
     outcome.spawnError = Object.assign(new Error('empty command'), { code: 'ENOENT' });
@@ -65,7 +77,7 @@ export async function superviseCommand(
   const child = spawn(launchFile ?? file, launchArgs, {
     cwd: command.cwd,
     env: options.env,
-    stdio: options.stdio,
+    stdio: options.output === undefined ? options.stdio : ['inherit', 'pipe', 'pipe'],
     detached: options.ownGroup,
   });
   // Whatever way this process leaves (an uncaught error, process.exit), the group goes with it.
@@ -73,6 +85,14 @@ export async function superviseCommand(
     if (options.ownGroup && child.pid !== undefined) signalTree(child.pid, 'SIGKILL', true);
   };
   process.once('exit', onExit);
+  const tee =
+    options.output === undefined
+      ? null
+      : teeOutput(
+          child,
+          options.output,
+          options.stdio === 'inherit' ? { stdout: process.stdout, stderr: process.stderr } : null,
+        );
   const graceMs = options.graceMs ?? 5000;
   let killTimer: NodeJS.Timeout | null = null;
   let exited = false;
@@ -126,6 +146,10 @@ export async function superviseCommand(
         resolve();
       });
     });
+    if (tee !== null) {
+      await tee.drained(DRAIN_MS);
+      outcome.lastStderr = tee.recentStderr();
+    }
   } finally {
     if (killTimer !== null) clearTimeout(killTimer);
     // The leader is gone; anything it left running in its group (a background job) goes too.
@@ -225,7 +249,8 @@ export function settleRun(
     }
     const how =
       outcome.code !== null ? `exited with code ${outcome.code}` : `was killed by ${outcome.signal}`;
-    const message = `${name} ${how}`;
+    const quoted = outcome.lastStderr.length > 0 ? `; last stderr: ${outcome.lastStderr.join(' / ')}` : '';
+    const message = `${name} ${how}${quoted}`;
     session.fail(message);
     return { status: 'failed', message: `run ${session.runId} failed: ${message}` };
   } catch (error) {

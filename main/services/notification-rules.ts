@@ -170,8 +170,12 @@ function noticeFor(event: RunEvent, settings: Settings, run: RunLabel | null): D
         level: 'attention',
         runId: event.runId,
       };
-    case 'failed':
-      return { title: `Failed: ${run.title}`, body: project, level: 'failure', runId: event.runId };
+    case 'failed': {
+      // The reason quotes the command's last stderr lines (docs/RUN-OUTPUT.md#failure-reason).
+      const error = (event.payload as { error?: unknown } | null)?.error;
+      const body = typeof error === 'string' && error !== '' ? `${project} — ${error}` : project;
+      return { title: `Failed: ${run.title}`, body, level: 'failure', runId: event.runId };
+    }
     case 'completed':
       return { title: `Completed: ${run.title}`, body: project, level: 'success', runId: event.runId };
   }

@@ -1,4 +1,5 @@
 /** `runwarden doctor`: where the store is, its health, contradictions and stale leases. */
+import { formatBytes } from '../../../shared/log-text';
 import type { DoctorReport } from '../../store';
 import {
   COMMON_HELP,
@@ -23,8 +24,8 @@ export const doctorCommand: Command = {
   help: `Usage: runwarden doctor [--json]
 
 Reports the store's path, size, schema version, mode (read-write or read-only and why),
-WAL size, SQLite's integrity check, runs whose queue and run states contradict each other,
-and leases that expired without their runner finishing (stale runs).
+WAL size, SQLite's integrity check, the space run logs use (and their budget),
+runs whose queue and run states contradict each other, and leases that expired without their runner finishing (stale runs).
 
 ${JSON_HELP}
 ${COMMON_HELP}
@@ -63,6 +64,11 @@ function renderReport(report: DoctorReport, paint: Paint): string {
         : paint('yellow', `${report.staleLeases} stale lease(s): see "runwarden ls --status stale"`),
     ],
     [
+      'logs',
+      `${formatBytes(report.logs.bytes)} in ${report.logs.files} file(s) of ${formatBytes(report.logs.budgetBytes)} ` +
+        `(each run's log capped at ${formatBytes(report.logs.capBytes)}) in ${report.logs.dir}`,
+    ],
+    [
       'consistency',
       report.contradictions.length === 0
         ? paint('green', 'no contradictions')
@@ -73,10 +79,4 @@ function renderReport(report: DoctorReport, paint: Paint): string {
   for (const contradiction of report.contradictions)
     lines.push(`  ${contradiction.runId}: ${sanitizeLine(contradiction.problem)}`);
   return `${lines.join('\n')}\n`;
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }

@@ -1,5 +1,6 @@
 /** `runwarden exec`: run a command as a durable run (reserve, claim, heartbeat, settle). */
 import { basename, delimiter, dirname } from 'node:path';
+import { openRunLog } from '../../runner/run-log';
 import { runnerEnv } from '../../runner/runner-env';
 import { DEFAULT_LEASE_MS, RunSession } from '../../runner/run-session';
 import { runnerActor, runnerOwner } from '../../runner/owner-info';
@@ -133,13 +134,17 @@ Exit status: CMD's exit code (128+N when killed by signal N); 1 if the lease was
       RUNWARDEN_NODE: process.execPath,
       PATH: [binDir, process.env.PATH ?? ''].filter((part) => part !== '').join(delimiter),
     };
+    // CMD's output is logged beside the store and still shown here (docs/RUN-OUTPUT.md#capture).
+    const log = openRunLog(store, claim, (message) => ctx.stderr.write(`runwarden: ${message}\n`));
     const outcome = await superviseCommand(session, command, {
       env,
       stdio: 'inherit',
       // Attached to a terminal, CMD stays in the foreground group (Ctrl-C, reading stdin);
       // otherwise its own group, so a stop reaches everything it started.
       ownGroup: !process.stdin.isTTY,
+      output: log,
     });
+    log?.finish();
     let told = false;
     const settlement = await settleRunDurably(session, command, outcome, 'cancel', {
       onRetry: (failed) => {

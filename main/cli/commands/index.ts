@@ -59,6 +59,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./show')).showCommand,
   },
   {
+    name: 'logs',
+    summary: "print a run's output (stdout and stderr, in order), or follow it live",
+    load: async () => (await import('./logs')).logsCommand,
+  },
+  {
     name: 'cancel',
     summary: 'cancel a stale or idle run (--request: ask a live runner to stop)',
     load: async () => (await import('./cancel')).cancelCommand,

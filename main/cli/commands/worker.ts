@@ -1,6 +1,7 @@
 /** `runwarden worker`: claim queued runs that carry a command and execute them, one at a time. */
 import { delimiter, dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { openRunLog } from '../../runner/run-log';
 import { runnerEnv } from '../../runner/runner-env';
 import { claimNextRun, DEFAULT_LEASE_MS } from '../../runner/run-session';
 import { runnerOwner } from '../../runner/owner-info';
@@ -101,6 +102,7 @@ Exit status: 0 after a clean stop (with --once: the run's command exit code, or 
       }
       session.markRunning();
       log(`run ${run.id}: ${sanitizeLine(shellCommand(command.argv))} (in ${sanitizeLine(command.cwd)})`);
+      const output = openRunLog(store, session.claim, log);
       const outcome = await superviseCommand(session, command, {
         env: {
           ...process.env,
@@ -110,7 +112,9 @@ Exit status: 0 after a clean stop (with --once: the run's command exit code, or 
         },
         stdio: 'inherit',
         ownGroup: true,
+        output,
       });
+      output?.finish();
       const settlement = await settleRunDurably(session, command, outcome, 'park', {
         onRetry: (failed, tries) => {
           if (tries === 1) log(`${failed.message}; keeping the lease and trying again until it is recorded`);
