@@ -8,6 +8,8 @@ export const CHANNEL_METHODS = {
   'projects:list': 'listProjects',
   'runs:list': 'listRuns',
   'runs:detail': 'getRunDetail',
+  'runs:log': 'getRunLog',
+  'runs:openLog': 'openRunLog',
   'runs:previewCancel': 'previewCancel',
   'runs:cancel': 'cancelRun',
   'runs:requestCancel': 'requestCancel',
@@ -33,7 +35,7 @@ export type ApiMethod = (typeof CHANNEL_METHODS)[Channel];
 export const CHANNELS = Object.keys(CHANNEL_METHODS) as Channel[];
 
 /** Pushes from main to the renderer. Declared, never a generic bus (docs/ARCHITECTURE.md#conventions). */
-export const PUSH_EVENTS = ['changed', 'attention', 'open-run', 'store-status'] as const;
+export const PUSH_EVENTS = ['changed', 'attention', 'open-run', 'store-status', 'log'] as const;
 export type PushEvent = (typeof PUSH_EVENTS)[number];
 
 /** The IPC channel prefix for pushes, so request and push names can never collide. */

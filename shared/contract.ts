@@ -18,9 +18,11 @@ import {
   type CancelPreview,
   type ChangedPush,
   type DoctorReport,
+  type LogPush,
   type OpenRunPush,
   type ProjectSummary,
   type RunDetail,
+  type RunLogPage,
   type RunPage,
   type Settings,
   type StoreInfo,
@@ -30,6 +32,8 @@ import {
 
 const MAX_TEXT = 2_000;
 const MAX_REASON = 500;
+/** The most log records one `runs:log` answer carries (docs/RUN-OUTPUT.md#reading). */
+export const MAX_LOG_RECORDS = 5_000;
 
 const runId = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a run id'));
 const revision = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER));
@@ -74,6 +78,17 @@ export const schemas = {
     runId,
     eventsLimit: limit(1000),
     eventsBefore: v.optional(positiveId),
+  }),
+  'runs:log': v.strictObject({
+    runId,
+    generation: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER))),
+    tail: limit(MAX_LOG_RECORDS),
+    afterSeq: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER))),
+    stream: v.optional(v.picklist(['stdout', 'stderr'])),
+  }),
+  'runs:openLog': v.strictObject({
+    runId,
+    generation: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER))),
   }),
   'runs:previewCancel': v.strictObject({ runId }),
   'runs:cancel': v.strictObject({ runId, expectedRevision: revision, reason }),
@@ -157,6 +172,8 @@ export interface Responses {
   'projects:list': ProjectSummary[];
   'runs:list': RunPage;
   'runs:detail': RunDetail;
+  'runs:log': RunLogPage;
+  'runs:openLog': { opened: true };
   'runs:previewCancel': CancelPreview;
   'runs:cancel': CancelOutcome;
   'runs:requestCancel': Run;
@@ -183,6 +200,7 @@ export interface Pushes {
   attention: AttentionPush;
   'open-run': OpenRunPush;
   'store-status': StoreStatusPush;
+  log: LogPush;
 }
 
 export type Request<C extends Channel> = v.InferInput<(typeof schemas)[C]>;

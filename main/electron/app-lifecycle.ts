@@ -3,7 +3,7 @@
  * opened through the host services, window + tray + notifications + IPC wired to them, and one quit path
  * that disposes everything. Thin on purpose: every decision lives in a module tested on its own.
  */
-import { app, dialog, ipcMain, Menu, Notification, session } from 'electron';
+import { app, dialog, ipcMain, Menu, Notification, session, shell } from 'electron';
 import os from 'node:os';
 import { PUSH_CHANNEL_PREFIX, type PushEvent } from '../../shared/channel-names';
 import type { Pushes } from '../../shared/contract';
@@ -267,6 +267,12 @@ export function runApp(mainModuleUrl: string): void {
           push,
           onSettingsChanged,
           attention: { items: TRAY_MENU_RUNS, onAttention },
+          // A run's log file (checked to be in the store's logs folder) in the desktop's text viewer.
+          openPath: (path) => {
+            void shell.openPath(path).then((problem) => {
+              if (problem !== '') log(`runwarden: could not open ${path}: ${problem}`);
+            });
+          },
         });
       } catch (error) {
         log('runwarden: the store could not be opened', error);

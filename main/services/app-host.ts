@@ -27,6 +27,7 @@ import {
 import { SLOW_REQUEST_MS, createDispatcher } from './dispatcher';
 import type { AppHost, AppHostOptions } from './host-types';
 import { WRITE_CHANNELS } from './handlers';
+import { watchLogs, type LogWatcher } from './log-watcher';
 import { catchUpNotice, coalesce, noticesFor } from './notification-rules';
 import { loadSettings } from './settings-service';
 import { createSweeper, type SweepReport } from './sweeper';
@@ -110,6 +111,7 @@ export function createAppHost(options: AppHostOptions): AppHost {
         settings = next;
         options.onSettingsChanged?.(next);
       },
+      ...(options.openPath !== undefined && { openPath: options.openPath }),
     },
     {
       onBusy: (nowBusy) => setBusy(nowBusy),
@@ -160,6 +162,7 @@ export function createAppHost(options: AppHostOptions): AppHost {
     }
   };
   let warmUpTimer: ReturnType<typeof setTimeout> | null = null;
+  let logWatcher: LogWatcher | null = null;
 
   const setBusy = (nowBusy: boolean) => {
     if (nowBusy === busy) return;
@@ -239,6 +242,9 @@ export function createAppHost(options: AppHostOptions): AppHost {
     start() {
       hygieneWorker ??= startHostHygiene(store);
       pushStoreStatus();
+      logWatcher ??= watchLogs(store.logsDir, (runId) => options.push('log', { runId }), {
+        create: store.mode === 'read-write',
+      });
       sweeper.start();
       pushAttention();
       // After the caller's own start-up work (the window begins loading): not in its way.
@@ -249,6 +255,8 @@ export function createAppHost(options: AppHostOptions): AppHost {
     },
     dispose() {
       if (warmUpTimer !== null) clearTimeout(warmUpTimer);
+      logWatcher?.close();
+      logWatcher = null;
       sweeper.stop();
       // Auto-checkpoint is back on synchronously; the worker closes its connection on its own thread.
       void hygieneWorker?.stop();

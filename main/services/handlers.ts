@@ -7,8 +7,10 @@ import type { Channel } from '../../shared/channel-names';
 import type { ParsedRequest, Response } from '../../shared/contract';
 import { displayStatus, type RunAction } from '../../shared/display-status';
 import type { Actor } from '../../shared/domain';
-import { assertNever, isRunwardenError } from '../../shared/errors';
+import { assertNever, isRunwardenError, RunwardenError } from '../../shared/errors';
+import { MAX_LOG_RECORDS } from '../../shared/contract';
 import type { BulkItemResult, BulkResult, Settings } from '../../shared/views';
+import { readRunLogPage, runLogPath } from '../logs/run-log-page';
 import type { CommandIdentity, RunStore, StoreReader } from '../store';
 import { stopCommandGroup, type StopCommandResult } from '../runner/stop-command';
 import { applySettingsPatch, loadSettings } from './settings-service';
@@ -24,6 +26,8 @@ export interface HandlerDeps {
   stopCommand?: (command: CommandIdentity) => Promise<StopCommandResult>;
   /** Told when a stop started by `runs:stopCommand` could not be recorded (the store closed, the disk filled). */
   onBackgroundError?: (error: unknown) => void;
+  /** The desktop's "open with the default app" (Electron's shell.openPath); absent in browser mode. */
+  openPath?: (path: string) => void;
 }
 
 /** SIGTERM → SIGKILL grace of *Stop the command*. */
@@ -48,6 +52,28 @@ export const handlers: Handlers = {
       eventsLimit: input.eventsLimit ?? 200,
       ...(input.eventsBefore !== undefined && { eventsBefore: input.eventsBefore }),
     }),
+  'runs:log': ({ store, openPath }, input) =>
+    readRunLogPage(
+      store,
+      {
+        runId: input.runId,
+        limit: MAX_LOG_RECORDS,
+        ...(input.generation !== undefined && { generation: input.generation }),
+        ...(input.tail !== undefined && { tail: input.tail }),
+        ...(input.afterSeq !== undefined && { afterSeq: input.afterSeq }),
+        ...(input.stream !== undefined && { stream: input.stream }),
+      },
+      openPath !== undefined,
+    ),
+  'runs:openLog': ({ store, openPath }, input) => {
+    const path = runLogPath(store, input.runId, input.generation);
+    if (path === null) throw new RunwardenError('NOT_FOUND', `Run ${input.runId} has no log file to open.`);
+    if (openPath === undefined) {
+      throw new RunwardenError('FORBIDDEN', 'Opening a log file is only possible in the desktop app.');
+    }
+    openPath(path);
+    return { opened: true };
+  },
   'runs:previewCancel': ({ store }, input) => store.previewCancel(input.runId),
   'runs:cancel': ({ store, actor }, input) =>
     store.cancelRun(input.runId, { expectedRevision: input.expectedRevision, reason: input.reason, actor }),

@@ -50,6 +50,8 @@ export interface AppHostOptions {
   onSettingsChanged?: (settings: Settings) => void;
   /** A shell with a tray: gets the attention read with this many runs and their open questions. */
   attention?: { items: number; onAttention: (attention: ShellAttention) => void };
+  /** Opens a file with the desktop's default app (a run's log); only the Electron shell has one. */
+  openPath?: (path: string) => void;
 }
 
 export interface AppHost {

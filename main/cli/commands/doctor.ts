@@ -25,7 +25,8 @@ export const doctorCommand: Command = {
 
 Reports the store's path, size, schema version, mode (read-write or read-only and why),
 WAL size, SQLite's integrity check, the space run logs use (and their budget),
-runs whose queue and run states contradict each other, and leases that expired without their runner finishing (stale runs).
+runs whose queue and run states contradict each other, and leases that expired without
+their runner finishing (stale runs).
 
 ${JSON_HELP}
 ${COMMON_HELP}

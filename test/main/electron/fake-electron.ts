@@ -341,6 +341,14 @@ export const dialog = {
   },
 };
 
+export const shell = {
+  opened: [] as string[],
+  openPath(path: string): Promise<string> {
+    shell.opened.push(path);
+    return Promise.resolve('');
+  },
+};
+
 class FakeApp extends EventEmitter {
   isPackaged = false;
   hasLock = true;

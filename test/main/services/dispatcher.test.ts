@@ -44,6 +44,8 @@ describe('dispatcher: the one path every request takes', () => {
       'projects:list': {},
       'runs:list': { view: 'all', limit: 10 },
       'runs:detail': { runId: t.store.listRuns({ view: 'all', limit: 1 }).items[0]?.run.id },
+      'runs:log': { runId: t.store.listRuns({ view: 'all', limit: 1 }).items[0]?.run.id, tail: 10 },
+      'runs:openLog': { runId: 'run_missing' },
       'runs:previewCancel': { runId: t.store.listRuns({ view: 'stale', limit: 1 }).items[0]?.run.id },
       'runs:cancel': { runId: 'run_missing', expectedRevision: 0, reason: 'x' },
       'runs:requestCancel': { runId: 'run_missing', expectedRevision: 0, reason: 'x' },
