@@ -81,14 +81,18 @@ export const schemas = {
   }),
   'runs:log': v.strictObject({
     runId,
-    generation: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER))),
+    generation: v.optional(
+      v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER)),
+    ),
     tail: limit(MAX_LOG_RECORDS),
     afterSeq: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER))),
     stream: v.optional(v.picklist(['stdout', 'stderr'])),
   }),
   'runs:openLog': v.strictObject({
     runId,
-    generation: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER))),
+    generation: v.optional(
+      v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER)),
+    ),
   }),
   'runs:previewCancel': v.strictObject({ runId }),
   'runs:cancel': v.strictObject({ runId, expectedRevision: revision, reason }),

@@ -39,7 +39,8 @@ export function decodeRecord(line: string): LogRecord | null {
   }
   if (typeof value !== 'object' || value === null) return null;
   const disk = value as Partial<DiskRecord>;
-  if (!Number.isSafeInteger(disk.i) || !Number.isSafeInteger(disk.t) || typeof disk.x !== 'string') return null;
+  if (!Number.isSafeInteger(disk.i) || !Number.isSafeInteger(disk.t) || typeof disk.x !== 'string')
+    return null;
   const stream = disk.s === undefined ? undefined : FROM_DISK[disk.s];
   if (stream === undefined) return null;
   const record: LogRecord = { seq: disk.i as number, at: disk.t as number, stream, text: disk.x };

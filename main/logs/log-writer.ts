@@ -138,7 +138,13 @@ export class LogWriter {
     return this.#closed;
   }
 
-  #pushLine(records: LogRecord[], stream: OutputStreamName, line: string, at: number, partial: boolean): void {
+  #pushLine(
+    records: LogRecord[],
+    stream: OutputStreamName,
+    line: string,
+    at: number,
+    partial: boolean,
+  ): void {
     let rest = line;
     while (rest.length > MAX_RECORD_CHARS) {
       records.push(this.#record(stream, rest.slice(0, MAX_RECORD_CHARS), at, true));

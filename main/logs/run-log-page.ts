@@ -50,7 +50,10 @@ export function readRunLogPage(store: RunStore, query: RunLogQuery, canOpen = fa
   };
   if (log === null || page.removed) return page;
   if (!isOwnLogPath(store.path, log.path)) {
-    throw new RunwardenError('FORBIDDEN', `The log recorded for run ${run.id} is not in this store's logs folder.`);
+    throw new RunwardenError(
+      'FORBIDDEN',
+      `The log recorded for run ${run.id} is not in this store's logs folder.`,
+    );
   }
   const result = readLog(log.path, {
     ...(query.tail !== undefined && { tail: query.tail }),
@@ -71,7 +74,10 @@ export function runLogPath(store: RunStore, runId: string, generation?: number):
   const log = pickRunLog(store.listRunLogs(runId), generation);
   if (log === null || log.removedAt !== null) return null;
   if (!isOwnLogPath(store.path, log.path)) {
-    throw new RunwardenError('FORBIDDEN', `The log recorded for run ${runId} is not in this store's logs folder.`);
+    throw new RunwardenError(
+      'FORBIDDEN',
+      `The log recorded for run ${runId} is not in this store's logs folder.`,
+    );
   }
   return log.path;
 }

@@ -21,7 +21,9 @@ export interface RunOutputLog extends OutputSink {
 
 function mib(store: RunStore, key: 'logCapMb' | 'logBudgetMb'): number {
   const value = store.getSetting<unknown>(key, DEFAULT_SETTINGS[key]);
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value * MIB : DEFAULT_SETTINGS[key] * MIB;
+  return typeof value === 'number' && Number.isFinite(value) && value > 0
+    ? value * MIB
+    : DEFAULT_SETTINGS[key] * MIB;
 }
 
 /** Opens the log of a claim; null (after `warn`) when it cannot be written: the command still runs. */

@@ -23,7 +23,12 @@ export function pruneTerminalRuns(
        ORDER BY finished_at LIMIT ?`,
     )
     .all(now - olderThanMs, limit) as Array<{ id: string }>;
-  logPaths.push(...logPathsOfRuns(ctx, ids.map((row) => row.id)));
+  logPaths.push(
+    ...logPathsOfRuns(
+      ctx,
+      ids.map((row) => row.id),
+    ),
+  );
   for (const { id } of ids) {
     ctx.prep(`DELETE FROM events WHERE run_id = ?`).run(id);
     ctx.prep(`DELETE FROM runs WHERE id = ?`).run(id);

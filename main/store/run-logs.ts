@@ -45,7 +45,15 @@ export function recordRunLog(ctx: StoreContext, input: RunLogInput, now: number)
          truncated = excluded.truncated, updated_at = excluded.updated_at, removed_at = NULL
        RETURNING *`,
     )
-    .get(input.runId, input.generation, input.path, input.bytes, input.truncated ? 1 : 0, now, now) as RunLogRow;
+    .get(
+      input.runId,
+      input.generation,
+      input.path,
+      input.bytes,
+      input.truncated ? 1 : 0,
+      now,
+      now,
+    ) as RunLogRow;
   return toInfo(row);
 }
 

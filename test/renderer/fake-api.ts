@@ -22,6 +22,7 @@ import {
   DEFAULT_SETTINGS,
   type BulkItemResult,
   type CancelCascade,
+  type LogRecord,
   type ProjectSummary,
   type RunListItem,
   type Settings,
@@ -260,6 +261,10 @@ export class FakeApi {
     walBytes: 0,
   };
   now = NOW;
+  /** Each run's output log (one generation), as the store's log files would hold it. */
+  logs = new Map<string, LogRecord[]>();
+  /** Log files "opened" with the desktop's viewer; null: no desktop (browser mode). */
+  openedLogs: string[] | null = null;
   /** Every call, in order: [method, input]. */
   calls: Array<[string, unknown]> = [];
   /** Force the next call of a method to fail with this error. */
@@ -274,6 +279,14 @@ export class FakeApi {
 
   add(...runs: FakeRun[]): void {
     for (const r of runs) this.runs.set(r.run.id, r);
+  }
+
+  /** Appends lines to a run's log and pushes `log`, as the host's watch on the logs folder does. */
+  appendLog(runId: string, lines: Array<Omit<LogRecord, 'seq' | 'at'>>): void {
+    const log = this.logs.get(runId) ?? [];
+    for (const line of lines) log.push({ ...line, seq: log.length + 1, at: this.now });
+    this.logs.set(runId, log);
+    this.emit('log', { runId });
   }
 
   emit<E extends PushEvent>(event: E, payload: Pushes[E]): void {
@@ -450,6 +463,39 @@ export class FakeApi {
         nextEventsCursor: newestFirst.length > limit ? (page.at(-1)?.seq ?? null) : null,
         projectPath: r.run.projectPath,
       });
+    },
+    getRunLog: (input) => {
+      const e = this.#check('getRunLog', input);
+      if (e) return err(e);
+      const r = this.#find(input.runId);
+      if ('code' in r) return err(r);
+      const log = this.logs.get(input.runId);
+      const all = (log ?? []).filter((l) => input.stream === undefined || l.stream === input.stream);
+      const records =
+        input.afterSeq !== undefined
+          ? all.filter((l) => l.seq > (input.afterSeq ?? 0))
+          : all.slice(-(input.tail ?? 200));
+      return ok({
+        runId: input.runId,
+        generation: log === undefined ? null : 1,
+        generations: log === undefined ? [] : [1],
+        parentRunId: r.run.parentRunId,
+        records,
+        lastSeq: log?.at(-1)?.seq ?? 0,
+        reset: false,
+        bytes: JSON.stringify(log ?? []).length,
+        truncated: false,
+        removed: false,
+        live: !isTerminal(r.run),
+        canOpen: this.openedLogs !== null && log !== undefined,
+      });
+    },
+    openRunLog: (input) => {
+      const e = this.#check('openRunLog', input);
+      if (e) return err(e);
+      if (this.openedLogs === null) return err({ code: 'FORBIDDEN', message: 'Only in the desktop app.' });
+      this.openedLogs.push(input.runId);
+      return ok({ opened: true as const });
     },
     previewCancel: (input) => {
       const e = this.#check('previewCancel', input);
@@ -715,7 +761,21 @@ export class FakeApi {
     },
     runDoctor: (input) => {
       const e = this.#check('runDoctor', input);
-      return e ? err(e) : ok({ info: this.storeInfo, contradictions: [], staleLeases: 0, integrity: 'ok' });
+      return e
+        ? err(e)
+        : ok({
+            info: this.storeInfo,
+            contradictions: [],
+            staleLeases: 0,
+            integrity: 'ok',
+            logs: {
+              dir: '/home/dev/.local/share/runwarden/logs',
+              files: 0,
+              bytes: 0,
+              budgetBytes: 1 << 30,
+              capBytes: 8 << 20,
+            },
+          });
     },
     on: (event, listener) => {
       const set = this.listeners.get(event) ?? new Set<Listener>();

@@ -82,7 +82,9 @@ Exit status: 0; 4 if there is no such run (or no log of that generation).`,
     let page = readRunLogPage(store, query);
     print(page.records);
     if (page.generation === null && values.follow !== true) {
-      ctx.stderr.write(`runwarden: run ${runId} has no output log (only "runwarden exec" and "worker" log output)\n`);
+      ctx.stderr.write(
+        `runwarden: run ${runId} has no output log (only "runwarden exec" and "worker" log output)\n`,
+      );
     } else if (page.removed) {
       ctx.stderr.write(`runwarden: the log of run ${runId} was deleted to keep logs within their budget\n`);
     }
