@@ -70,6 +70,7 @@ export class LogWriter {
   #firstSkippedSeq = 0;
   #outputBytes = 0;
   #idleTimer: NodeJS.Timeout | null = null;
+  #lastWriteAt = 0;
   #closed: LogSummary | null = null;
 
   private constructor(options: LogWriterOptions, fd: number) {
@@ -167,16 +168,26 @@ export class LogWriter {
     return record;
   }
 
+  /** A line still unfinished after `idleFlushMs` without output is written as it is (a prompt, a progress bar). */
   #armIdleFlush(): void {
+    this.#lastWriteAt = Date.now();
     if (this.#idleTimer !== null || (this.#pending.stdout === '' && this.#pending.stderr === '')) return;
-    this.#idleTimer = setTimeout(() => {
+    const check = (): void => {
       this.#idleTimer = null;
       if (this.#closed !== null) return;
+      const idleFor = Date.now() - this.#lastWriteAt;
+      if (idleFor < this.#idleFlushMs) {
+        // Output kept coming: the line will end (or be split at the record size) by itself.
+        this.#idleTimer = setTimeout(check, this.#idleFlushMs - idleFor);
+        this.#idleTimer.unref();
+        return;
+      }
       const records: LogRecord[] = [];
       this.#takePartial('stdout', records);
       this.#takePartial('stderr', records);
       this.#append(records);
-    }, this.#idleFlushMs);
+    };
+    this.#idleTimer = setTimeout(check, this.#idleFlushMs);
     this.#idleTimer.unref();
   }
 
