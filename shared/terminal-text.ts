@@ -13,7 +13,12 @@ const SEQUENCE =
 const SGR = /^\u001b\[[0-9;:]*m$/;
 // C0 and C1 controls except tab, plus the bidirectional overrides that reorder what a reader sees.
 // oxlint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+const CONTROL_CHAR = new RegExp(`^${CONTROL.source}$`);
+// What starts a sequence on its own: removed, not shown as a space.
+// oxlint-disable-next-line no-control-regex
+const SEQUENCE_START = /^[\u001b\u0090\u0098\u009b\u009d\u009e\u009f]$/;
+const ANY = new RegExp(`${SEQUENCE.source}|${CONTROL.source}`, 'g');
 
 export interface NeutraliseOptions {
   /** Keep SGR colour sequences (for a renderer that maps them to classes); default false. */
@@ -30,7 +35,9 @@ export function neutraliseLine(text: string, options: NeutraliseOptions = {}): s
   const lastReturn = trimmed.lastIndexOf('\r');
   const visible = lastReturn === -1 ? trimmed : trimmed.slice(lastReturn + 1);
   const keep = options.keepColour === true;
-  return visible
-    .replace(SEQUENCE, (sequence) => (keep && SGR.test(sequence) ? sequence : ''))
-    .replace(CONTROL, ' ');
+  // One pass, so the ESC of a kept colour sequence is never taken for a lone control character.
+  return visible.replace(ANY, (match) => {
+    if (match.length === 1 && CONTROL_CHAR.test(match) && !SEQUENCE_START.test(match)) return ' ';
+    return keep && SGR.test(match) ? match : '';
+  });
 }

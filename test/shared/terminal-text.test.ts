@@ -1,0 +1,56 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { neutraliseLine } from '../../shared/terminal-text';
+
+// oxlint-disable-next-line no-control-regex
+const ANY_CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+// oxlint-disable-next-line no-control-regex
+const SGR_ONLY = /\u001b\[[0-9;:]*m/g;
+
+describe('neutraliseLine', () => {
+  it.each([
+    ['colour', '\u001b[1;31mred\u001b[0m', 'red', '\u001b[1;31mred\u001b[0m'],
+    ['clear screen and cursor moves', '\u001b[2J\u001b[H\u001b[10;5Htext', 'text', 'text'],
+    ['OSC title (BEL)', '\u001b]0;owned\u0007after', 'after', 'after'],
+    ['OSC 8 link (ST)', '\u001b]8;;https://x\u001b\\link\u001b]8;;\u001b\\', 'link', 'link'],
+    ['unterminated OSC eats the rest', 'a\u001b]52;c;Zm9v', 'a', 'a'],
+    ['DCS', 'x\u001bP+q544e\u001b\\y', 'xy', 'xy'],
+    ['8-bit CSI', 'x\u009b2Jy', 'xy', 'xy'],
+    ['lone ESC at the end', 'end\u001b', 'end', 'end'],
+    ['BEL, backspace, NUL', 'a\u0007b\u0008c\u0000d', 'a b c d', 'a b c d'],
+    ['carriage returns keep the last state', '10%\r50%\r100%', '100%', '100%'],
+    ['CRLF', 'line\r', 'line', 'line'],
+    ['bidi override', 'abc\u202edef', 'abc def', 'abc def'],
+    ['tab and HTML stay as text', '\t<b>x</b>', '\t<b>x</b>', '\t<b>x</b>'],
+  ])('%s', (_name, input, plain, coloured) => {
+    expect(neutraliseLine(input)).toBe(plain);
+    expect(neutraliseLine(input, { keepColour: true })).toBe(coloured);
+  });
+
+  it('leaves no control character in any input; with colour kept, nothing but SGR', () => {
+    const pieces = fc.oneof(
+      fc.string(),
+      fc.constantFrom(
+        '\u001b',
+        '\u001b[',
+        '\u001b]',
+        '\u0007',
+        '\u009b',
+        '\u009d',
+        '\u001b\\',
+        'm',
+        ';',
+        '31',
+        '\r',
+      ),
+    );
+    fc.assert(
+      fc.property(fc.array(pieces, { maxLength: 30 }), (parts) => {
+        const input = parts.join('');
+        expect(neutraliseLine(input)).not.toMatch(ANY_CONTROL);
+        expect(neutraliseLine(input, { keepColour: true }).replace(SGR_ONLY, '')).not.toMatch(ANY_CONTROL);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
