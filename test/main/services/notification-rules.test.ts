@@ -57,6 +57,19 @@ describe('notification rules', () => {
     ]);
   });
 
+  it("quotes a failure's reason (a command's last stderr lines) in the notice body", () => {
+    const failed = event('run.failed', 'a', {
+      payload: { error: 'sh exited with code 2; last stderr: oops' },
+    });
+    expect(noticesFor([failed], settings(), label)).toMatchObject([
+      {
+        title: 'Failed: Deploy api',
+        body: 'api — sh exited with code 2; last stderr: oops',
+        level: 'failure',
+      },
+    ]);
+  });
+
   it('follows per-project rules over the defaults', () => {
     const s = settings({
       notificationRules: {
