@@ -90,7 +90,8 @@ test('the run detail follows a live run on pushes, without polling', async ({ pa
     '--',
     'sh',
     '-c',
-    `echo started; while [ ! -f ${go} ]; do sleep 0.1; done; echo after go >&2; sleep 0.3; echo finished`,
+    // Also ends when the workspace is removed, so a failed test leaves no loop behind.
+    `echo started; while [ ! -f ${go} ] && [ -d ${ws.dir} ]; do sleep 0.1; done; echo after go >&2; sleep 0.3; echo finished`,
   ]);
   children.push(exec);
   const runId = await runIdOf(exec);

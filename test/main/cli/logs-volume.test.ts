@@ -61,9 +61,9 @@ describe('a command printing 100 MB', () => {
     const store = openStore(dir.store, { readonly: true });
     const beats: number[] = [];
     let maxOnDisk = 0;
-    let done = false;
-    void exited.then(() => (done = true));
-    while (!done) {
+    const state = { done: false };
+    void exited.then(() => (state.done = true));
+    while (!state.done) {
       const row = store.db.prepare(`SELECT heartbeat_at FROM leases WHERE run_id = ?`).get(runId) as
         { heartbeat_at: number | null } | undefined;
       const at = row?.heartbeat_at ?? null;

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogRecord } from '../../../shared/views';
+import { descendantsOf } from '../../../main/runner/process-tree';
 import { openStore, type DoctorReport, type RunDetail } from '../../../main/store';
 import { killQuietly, runCli, runJson, spawnCli, tempDir, waitFor, type TempDir } from '../../helpers/cli';
 import { testCliBin } from '../../helpers/paths';
@@ -162,14 +163,11 @@ describe('runwarden exec captures output; runwarden logs reads it', () => {
     const runId = await waitFor('the run id', () => runIdIn(stderr));
     const logFile = join(dir.path, 'logs', `${runId}.log`);
     await waitFor('the tail segments', () => fs.existsSync(`${logFile}.tail-old`));
+    // The command runs in its own process group: note it, to end it after its supervisor.
+    const commandPids = descendantsOf(exec.pid ?? -1);
     killQuietly(exec.pid, 'SIGKILL');
     await new Promise((resolve) => exec.once('exit', resolve));
-    // The command was in its own process group: end it too (it would die of SIGPIPE anyway).
-    await waitFor('the command to stop', () => {
-      const alive = spawnSync('pgrep', ['-f', 'while :; do echo']).stdout.toString().trim();
-      if (alive !== '') for (const pid of alive.split('\n')) killQuietly(Number(pid));
-      return alive === '';
-    });
+    for (const pid of commandPids) killQuietly(pid, 'SIGKILL', true);
     const logs = await runCli(['logs', runId, '--json'], { store: dir.store });
     expect(logs.code).toBe(0);
     const records = jsonLines(logs.stdout);

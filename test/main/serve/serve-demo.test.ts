@@ -144,9 +144,7 @@ describe('runwarden serve on a demo store', () => {
         failures.push(`${channel}: ${result.error.code} ${result.error.message}`);
     }
     // The demo's runs were not started by exec, so they have no log file to open: the one refusal.
-    expect(failures).toEqual([
-      'runs:openLog: NOT_FOUND Run ' + stale.run.id + ' has no log file to open.',
-    ]);
+    expect(failures).toEqual(['runs:openLog: NOT_FOUND Run ' + stale.run.id + ' has no log file to open.']);
     const doctor = await invoke<{ contradictions: unknown[]; integrity: string }>('store:doctor', {});
     expect(doctor).toMatchObject({ ok: true, value: { contradictions: [], integrity: 'ok' } });
   });

@@ -12,20 +12,20 @@ import type { AppHost, DesktopNotice } from '../../../main/services/host-types';
 import { runCli, spawnCli, tempDir, waitFor, type TempDir } from '../../helpers/cli';
 
 let dir: TempDir;
-let host: AppHost | null = null;
+let current: AppHost | null = null;
 beforeEach(() => {
   dir = tempDir();
 });
 afterEach(() => {
-  host?.dispose();
-  host = null;
+  current?.dispose();
+  current = null;
   dir.remove();
 });
 
 function startHost(openPath?: (path: string) => void) {
   const pushes: Array<{ event: PushEvent; payload: unknown }> = [];
   const notices: DesktopNotice[] = [];
-  host = createAppHost({
+  const host = createAppHost({
     storePath: dir.store,
     surface: 'app',
     actorId: 'alice',
@@ -33,6 +33,7 @@ function startHost(openPath?: (path: string) => void) {
     push: (event, payload) => pushes.push({ event, payload }),
     ...(openPath !== undefined && { openPath }),
   });
+  current = host;
   host.start();
   return { host, pushes, notices };
 }
