@@ -40,14 +40,22 @@ export function teeOutput(
       if (recent.length > KEEP_STDERR_LINES) recent.shift();
     }
   };
+  const detach: Array<() => void> = [];
   const pipe = (name: 'stdout' | 'stderr', source: Readable | null): void => {
     if (source === null) return;
     const target = terminal?.[name] ?? null;
     closed.push(new Promise<void>((resolve) => source.once('close', () => resolve())));
+    if (target !== null) {
+      // The reader went away (`runwarden exec -- yes | head -1`): close the command's pipe too, so it
+      // gets SIGPIPE as it did when it wrote to the terminal itself, instead of running on unread.
+      const onGone = (): void => void source.destroy();
+      target.on('error', onGone);
+      detach.push(() => target.off('error', onGone));
+    }
     source.on('data', (chunk: Buffer) => {
       sink?.write(name, chunk);
       if (name === 'stderr') remember(chunk.toString('utf8'));
-      if (target !== null && !target.write(chunk)) {
+      if (target !== null && !target.destroyed && !target.write(chunk)) {
         source.pause();
         target.once('drain', () => source.resume());
       }
@@ -68,6 +76,7 @@ export function teeOutput(
       if (timer !== null) clearTimeout(timer);
       child.stdout?.destroy();
       child.stderr?.destroy();
+      for (const off of detach) off();
     },
     recentStderr() {
       const last = neutraliseLine(stderrCarry).trim();

@@ -114,6 +114,19 @@ describe('runwarden exec captures output; runwarden logs reads it', () => {
     expect(followResult.stdout).toBe('tick 1\ntick 2\ntick 3\ntick 4\ntick 5\ntick 6\ndone\n');
   });
 
+  it("when the reader of exec's output goes away, the command is stopped as before (`exec -- yes | head`)", async () => {
+    const pipeline = spawnSync('sh', ['-c', `${process.execPath} ${testCliBin()} exec -- yes | head -n 2`], {
+      env: { ...process.env, RUNWARDEN_STORE: dir.store, NO_COLOR: '1' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(pipeline.error).toBeUndefined();
+    expect(pipeline.stdout).toBe('y\ny\n');
+    const runId = runIdIn(pipeline.stderr) ?? '';
+    const { body } = await runJson<RunDetail>(['show', runId], { store: dir.store });
+    expect(body.ok && body.value.snapshot.run.status).toBe('failed');
+  });
+
   it('hostile output (escape sequences, OSC, HTML) is inert in `logs` on a terminal; --raw keeps it', async () => {
     const hostile =
       "printf '\\033]0;owned title\\007\\033[2J\\033[31mred\\033[0m <img src=x onerror=alert(1)>\\n'; " +
