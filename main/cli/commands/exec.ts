@@ -36,6 +36,7 @@ const OPTIONS = {
   key: { type: 'string' },
   quiet: { type: 'boolean', short: 'q' },
   json: { type: 'boolean' },
+  'no-log': { type: 'boolean' },
 } as const;
 
 export const execCommand: Command = {
@@ -64,6 +65,9 @@ Options:
   --key K          idempotency key: the same key reuses the same run
   -q, --quiet      do not print the run id and the outcome on stderr
   --json           end with one JSON line on stdout: {"ok":true,"value":{"runId","outcome","exitCode"}}
+  --no-log         give CMD this terminal itself and keep no log of its output (a full-screen
+                   program); by default its stdout and stderr are logged beside the store
+                   ("runwarden logs RUN") and shown here as they come
 ${COMMON_HELP}
 
 Exit status: CMD's exit code (128+N when killed by signal N); 1 if the lease was lost;
@@ -135,7 +139,10 @@ Exit status: CMD's exit code (128+N when killed by signal N); 1 if the lease was
       PATH: [binDir, process.env.PATH ?? ''].filter((part) => part !== '').join(delimiter),
     };
     // CMD's output is logged beside the store and still shown here (docs/RUN-OUTPUT.md#capture).
-    const log = openRunLog(store, claim, (message) => ctx.stderr.write(`runwarden: ${message}\n`));
+    const log =
+      values['no-log'] === true
+        ? undefined
+        : openRunLog(store, claim, (message) => ctx.stderr.write(`runwarden: ${message}\n`));
     const outcome = await superviseCommand(session, command, {
       env,
       stdio: 'inherit',

@@ -55,6 +55,15 @@ describe('runwarden exec captures output; runwarden logs reads it', () => {
     expect(body.ok && body.value.snapshot.run.error).toBe('sh exited with code 2; last stderr: oops');
   });
 
+  it('--no-log gives the command the terminal itself and keeps no log', async () => {
+    const exec = await execToEnd('echo direct', ['--no-log']);
+    expect(exec.stdout).toBe('direct\n');
+    const logs = await runCli(['logs', exec.runId], { store: dir.store });
+    expect(logs).toMatchObject({ code: 0, stdout: '' });
+    expect(logs.stderr).toContain('has no output log');
+    expect(fs.existsSync(join(dir.path, 'logs', `${exec.runId}.log`))).toBe(false);
+  });
+
   it('a known interleaving of the two streams is kept, and --stream, --tail, --json select from it', async () => {
     const steps = ['o1', 'e1', 'o2', 'o3', 'e2', 'o4'];
     const script = steps.map((s) => `echo ${s}${s.startsWith('e') ? ' >&2' : ''}; sleep 0.15`).join('; ');
