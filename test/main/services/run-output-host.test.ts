@@ -121,4 +121,18 @@ describe('run output through the host', () => {
     const page = await browser.dispatch('runs:log', { runId: runIdIn(served.stderr) });
     expect(page.ok && page.value.canOpen).toBe(false);
   });
+
+  it('a retried run has its own log and links to the run it came from', async () => {
+    const { host } = startHost();
+    const exec = await runCli(['exec', '--', 'sh', '-c', 'echo try 1; exit 1'], { store: dir.store });
+    const firstId = runIdIn(exec.stderr);
+    const { openStore } = await import('../../../main/store');
+    const store = openStore(dir.store);
+    const retried = store.retryRun(firstId, { actor: { type: 'human', id: 'alice', surface: 'cli' } });
+    store.close();
+    const page = await host.dispatch('runs:log', { runId: retried.id });
+    expect(page.ok && page.value).toMatchObject({ parentRunId: firstId, generation: null, records: [] });
+    const earlier = await host.dispatch('runs:log', { runId: firstId });
+    expect(earlier.ok && earlier.value.records.map((r) => r.text)).toEqual(['try 1']);
+  });
 });
