@@ -19,6 +19,7 @@ import {
   Notification,
   resetFakeElectron,
   session,
+  shell,
   Tray,
   type FakeMenuItem,
 } from './fake-electron';
@@ -127,6 +128,12 @@ describe('runApp', () => {
     expect(hostState.started).toBe(1);
     // The development Electron does not claim the runwarden:// scheme; a packaged app does.
     expect(app.protocolClients).toEqual([]);
+  });
+
+  it("gives the host the desktop's file opener, for a run's log file", async () => {
+    await started();
+    hostState.options?.openPath?.('/home/me/.local/share/runwarden/logs/run_a.log');
+    expect(shell.opened).toEqual(['/home/me/.local/share/runwarden/logs/run_a.log']);
   });
 
   it('a packaged app registers the runwarden:// scheme', async () => {

@@ -451,6 +451,7 @@ export function resetFakeElectron(): void {
   dialog.errors.length = 0;
   dialog.messages.length = 0;
   Menu.application = undefined;
+  shell.opened.length = 0;
 }
 
 export default {
@@ -464,5 +465,6 @@ export default {
   nativeImage,
   Notification,
   session,
+  shell,
   Tray,
 };
