@@ -105,14 +105,14 @@ export class LogWriter {
     const other: OutputStreamName = stream === 'stdout' ? 'stderr' : 'stdout';
     // The other stream's unfinished line came first: write it now so the log keeps the arrival order.
     this.#takePartial(other, records);
-    let pending = this.#pending[stream] + text;
+    const joined = this.#pending[stream] + text;
     const at = this.#clock();
-    let newline = pending.indexOf('\n');
-    while (newline !== -1) {
-      this.#pushLine(records, stream, pending.slice(0, newline), at, false);
-      pending = pending.slice(newline + 1);
-      newline = pending.indexOf('\n');
+    let start = 0;
+    for (let newline = joined.indexOf('\n'); newline !== -1; newline = joined.indexOf('\n', start)) {
+      this.#pushLine(records, stream, joined.slice(start, newline), at, false);
+      start = newline + 1;
     }
+    let pending = joined.slice(start);
     while (pending.length > MAX_RECORD_CHARS) {
       records.push(this.#record(stream, pending.slice(0, MAX_RECORD_CHARS), at, true));
       pending = pending.slice(MAX_RECORD_CHARS);
