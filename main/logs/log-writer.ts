@@ -2,8 +2,9 @@
  * Writes one run's output log (docs/RUN-OUTPUT.md): stdout and stderr as they arrive, one record per line,
  * each stamped with its stream and time. Bounded: the first half of the cap is the head; past it, output goes
  * to two rotating tail segments of a quarter of the cap each, so the latest output is always on disk (a
- * SIGKILL loses nothing already written) and disk use never passes the cap. `close()` appends a gap marker
- * and the kept tail to the log file and removes the segments.
+ * SIGKILL loses nothing already written) and disk use never passes the cap while output comes. `close()`
+ * appends a gap marker and the kept tail to the log file and removes the segments (for that moment, one
+ * segment more than the cap).
  *
  * Every write is a synchronous append of whole records: microseconds in the page cache, so a command
  * printing without pause never holds the event loop long enough to delay the run's heartbeat.
@@ -256,11 +257,13 @@ export class LogWriter {
       };
       this.#writeAll(this.#fd, encodeRecord(gap));
     }
+    // Each segment is removed once it is in the log file (so closing needs at most one segment more than
+    // the cap); a crash in between leaves both, and readers skip the duplicates.
     for (const file of [olderPath, currentPath]) {
-      if (fs.existsSync(file)) this.#writeAll(this.#fd, fs.readFileSync(file));
+      if (!fs.existsSync(file)) continue;
+      this.#writeAll(this.#fd, fs.readFileSync(file));
+      fs.rmSync(file, { force: true });
     }
-    // Only once the tail is in the log file: a crash in between leaves both, and readers skip duplicates.
-    for (const file of [olderPath, currentPath]) fs.rmSync(file, { force: true });
   }
 
   #writeAll(fd: number, data: string | Buffer): void {
