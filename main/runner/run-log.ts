@@ -46,10 +46,15 @@ export function openRunLog(
   let writer: LogWriter;
   try {
     writer = LogWriter.open({ path: logPath, capBytes });
-    store.recordRunLog({ ...claim, path: logPath, bytes: 0, truncated: false });
   } catch (error) {
     warn(`the command's output is not logged: ${(error as Error).message}`);
     return null;
+  }
+  try {
+    store.recordRunLog({ ...claim, path: logPath, bytes: 0, truncated: false });
+  } catch (error) {
+    // The store was busy: the log is still written, and recorded when it closes.
+    warn(`the log is recorded only when the command ends: ${(error as Error).message}`);
   }
   let failed = false;
   let summary: LogSummary | null = null;
