@@ -50,15 +50,3 @@ export function decodeRecord(line: string): LogRecord | null {
   if (Number.isSafeInteger(disk.sl)) record.skippedLines = disk.sl;
   return record;
 }
-
-/** The complete records in a chunk of a log file; a trailing line without its "\n" is ignored. */
-export function decodeChunk(text: string): LogRecord[] {
-  const out: LogRecord[] = [];
-  const end = text.lastIndexOf('\n');
-  if (end === -1) return out;
-  for (const line of text.slice(0, end).split('\n')) {
-    const record = decodeRecord(line);
-    if (record !== null) out.push(record);
-  }
-  return out;
-}
