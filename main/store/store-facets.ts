@@ -44,6 +44,10 @@ export type StoreReader = Pick<
   | 'judgeOwner'
   | 'listOrphans'
   | 'notifiedSeq'
+  // Run output logs (docs/RUN-OUTPUT.md)
+  | 'logsDir'
+  | 'listRunLogs'
+  | 'runIsActive'
 >;
 
 export type StoreWriter = Pick<
@@ -102,6 +106,9 @@ export type StoreWriter = Pick<
   | 'checkpoint'
   | 'mergeSearchIndex'
   | 'setAutoCheckpoint'
+  // Run output logs
+  | 'recordRunLog'
+  | 'markLogRemoved'
 >;
 
 /** The raw connection and closing it: neither facet (tests, the benchmark and the owner of the store). */
