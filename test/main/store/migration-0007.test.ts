@@ -1,5 +1,5 @@
 /**
- * Migration 0006 from a version-5 store: a run_logs table (where each claim's output log is; the output
+ * Migration 0007 from a version-6 store: a run_logs table (where each claim's output log is; the output
  * itself stays in files), rows going with their run, and bad sizes or unknown runs refused with nothing written.
  */
 import fs from 'node:fs';
@@ -17,14 +17,14 @@ afterEach(() => {
   dir = undefined;
 });
 
-it('0006 from version 5: run_logs rows per claim, deleted with their run; bad input refused', () => {
+it('0007 from version 6: run_logs rows per claim, deleted with their run; bad input refused', () => {
   dir = makeTempDir();
   const file = path.join(dir, 's.sqlite');
   const db = new Database(file);
-  expect(migrate(db, MIGRATIONS.slice(0, 5))).toBe(5);
+  expect(migrate(db, MIGRATIONS.slice(0, 6))).toBe(6);
   expect(db.prepare(`SELECT name FROM sqlite_master WHERE name = 'run_logs'`).get()).toBeUndefined();
-  expect(migrate(db, MIGRATIONS.slice(0, 6))).toBe(6);
-  expect(migrate(db, MIGRATIONS.slice(0, 6))).toBe(6);
+  expect(migrate(db, MIGRATIONS.slice(0, 7))).toBe(7);
+  expect(migrate(db, MIGRATIONS.slice(0, 7))).toBe(7);
   db.close();
 
   const clock = createFakeClock();
