@@ -234,7 +234,8 @@ describe('read-only modes', () => {
     const dir = tempDir();
     const file = makeStore(dir);
     const raw = new Database(file);
-    raw.pragma('user_version = 7');
+    const newer = SUPPORTED_SCHEMA_VERSION + 1;
+    raw.pragma(`user_version = ${newer}`);
     raw.close();
     const before = sha(file);
     const store = openStore(file);
@@ -242,7 +243,7 @@ describe('read-only modes', () => {
       expect(store.mode).toBe('read-only');
       expect(store.modeReasonCode).toBe('STORE_NEWER');
       expect(store.modeReason).toContain(
-        `newer Runwarden (schema v7; this version understands up to v${SUPPORTED_SCHEMA_VERSION})`,
+        `newer Runwarden (schema v${newer}; this version understands up to v${SUPPORTED_SCHEMA_VERSION})`,
       );
       expect(store.listRuns({ limit: 5 }).items).toHaveLength(5);
       const error = (() => {
