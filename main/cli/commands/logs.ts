@@ -10,13 +10,15 @@ import {
   COMMON_HELP,
   COMMON_OPTIONS,
   openCliStore,
-  parseIntegerFlag,
   parseRunCommand,
   UsageError,
   type CliContext,
   type Command,
 } from '../command';
 import { EXIT } from '../exit-codes';
+import { parseIntegerFlag } from '../limits';
+
+const ANY = Number.MAX_SAFE_INTEGER;
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -63,13 +65,15 @@ Exit status: 0; 4 if there is no such run (or no log of that generation).`,
       throw new UsageError(`--stream must be stdout or stderr, got "${stream}"`);
     }
     if (values.json === true && values.raw === true) throw new UsageError('use --json or --raw, not both');
-    const tail = parseIntegerFlag(values.tail, 'tail', 1);
-    const generation = parseIntegerFlag(values.generation, 'generation', 0);
-    const pollMs = parseIntegerFlag(values['poll-ms'], 'poll-ms', 20) ?? 250;
+    const tail = parseIntegerFlag(values.tail, 'tail', { min: 1, max: ANY });
+    const generation = parseIntegerFlag(values.generation, 'generation', { min: 0, max: ANY });
+    const pollMs = parseIntegerFlag(values['poll-ms'], 'poll-ms', { min: 20, max: 60_000 }) ?? 250;
     const store = openCliStore(ctx, values.store);
     const format = values.json === true ? 'json' : values.raw === true ? 'raw' : 'text';
+    // --raw is the one output that must pass escape sequences: it skips the CLI's stream guard.
+    const out = format === 'raw' ? ctx.rawStdout : ctx.stdout;
     const print = (records: readonly LogRecord[]): void => {
-      if (records.length > 0) ctx.stdout.write(records.map((r) => formatRecord(r, format)).join(''));
+      if (records.length > 0) out.write(records.map((r) => formatRecord(r, format)).join(''));
     };
 
     const query: RunLogQuery = {

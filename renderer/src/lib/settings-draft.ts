@@ -17,6 +17,9 @@ export interface SettingsDraft {
   closeToTray: boolean;
   launchAtLogin: boolean;
   notificationsPaused: boolean;
+  /** Run output limits (docs/RUN-OUTPUT.md#limits): kept as they are; no field edits them yet. */
+  logCapMb: number;
+  logBudgetMb: number;
   notificationRules: {
     defaults: Record<NotifyEvent, boolean>;
     projects: Record<string, Partial<Record<NotifyEvent, boolean>>>;
@@ -50,6 +53,8 @@ export function toDraft(settings: Settings): SettingsDraft {
     closeToTray: settings.closeToTray,
     launchAtLogin: settings.launchAtLogin,
     notificationsPaused: settings.notificationsPaused,
+    logCapMb: settings.logCapMb,
+    logBudgetMb: settings.logBudgetMb,
     notificationRules: structuredClone(settings.notificationRules),
   };
 }
@@ -117,6 +122,8 @@ export function fromDraft(draft: SettingsDraft): DraftCheck {
       closeToTray: draft.closeToTray,
       launchAtLogin: draft.launchAtLogin,
       notificationsPaused: draft.notificationsPaused,
+      logCapMb: draft.logCapMb,
+      logBudgetMb: draft.logBudgetMb,
       notificationRules: structuredClone(draft.notificationRules),
     },
   };
