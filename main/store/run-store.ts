@@ -418,7 +418,7 @@ export class RunStore {
     return this.#write((ctx, now) => deadlines.expirePresenterClaims(ctx, limit, now));
   }
 
-  /** Retention (SPEC §5 step 3): the runs' output logs are deleted with them, once the delete commits. */
+  /** Retention (docs/ARCHITECTURE.md#sweeper, step 3): the runs' output logs go with them once the delete commits. */
   pruneTerminalRuns(olderThanMs: number, limit: number): number {
     const logPaths: string[] = [];
     const pruned = this.#write((ctx, now) => {

@@ -1,6 +1,6 @@
 /**
- * `runwarden serve`: browser mode (SPEC §7). The command lives in main/serve/ (its own owner);
- * this stub loads it lazily so the rest of the CLI never pays for the HTTP server.
+ * `runwarden serve`: browser mode (docs/ARCHITECTURE.md#browser-mode). The command lives in main/serve/
+ * (its own owner); this stub loads it lazily so the rest of the CLI never pays for the HTTP server.
  */
 /// <reference types="vite/types/importMeta.d.ts" />
 import { RunwardenError } from '../../../shared/errors';
