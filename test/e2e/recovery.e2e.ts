@@ -99,9 +99,10 @@ test('a question appears under Needs you, the person answers, the blocked ask pr
   children.push(exec);
   const runId = await runIdOf(exec);
 
-  // Needs you is the default view; the push arrives within two sweeper ticks (2 s each).
+  // Needs you is the default view. How fast the push arrives is the bench's to judge, not this test's:
+  // it only has to arrive.
   const row = rowFor(page, 'Deploy api');
-  await expect(row).toBeVisible({ timeout: 4_500 });
+  await expect(row).toBeVisible({ timeout: 30_000 });
   await screenshot(page, 'needs-you-light');
   await row.click();
   const form = page.getByRole('form', { name: 'Answer: Deploy to prod?' });
