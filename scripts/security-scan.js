@@ -132,8 +132,10 @@ export async function main() {
     );
     let result;
     let output = '';
-    // A torn report (see reportIsWhole) is a scanner bug, not a finding: scan again, up to three times.
-    for (let attempt = 1; attempt <= 3; attempt++) {
+    // A torn report (see reportIsWhole), or none at all, is a scanner fault, not a finding: scan again, up to
+    // four times. Offline, the scanner's own attempts to fetch translations sometimes crash it
+    // (p-cancelable's "onCancel handler was attached after the promise settled") before it writes a report.
+    for (let attempt = 1; attempt <= 4; attempt++) {
       rmSync(report, { force: true });
       result = spawnSync(
         'npx',
@@ -141,7 +143,14 @@ export async function main() {
         { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
       );
       output = `${result.stdout ?? ''}${result.stderr ?? ''}`;
-      if (result.error || !existsSync(report) || reportIsWhole(readFileSync(report, 'utf8'))) break;
+      if (result.error) break;
+      if (!existsSync(report)) {
+        console.log(
+          `security scan: the scanner stopped without a report (attempt ${attempt}, exit ${result.status}); scanning again.`,
+        );
+        continue;
+      }
+      if (reportIsWhole(readFileSync(report, 'utf8'))) break;
       console.log(`security scan: the scanner wrote a torn report (attempt ${attempt}); scanning again.`);
     }
     if (result.error || !existsSync(report)) {
