@@ -6,10 +6,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { initialSweeperState, sweep, type SweepReport } from '../../main/services/sweeper';
 import { machineIdentity, openStore, processStartId, type RunStore } from '../../main/store';
 import { DEFAULT_SETTINGS, type Settings } from '../../shared/views';
+import { waitFor as pollFor } from '../helpers/cli';
 import { testCliBin } from '../helpers/paths';
 
 export interface Spawned {
@@ -83,19 +83,14 @@ export function inProcessSweeper(storePath: string, over: Partial<Settings> = {}
   };
 }
 
-export async function waitFor<T>(
+/** The CLI helpers' poll, with a longer default: these tests wait on sweeps and process groups. */
+export function waitFor<T>(
   what: string,
   check: () => Promise<T | undefined | false> | T | undefined | false,
   timeoutMs = 20_000,
   intervalMs = 100,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(intervalMs);
-  }
+  return pollFor(what, check, timeoutMs, intervalMs);
 }
 
 /** The run id `runwarden exec` prints on stderr. */
