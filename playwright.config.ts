@@ -6,7 +6,9 @@ export default defineConfig({
   testMatch: '**/*.e2e.ts',
   fullyParallel: false,
   workers: 1,
-  retries: 0,
+  // One retry in CI, reported as flaky: recovery.e2e's hostile-content test waits on a row that, about one
+  // run in seven on this shared machine, has not appeared within its 6 s (not yet explained).
+  retries: process.env.CI ? 1 : 0,
   timeout: 90_000,
   expect: { timeout: 10_000 },
   reporter: [['list']],
