@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { CliContext } from './command';
 import { colourEnabled, guardedStream, painter } from './output';
 import { runCli } from './run-cli';
+import { stopBetweenStatements } from './stop-between-statements';
 
 function binPath(): string {
   // This file is out/cli/runwarden.js once built; the shim sits at bin/runwarden.js beside out/.
@@ -15,6 +16,7 @@ function binPath(): string {
 }
 
 async function main(): Promise<void> {
+  stopBetweenStatements();
   const cleanups: Array<() => void> = [];
   const colour = colourEnabled(process.stdout, process.env);
   const ctx: CliContext = {

@@ -1,10 +1,10 @@
 /**
  * Writes one run's output log (docs/RUN-OUTPUT.md): stdout and stderr as they arrive, one record per line,
- * each stamped with its stream and time. Bounded: the first half of the cap is the head; past it, output goes
- * to two rotating tail segments of a quarter of the cap each, so the latest output is always on disk (a
- * SIGKILL loses nothing already written) and disk use never passes the cap while output comes. `close()`
- * appends a gap marker and the kept tail to the log file and removes the segments (for that moment, one
- * segment more than the cap).
+ * each stamped with its stream and time. Bounded: the first quarter of the cap is the head; past it, output
+ * goes to two rotating tail segments of a quarter of the cap each, so the latest output is always on disk (a
+ * SIGKILL loses nothing already written). `close()` appends a gap marker and the kept tail to the log file
+ * and removes each segment once copied; that needs one segment more, the last quarter, so disk use never
+ * passes the cap, neither while output comes nor while closing.
  *
  * Every write is a synchronous append of whole records: microseconds in the page cache, so a command
  * printing without pause never holds the event loop long enough to delay the run's heartbeat.
@@ -35,6 +35,9 @@ export interface LogSummary {
   /** Bytes of output the command wrote (before the cap). */
   outputBytes: number;
 }
+
+/** Room kept in the cap for the gap marker that closing writes. */
+const GAP_RESERVE_BYTES = 1024;
 
 /** The smallest cap: a head and a tail that each hold a few long lines. */
 export const MIN_CAP_BYTES = 64 * 1024;
@@ -79,8 +82,10 @@ export class LogWriter {
     this.#fd = fd;
     this.#clock = options.clock ?? Date.now;
     const cap = Math.max(MIN_CAP_BYTES, Math.floor(options.capBytes));
-    this.#headCap = Math.floor(cap / 2);
+    // Closing copies the older segment into the log before removing it: head + gap marker + three
+    // segments is the most the disk ever holds, so that is what has to fit in the cap.
     this.#segmentCap = Math.floor(cap / 4);
+    this.#headCap = cap - 3 * this.#segmentCap - GAP_RESERVE_BYTES;
     this.#idleFlushMs = options.idleFlushMs ?? 300;
   }
 

@@ -3,8 +3,9 @@
  * - Clock steps across processes (libfaketime, one shared FAKETIME_TIMESTAMP_FILE): +1 h for every process
  *   leaves 3 of 3 live runs running — cancel refused, their leases renewed although lapsed, no command
  *   stopped; back −1 h, a runner killed with its expiry an hour ahead is cancellable at once.
- * - A simulated suspend (SIGSTOP of the runner past its lease) with a sweeper ticking: the run stays
- *   running in the views, cancel is refused, and after SIGCONT the run completes normally.
+ * - A simulated suspend (the runner stopped past its lease, by SIGTSTP so that the stop lands between store
+ *   statements: docs/LIVENESS.md#stopped-processes) with a sweeper ticking: the run stays running in the
+ *   views, cancel is refused, and after SIGCONT the run completes normally.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,6 +19,7 @@ import {
   inProcessSweeper,
   lineCount,
   printCounts,
+  processState,
   runIdOf,
   spawnRunwarden,
   waitFor,
@@ -133,7 +135,7 @@ describe('clock steps across processes (libfaketime)', () => {
 });
 
 describe('a suspend longer than the lease', () => {
-  it('SIGSTOP past the lease: the run stays running, cancel is refused, and it completes after SIGCONT', async () => {
+  it('stopped past the lease: the run stays running, cancel is refused, and it completes after SIGCONT', async () => {
     const done = join(project, 'suspend.done');
     const exec = spawnRunwarden(
       ['exec', '--project', project, '--lease-ms', '1000', '--', 'sh', '-c', `sleep 3; echo ok > ${done}`],
@@ -146,8 +148,10 @@ describe('a suspend longer than the lease', () => {
         'running',
         () => sweeper.store.getRunDetail(runId, { eventsLimit: 1 }).display.status === 'running',
       );
-      exec.child.kill('SIGSTOP');
+      exec.child.kill('SIGTSTP');
+      await waitFor('the runner to stop', () => processState(exec.child.pid as number) === 'T', 5_000, 5);
       const stoppedAt = Date.now();
+      let busyTicks = 0;
       let vouched = 0;
       let lost = 0;
       let refused = 0;
@@ -156,6 +160,7 @@ describe('a suspend longer than the lease', () => {
         const report = sweeper.tick();
         vouched += report.ownersVouched;
         lost += report.runnersLost;
+        if (report.busy) busyTicks += 1;
         const running = sweeper.store.listRuns({ view: 'running', limit: 50 }).items.map((i) => i.run.id);
         if (running.includes(runId)) listedRunning += 1;
         await sleep(300);
@@ -173,11 +178,13 @@ describe('a suspend longer than the lease', () => {
         suspendedMs: 3_000,
         leaseMs: 1_000,
         vouches: vouched,
+        busyTicks,
         runnersLost: lost,
         sweepsListingItRunning: listedRunning,
         cancelRefused: refused,
         renewedLate: after.events.filter((e) => e.type === 'run.lease_renewed_late').length,
       });
+      expect(busyTicks).toBe(0);
       expect(lost).toBe(0);
       expect(vouched).toBeGreaterThan(0);
       expect(lease?.vouchedAt).not.toBeNull();

@@ -137,3 +137,13 @@ export function faketimeLibrary(): string | null {
   }
   return null;
 }
+
+/** The state letter of `pid` in /proc (R, S, T for stopped, Z…), or null when it is gone. */
+export function processState(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  } catch {
+    return null;
+  }
+}

@@ -50,7 +50,8 @@ person requests a cancel (the run ends cancelled) or a pause (the run is parked,
 CMD's environment carries RUNWARDEN_STORE, RUNWARDEN_RUN_ID, RUNWARDEN_RUN_TOKEN and
 RUNWARDEN_LEASE_GENERATION, and "runwarden" is on its PATH, so "runwarden ask" and
 "runwarden notify" inside CMD act on this run. The run id is printed on stderr.
-SIGINT/SIGTERM are forwarded to CMD; the run then ends cancelled.
+SIGINT/SIGTERM are forwarded to CMD; the run then ends cancelled. Ctrl-Z stops this process
+between store writes, never inside one; past its lease the run stays live (docs/LIVENESS.md).
 Reserving and claiming the run is one transaction: if the claim fails, no run is left behind.
 CMD runs in its own process group (unless stdin is a terminal) that is torn down when it ends; on
 Linux it also dies with this process (docs/LIVENESS.md). If the end of the run cannot be recorded

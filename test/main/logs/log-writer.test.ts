@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { logsDirOf, tailSegments } from '../../../main/logs/log-files';
 import { enforceLogBudget } from '../../../main/logs/log-space';
 import { LogWriter } from '../../../main/logs/log-writer';
@@ -66,18 +66,31 @@ describe('log writer', () => {
   it('past its cap keeps the head and the latest tail with a gap marker; disk use never passes the cap', () => {
     const cap = 64 * 1024;
     const writer = LogWriter.open({ path: logPath, capBytes: cap });
+    const onDisk = () =>
+      [logPath, ...tailSegments(logPath)]
+        .filter((f) => fs.existsSync(f))
+        .reduce((sum, f) => sum + fs.statSync(f).size, 0);
     let maxOnDisk = 0;
     const lines = 20_000;
     for (let i = 0; i < lines; i += 100) {
       const chunk = Array.from({ length: 100 }, (_, k) => `line ${i + k}\n`).join('');
       writer.write(i % 200 === 0 ? 'stdout' : 'stderr', Buffer.from(chunk));
-      const onDisk = [logPath, ...tailSegments(logPath)]
-        .filter((f) => fs.existsSync(f))
-        .reduce((sum, f) => sum + fs.statSync(f).size, 0);
-      maxOnDisk = Math.max(maxOnDisk, onDisk);
+      maxOnDisk = Math.max(maxOnDisk, onDisk());
     }
+    // Closing peaks just before it removes a segment it has copied into the log.
+    let maxWhileClosing = 0;
+    let removed = 0;
+    const rm = fs.rmSync.bind(fs);
+    const spy = vi.spyOn(fs, 'rmSync').mockImplementation((target, options) => {
+      maxWhileClosing = Math.max(maxWhileClosing, onDisk());
+      removed += 1;
+      rm(target, options);
+    });
     const summary = writer.close();
+    spy.mockRestore();
+    expect(removed).toBe(2);
     expect(maxOnDisk).toBeLessThanOrEqual(cap);
+    expect(maxWhileClosing).toBeLessThanOrEqual(cap);
     expect(summary.truncated).toBe(true);
     expect(summary.bytes).toBeLessThanOrEqual(cap + 200);
     expect(tailSegments(logPath).some((f) => fs.existsSync(f))).toBe(false);
@@ -93,7 +106,7 @@ describe('log writer', () => {
     expect(gap?.skippedBytes).toBeGreaterThan(0);
     console.log(
       `cap ${cap} B: ${summary.outputBytes} B of output → ${summary.bytes} B log, ${kept} lines kept, ` +
-        `${gap?.skippedLines} skipped; most on disk while writing ${maxOnDisk} B`,
+        `${gap?.skippedLines} skipped; most on disk while writing ${maxOnDisk} B, while closing ${maxWhileClosing} B`,
     );
   });
 });
