@@ -7,7 +7,7 @@ import os from 'node:os';
 import type { Channel } from '../../shared/channel-names';
 import type { Response } from '../../shared/contract';
 import { worstTrayState } from '../../shared/display-status';
-import type { Actor, Interaction } from '../../shared/domain';
+import type { Actor } from '../../shared/domain';
 import { isRunwardenError, type Result, type RunwardenError } from '../../shared/errors';
 import {
   LIST_PAGE_SIZE,
@@ -124,32 +124,20 @@ export function createAppHost(options: AppHostOptions): AppHost {
   );
 
   /**
-   * One attention summary per change feeds both the window's push and the shell's tray (not a second read
-   * for the tray); for the tray, the open questions of the runs it lists are read with it.
+   * One read per change feeds both the window's push and the shell's tray: the attention summary and, for
+   * the tray, the open questions of the runs it lists, from the same snapshot (main/store/tray-attention.ts).
    */
   const pushAttention = () => {
     const tray = options.attention;
-    const summary = store.attentionSummary(tray?.items ?? 1);
+    const read = tray === undefined ? null : store.trayAttention(tray.items);
+    const summary = read?.summary ?? store.attentionSummary(1);
     options.push('attention', {
       counts: summary.counts,
       needsYou: summary.needsYou,
       tray: worstTrayState(summary.counts),
     });
     ticksSinceAttention = 0;
-    if (tray === undefined) return;
-    const questions: Interaction[] = [];
-    for (const item of summary.items) {
-      if (item.openInteractions === 0) continue;
-      try {
-        for (const question of store.getSnapshot(item.run.id).interactions) {
-          if (question.status === 'pending' || question.status === 'presenting') questions.push(question);
-        }
-      } catch (error) {
-        // Pruned or unreadable since the summary: the tray shows that run without its question this time.
-        console.warn(`runwarden: the tray could not read the questions of ${item.run.id}`, error);
-      }
-    }
-    tray.onAttention({ summary, questions });
+    if (tray !== undefined && read !== null) tray.onAttention(read);
   };
 
   const warmUp = () => {

@@ -47,7 +47,8 @@ import { listRuns } from './run-views';
 import * as runner from './runner-transitions';
 import * as settings from './settings';
 import { toEffect, toInteraction, toRun } from './rows';
-import { readOp, writeTx, type StoreContext } from './store-context';
+import { readOp, readTx, writeTx, type StoreContext } from './store-context';
+import { trayAttention, type TrayAttention } from './tray-attention';
 import type {
   AnswerResult,
   AttentionSummary,
@@ -546,6 +547,11 @@ export class RunStore {
       const items = listRuns(ctx, { view: 'needs-you', limit, ...where }, now).items;
       return { ...searchCounts(ctx, where, now), items };
     });
+  }
+
+  /** The attention summary and its runs' open questions, from one snapshot (tray-attention.ts). */
+  trayAttention(limit: number): TrayAttention {
+    return readTx(this.#ctx, () => trayAttention(this.#ctx, limit, this.#ctx.clock()));
   }
 
   listNotifications(q: { unreadOnly?: boolean; limit: number; before?: number }): Notification[] {

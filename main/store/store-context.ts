@@ -101,6 +101,14 @@ export function writeTx<T>(ctx: StoreContext, fn: (now: number) => T): T {
   }
 }
 
+/**
+ * Runs several reads in one read transaction, so they all see the same snapshot of the store (WAL: no
+ * lock is taken, writers go on). Raw SQLite errors never escape.
+ */
+export function readTx<T>(ctx: StoreContext, fn: () => T): T {
+  return readOp(ctx.db.transaction(fn).deferred);
+}
+
 /** Runs a read; raw SQLite errors never escape a public method. */
 export function readOp<T>(fn: () => T): T {
   try {

@@ -29,6 +29,7 @@ export type StoreReader = Pick<
   | 'listRuns'
   | 'getRunDetail'
   | 'attentionSummary'
+  | 'trayAttention'
   | 'listNotifications'
   | 'getSetting'
   | 'listSettings'

@@ -6,7 +6,6 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PushEvent } from '../../../shared/channel-names';
-import type { RunLogPage } from '../../../shared/views';
 import { createAppHost } from '../../../main/services/app-host';
 import type { AppHost, DesktopNotice } from '../../../main/services/host-types';
 import { runCli, spawnCli, tempDir, waitFor, type TempDir } from '../../helpers/cli';
@@ -78,9 +77,13 @@ describe('run output through the host', () => {
     await waitFor('a log push for the run', () =>
       pushes.some((p) => p.event === 'log' && (p.payload as { runId: string }).runId === runId),
     );
-    const first = await host.dispatch('runs:log', { runId, tail: 100 });
-    expect(first.ok).toBe(true);
-    const page = (first.ok ? first.value : null) as RunLogPage;
+    // The first push can be the log file's creation, before the command's first line (a busy machine
+    // starts `sh` late): read until the line is there.
+    const page = await waitFor('the first line', async () => {
+      const r = await host.dispatch('runs:log', { runId, tail: 100 });
+      expect(r.ok).toBe(true);
+      return r.ok && r.value.records.length > 0 ? r.value : undefined;
+    });
     expect(page).toMatchObject({ generation: 1, live: true, canOpen: true, generations: [1] });
     expect(page.records.map((r) => r.text)).toEqual(['first']);
     const pushesBefore = pushes.filter((p) => p.event === 'log').length;
