@@ -1,46 +1,24 @@
 /**
- * The one sanitizer for everything the CLI shows a person. Runs, projects, commands, questions and errors
+ * The CLI's guard for everything it shows a person. Runs, projects, commands, questions and errors
  * carry text anyone can write (a folder name, a workflow's title, an answer), and a terminal obeys what it
  * prints: ESC and the C1 controls can set the window title, write the clipboard (OSC 52), clear the screen
  * or move the cursor; bidi overrides make text read differently from what it is (docs/CLI.md#output-hygiene).
  *
- * - C0 and C1 controls, DEL and ESC become a space (a run of them one space), so no sequence survives;
- *   multi-line text keeps its newlines and tabs.
- * - Bidi controls and invisible separators are made visible as `<U+202E>`.
+ * - `sanitizeLine` / `sanitizeText` (shared/terminal-text.ts, the rules the log viewer uses too): C0 and C1
+ *   controls, DEL and ESC become a space (a run of them one space), so no sequence survives; multi-line text
+ *   keeps its newlines and tabs; bidi controls and invisible separators are made visible as `<U+202E>`.
  * - `sanitizeTerminal` is the guard on the CLI's own streams: every chunk written passes through it, so a
  *   field a command forgot to sanitize is still neutralised; it keeps only the colour sequences the CLI
  *   paints itself, and only when colour is on.
  */
+import { sanitizeLine, sanitizeText } from '../../shared/terminal-text';
 
-// oxlint-disable-next-line no-control-regex
-const CONTROLS_LINE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
-// oxlint-disable-next-line no-control-regex
-const CONTROLS_TEXT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]+/g;
-// Bidi embeddings, overrides, isolates and marks, plus invisible characters that hide text (zero-width
-// joiners and spaces, the byte-order mark, the soft hyphen).
-const INVISIBLE = /[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+export { sanitizeLine, sanitizeText };
+
 // Exactly the colour sequences `painter` writes (bold, dim, six colours and their resets): nothing that
 // conceals text, sets a background or moves anything.
 // oxlint-disable-next-line no-control-regex
 const SGR = /\u001b\[(?:1|2|22|3[1-6]|39)m/g;
-
-function visible(char: string): string {
-  return `<U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}>`;
-}
-
-/** One line of untrusted text: every control (newlines too) becomes a space; bidi controls become visible. */
-export function sanitizeLine(text: string): string {
-  return text.replace(CONTROLS_LINE, ' ').replace(INVISIBLE, visible);
-}
-
-/** Multi-line untrusted text: keeps newlines and tabs, neutralises every other control. */
-export function sanitizeText(text: string): string {
-  return text
-    .replace(/\r\n?/g, '\n')
-    .replace(/[\u2028\u2029]/g, '\n')
-    .replace(CONTROLS_TEXT, ' ')
-    .replace(INVISIBLE, visible);
-}
 
 /**
  * A whole chunk of output: sanitizeText, except the CLI's own colour sequences when `colour` is on (with

@@ -2,8 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { neutraliseLine } from '../../shared/terminal-text';
 
-// oxlint-disable-next-line no-control-regex
-const ANY_CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+const ANY_CONTROL =
+  // oxlint-disable-next-line no-control-regex
+  /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
 // oxlint-disable-next-line no-control-regex
 const SGR_ONLY = /\u001b\[[0-9;:]*m/g;
 
@@ -20,7 +21,9 @@ describe('neutraliseLine', () => {
     ['BEL, backspace, NUL', 'a\u0007b\u0008c\u0000d', 'a b c d', 'a b c d'],
     ['carriage returns keep the last state', '10%\r50%\r100%', '100%', '100%'],
     ['CRLF', 'line\r', 'line', 'line'],
-    ['bidi override', 'abc\u202edef', 'abc def', 'abc def'],
+    ['bidi override, made visible', 'abc\u202edef', 'abc<U+202E>def', 'abc<U+202E>def'],
+    ['zero-width space and isolate', 'a\u200bb\u2066c', 'a<U+200B>b<U+2066>c', 'a<U+200B>b<U+2066>c'],
+    ['line separator', 'a\u2028b', 'a b', 'a b'],
     ['tab and HTML stay as text', '\t<b>x</b>', '\t<b>x</b>', '\t<b>x</b>'],
   ])('%s', (_name, input, plain, coloured) => {
     expect(neutraliseLine(input)).toBe(plain);
@@ -42,6 +45,10 @@ describe('neutraliseLine', () => {
         ';',
         '31',
         '\r',
+        '\u202e',
+        '\u200b',
+        '\u2028',
+        '\ufeff',
       ),
     );
     fc.assert(
