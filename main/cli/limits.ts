@@ -5,6 +5,7 @@
  */
 import { MAX_LEASE_MS } from '../store';
 import { UsageError } from './usage-error';
+import { TEXT_CAPS, type TextKind } from '../../shared/text-caps';
 
 export interface IntRange {
   min: number;
@@ -28,25 +29,7 @@ export const RANGES = {
   timeoutMs: { min: 1, max: 30 * 86_400_000 },
 } as const satisfies Record<string, IntRange>;
 
-/** Characters (UTF-16 units, as JavaScript counts them) each kind of text may hold. */
-export const TEXT_CAPS = {
-  title: 500,
-  name: 300,
-  key: 300,
-  summary: 500,
-  reason: 500,
-  note: 2000,
-  progress: 2000,
-  detail: 2000,
-  prompt: 10_000,
-  body: 10_000,
-  /** An answer or a default, as JSON text. */
-  payload: 64 * 1024,
-  /** The command line `exec` records (every argument together). */
-  command: 64 * 1024,
-} as const;
-
-export type TextKind = keyof typeof TEXT_CAPS;
+export { TEXT_CAPS, type TextKind };
 
 export function rangeText(range: IntRange): string {
   return `${range.min}..${range.max === Number.MAX_SAFE_INTEGER ? 'any' : range.max}`;

@@ -7,6 +7,7 @@ import os from 'node:os';
 import type { Channel } from '../../shared/channel-names';
 import type { Response } from '../../shared/contract';
 import { worstTrayState } from '../../shared/display-status';
+import { fitText } from '../../shared/text-caps';
 import type { Actor } from '../../shared/domain';
 import { isRunwardenError, type Result, type RunwardenError } from '../../shared/errors';
 import {
@@ -186,7 +187,12 @@ export function createAppHost(options: AppHostOptions): AppHost {
           : notices;
         for (const n of history) {
           if (!n.recorded)
-            store.notify(n.runId, { level: n.level, title: n.title, body: n.body }, NOTICE_ACTOR);
+            store.notify(
+              n.runId,
+              // Composed from a run's title: cut to fit rather than refused.
+              { level: n.level, title: fitText(n.title, 'title'), body: fitText(n.body, 'body') },
+              NOTICE_ACTOR,
+            );
         }
       }
       const shown = report.notifyCatchUp ? catchUpNotice(notices) : coalesce(notices);

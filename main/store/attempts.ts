@@ -17,7 +17,7 @@ export function startAttempt(
   opts: { deadlineAt?: number },
   now: number,
 ): Attempt {
-  requireText(step, 'step');
+  requireText(step, 'step', 'name');
   const lease = fence(ctx, claim, now);
   const active = activeAttempt(ctx, claim.runId);
   if (active !== undefined) {

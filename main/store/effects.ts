@@ -50,9 +50,9 @@ export function reserveEffect(
   input: ReserveEffectInput,
   now: number,
 ): Effect {
-  requireText(input.type, 'type');
-  requireText(input.idempotencyKey, 'idempotencyKey');
-  requireText(input.summary, 'summary');
+  requireText(input.type, 'type', 'name');
+  requireText(input.idempotencyKey, 'idempotencyKey', 'key');
+  requireText(input.summary, 'summary', 'summary');
   const lease = fence(ctx, claim, now);
   const existing = ctx
     .prep(`SELECT * FROM effects WHERE run_id = ? AND idempotency_key = ?`)

@@ -4,7 +4,7 @@ import { NOTIFICATION_LEVELS } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
 import { toNotification, type NotificationRow } from './rows';
 import { actorOf, appendEvent, loadRunRow } from './run-state';
-import { requireText } from './input-checks';
+import { optionalTextWithin, requireText } from './input-checks';
 import type { StoreContext } from './store-context';
 
 export interface NotifyInput {
@@ -23,7 +23,8 @@ export function notify(
   if (!NOTIFICATION_LEVELS.includes(input.level)) {
     throw new RunwardenError('VALIDATION', `level must be one of ${NOTIFICATION_LEVELS.join(', ')}.`);
   }
-  requireText(input.title, 'title');
+  requireText(input.title, 'title', 'title');
+  optionalTextWithin(input.body, 'body', 'body');
   if (runId !== null) loadRunRow(ctx, runId);
   const result = ctx
     .prep(`INSERT INTO notifications (run_id, level, title, body, at) VALUES (?, ?, ?, ?, ?)`)

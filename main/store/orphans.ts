@@ -6,6 +6,7 @@
 import type { Actor } from '../../shared/domain';
 import { hasLiveOwner, isOrphaned } from '../../shared/display-status';
 import { RunwardenError } from '../../shared/errors';
+import { requireReason } from './input-checks';
 import { toLease, type LeaseRow } from './rows';
 import {
   actorOf,
@@ -138,7 +139,7 @@ export function beginStopCommand(
   input: StopCommandInput,
   now: number,
 ): { generation: number; command: CommandIdentity } {
-  if (typeof input.reason !== 'string') throw new RunwardenError('VALIDATION', 'reason must be a string.');
+  requireReason(input.reason);
   const row = loadRunRow(ctx, runId);
   checkRevision(ctx, row, input.expectedRevision);
   refuseTerminal(ctx, row, 'stop the command of');

@@ -17,7 +17,7 @@ import { RunwardenError } from '../../shared/errors';
 import { interruptActiveAttempts } from './attempt-rows';
 import { applyCancel, cascadePreview } from './cancel-cascade';
 import { loadEffectRow } from './effect-rows';
-import { requireReason, requireText } from './input-checks';
+import { requirePayloadWithin, requireReason, requireText } from './input-checks';
 import { loadInteractionRow } from './interaction-rows';
 import { takeLease } from './lease-rows';
 import { setQueueEntry } from './queue-rows';
@@ -295,7 +295,7 @@ export function resolveEffect(
   if (input.resolution !== 'applied' && input.resolution !== 'not_applied') {
     throw new RunwardenError('VALIDATION', 'resolution must be applied or not_applied.');
   }
-  requireText(input.note, 'A note saying how you know');
+  requireText(input.note, 'A note saying how you know', 'note');
   const row = loadEffectRow(ctx, effectId);
   const run = loadRunRow(ctx, row.run_id);
   checkRevision(ctx, run, input.expectedRevision);
@@ -336,7 +336,8 @@ export interface AnswerInput {
 
 /** The answer's own fields, checked before its transaction (a bad one writes nothing, not even a rejection). */
 export function checkAnswerInput(input: AnswerInput): void {
-  requireText(input.idempotencyKey, 'idempotencyKey');
+  requireText(input.idempotencyKey, 'idempotencyKey', 'key');
+  requirePayloadWithin(input.payload, 'The answer');
   if (!Number.isInteger(input.interactionRevision)) {
     throw new RunwardenError('VALIDATION', 'interactionRevision must be an integer.');
   }

@@ -5,7 +5,7 @@
 import type { Actor, CommandSpec, Run } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
 import { newRunId } from './ids';
-import { requireText } from './input-checks';
+import { optionalTextWithin, requireText } from './input-checks';
 import { canonicalProjectPath, upsertProject } from './projects';
 import { toRun, toJson } from './rows';
 import { actorOf, commitRun, loadRunRow, type EventActor } from './run-state';
@@ -22,6 +22,7 @@ function checkCommand(command: CommandSpec | null | undefined): CommandSpec | nu
   ) {
     throw new RunwardenError('VALIDATION', 'command must be { argv: string[] (non-empty), cwd: string }.');
   }
+  optionalTextWithin(command.argv.join(' '), 'the command line', 'command');
   return { argv: [...command.argv], cwd: command.cwd };
 }
 
@@ -77,8 +78,9 @@ export function insertRun(
 }
 
 export function validateReserveInput(input: ReserveRunInput): void {
-  requireText(input.workflow, 'workflow');
-  requireText(input.title, 'title');
+  requireText(input.workflow, 'workflow', 'name');
+  requireText(input.title, 'title', 'title');
+  optionalTextWithin(input.requestKey, 'requestKey', 'key');
   checkCommand(input.command);
   if (
     input.executionMode !== undefined &&

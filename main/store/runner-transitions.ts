@@ -18,7 +18,13 @@ import {
 import { applyCancel } from './cancel-cascade';
 import { markApplyingAmbiguous } from './effect-rows';
 import { newInteractionId } from './ids';
-import { requireLeaseMs, requireReason, requireText } from './input-checks';
+import {
+  optionalTextWithin,
+  requireLeaseMs,
+  requirePayloadWithin,
+  requireReason,
+  requireText,
+} from './input-checks';
 import { cancelledQuestionsPayload, cancelOpenInteractions, loadInteractionRow } from './interaction-rows';
 import { clearLease, isHeldByLiveOther, takeLease } from './lease-rows';
 import { filterPath } from './projects';
@@ -198,6 +204,7 @@ export function markRunning(ctx: StoreContext, claim: ClaimRef, now: number): Ru
 
 export function setProgress(ctx: StoreContext, claim: ClaimRef, detail: string, now: number): Run {
   if (typeof detail !== 'string') throw new RunwardenError('VALIDATION', 'Progress detail must be a string.');
+  optionalTextWithin(detail, 'Progress detail', 'progress');
   const lease = fence(ctx, claim, now);
   setStatusDetail(ctx, claim.runId, detail);
   commitRun(ctx, claim.runId, now, {
@@ -219,13 +226,18 @@ export function requestInteraction(
   input: RequestInteractionInput,
   now: number,
 ): Interaction {
-  requireText(input.title, 'title');
+  requireText(input.title, 'title', 'title');
+  optionalTextWithin(input.prompt, 'prompt', 'prompt');
+  for (const choice of Array.isArray(input.choices) ? input.choices : []) {
+    if (typeof choice === 'string') optionalTextWithin(choice, 'A choice', 'title');
+  }
   if (input.kind !== 'decision' && input.kind !== 'input') {
     throw new RunwardenError('VALIDATION', 'kind must be decision or input.');
   }
   const choices = input.kind === 'decision' ? asDeclared(checkDeclaredChoices(input.choices)) : null;
   const fields = input.kind === 'input' ? asDeclared(checkDeclaredFields(input.fields)) : null;
   const hasDefault = input.hasDefault ?? input.defaultResponse !== undefined;
+  if (hasDefault) requirePayloadWithin(input.defaultResponse, 'The default answer');
   if (hasDefault) {
     const issues = responseIssues({ kind: input.kind, choices, fields }, input.defaultResponse);
     if (issues.length > 0) {
@@ -320,6 +332,7 @@ export function park(
   if (!PARK_CODES.includes(code)) {
     throw new RunwardenError('VALIDATION', `Park code must be one of ${PARK_CODES.join(', ')}.`);
   }
+  optionalTextWithin(detail, 'Park detail', 'detail');
   const lease = fence(ctx, claim, now);
   const run = loadRunRow(ctx, claim.runId);
   if (code === 'effectAmbiguous') {
