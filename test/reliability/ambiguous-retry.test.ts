@@ -5,24 +5,17 @@
  * not transfer again (the idempotency key carries across the retry lineage). The oracle is the fixture's
  * own log of how often its apply callback ran.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createDispatcher } from '../../main/services/dispatcher';
 import { openStore, type RunListPage } from '../../main/store';
-import { runCli, runJson, tempDir, type TempDir } from '../helpers/cli';
+import { runCli, runJson } from '../helpers/cli';
 import { fixturePath } from '../helpers/paths';
-import { printCounts, waitFor } from './liveness-kit';
+import { printCounts, tempProject, waitFor } from './liveness-kit';
 
-let dir: TempDir;
-let project: string;
-beforeAll(() => {
-  dir = tempDir('runwarden-ambiguous-');
-  project = join(dir.path, 'proj');
-  mkdirSync(project);
-});
-afterAll(() => dir.remove());
+const { dir, project } = tempProject('runwarden-ambiguous-');
 
 function logLines(file: string): Array<{ op: string; run?: string; alreadyApplied?: boolean }> {
   try {

@@ -3,22 +3,14 @@
  * it at once, with a worker polling for work all along: none of the commands ever runs, while a run nobody
  * asked to cancel, queued at the same moment, does.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { openStore } from '../../main/store';
-import { tempDir, type TempDir } from '../helpers/cli';
-import { printCounts, spawnRunwarden, waitFor } from './liveness-kit';
+import { printCounts, spawnRunwarden, tempProject, waitFor } from './liveness-kit';
 
-let dir: TempDir;
-let project: string;
-beforeAll(() => {
-  dir = tempDir('runwarden-cancelreq-');
-  project = join(dir.path, 'proj');
-  mkdirSync(project);
-});
-afterAll(() => dir.remove());
+const { dir, project } = tempProject('runwarden-cancelreq-');
 
 const TRIES = 5;
 

@@ -7,13 +7,12 @@
  *   statements: docs/LIVENESS.md#stopped-processes) with a sweeper ticking: the run stays running in the
  *   views, cancel is refused, and after SIGCONT the run completes normally.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunDetail, RunListPage } from '../../main/store';
 import { openStore } from '../../main/store';
-import { tempDir, type TempDir } from '../helpers/cli';
 import {
   faketimeLibrary,
   inProcessSweeper,
@@ -21,19 +20,13 @@ import {
   printCounts,
   processState,
   runIdOf,
-  spawnRunwarden,
-  waitFor,
   type Spawned,
+  spawnRunwarden,
+  tempProject,
+  waitFor,
 } from './liveness-kit';
 
-let dir: TempDir;
-let project: string;
-beforeAll(() => {
-  dir = tempDir('runwarden-clock-');
-  project = join(dir.path, 'proj');
-  mkdirSync(project);
-});
-afterAll(() => dir.remove());
+const { dir, project } = tempProject('runwarden-clock-');
 
 describe('clock steps across processes (libfaketime)', () => {
   it('+1 h keeps 3 of 3 live runs running; −1 h lets a killed runner be cancelled at once', async () => {

@@ -3,21 +3,14 @@
  * claim that fails — the same --key held by a live runner, a store busy past its timeout — leaves no queued
  * run carrying the command for a worker to start later.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { openStore } from '../../main/store';
-import { runCli, tempDir, type TempDir } from '../helpers/cli';
-import { printCounts, runIdOf, spawnRunwarden, waitFor } from './liveness-kit';
+import { runCli } from '../helpers/cli';
+import { printCounts, runIdOf, spawnRunwarden, tempProject, waitFor } from './liveness-kit';
 
-let dir: TempDir;
-let project: string;
-beforeAll(() => {
-  dir = tempDir('runwarden-execclaim-');
-  project = join(dir.path, 'proj');
-  mkdirSync(project);
-});
-afterAll(() => dir.remove());
+const { dir, project } = tempProject('runwarden-execclaim-');
 
 function runCount(): number {
   if (!existsSync(dir.store)) return 0;

@@ -4,12 +4,14 @@
  * test prints.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { initialSweeperState, sweep, type SweepReport } from '../../main/services/sweeper';
 import { machineIdentity, openStore, processStartId, type RunStore } from '../../main/store';
 import { DEFAULT_SETTINGS, type Settings } from '../../shared/views';
-import { waitFor as pollFor } from '../helpers/cli';
+import { afterAll } from 'vitest';
+import { tempDir, waitFor as pollFor, type TempDir } from '../helpers/cli';
 import { testCliBin } from '../helpers/paths';
 
 export interface Spawned {
@@ -146,4 +148,13 @@ export function processState(pid: number): string | null {
   } catch {
     return null;
   }
+}
+
+/** A temp folder with a store path and a project folder in it, made now and removed after the file's tests. */
+export function tempProject(prefix: string): { dir: TempDir; project: string } {
+  const dir = tempDir(prefix);
+  const project = join(dir.path, 'proj');
+  mkdirSync(project);
+  afterAll(() => dir.remove());
+  return { dir, project };
 }

@@ -4,24 +4,14 @@
  * the gap; a new host takes over at once (the dead holder is verifiably gone) and shows exactly one notice
  * for the gap — not the failure already notified — and a later host shows none.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createAppHost } from '../../main/services/app-host';
 import type { DesktopNotice } from '../../main/services/host-types';
 import { openStore, type RunStore } from '../../main/store';
 import { runnerOwner } from '../../main/runner';
-import { tempDir, type TempDir } from '../helpers/cli';
-import { printCounts, spawnRunwarden, waitFor } from './liveness-kit';
+import { printCounts, spawnRunwarden, tempProject, waitFor } from './liveness-kit';
 
-let dir: TempDir;
-let project: string;
-beforeAll(() => {
-  dir = tempDir('runwarden-notify-');
-  project = join(dir.path, 'proj');
-  mkdirSync(project);
-});
-afterAll(() => dir.remove());
+const { dir, project } = tempProject('runwarden-notify-');
 
 function failRun(store: RunStore, title: string): string {
   const run = store.reserveRun(

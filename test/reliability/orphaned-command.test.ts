@@ -4,13 +4,13 @@
  * group, and *Stop the command* (CLI and the window's handler) ends the whole group — a job ignoring SIGTERM
  * included — recorded as the person's action; only then can the run be cancelled.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createDispatcher } from '../../main/services/dispatcher';
 import { openStore, type RunDetail, type RunListPage } from '../../main/store';
-import { runCli, runJson, tempDir, type TempDir } from '../helpers/cli';
+import { runCli, runJson } from '../helpers/cli';
 import {
   inProcessSweeper,
   lineCount,
@@ -18,17 +18,11 @@ import {
   printCounts,
   runIdOf,
   spawnRunwarden,
+  tempProject,
   waitFor,
 } from './liveness-kit';
 
-let dir: TempDir;
-let project: string;
-beforeAll(() => {
-  dir = tempDir('runwarden-orphan-');
-  project = join(dir.path, 'proj');
-  mkdirSync(project);
-});
-afterAll(() => dir.remove());
+const { dir, project } = tempProject('runwarden-orphan-');
 
 /** A command whose background job survives its shell, and ignores SIGTERM (the grace, then SIGKILL). */
 function orphanMaker(name: string): string {

@@ -4,22 +4,12 @@
  * pids: the run is not declared gone, cannot be cancelled while its lease is live, and completes.
  * Needs root for `unshare --pid` (CI runs as root); not being able to create the namespace fails the test.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { machineIdentity } from '../../main/store';
-import { tempDir, type TempDir } from '../helpers/cli';
-import { inProcessSweeper, printCounts, runIdOf, spawnRunwarden, waitFor } from './liveness-kit';
+import { inProcessSweeper, printCounts, runIdOf, spawnRunwarden, tempProject, waitFor } from './liveness-kit';
 
-let dir: TempDir;
-let project: string;
-beforeAll(() => {
-  dir = tempDir('runwarden-pidns-');
-  project = join(dir.path, 'proj');
-  mkdirSync(project);
-});
-afterAll(() => dir.remove());
+const { dir, project } = tempProject('runwarden-pidns-');
 
 it('a runner in another pid namespace is not declared gone by a sweeper outside it', async () => {
   const exec = spawnRunwarden(

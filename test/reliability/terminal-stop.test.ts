@@ -5,25 +5,15 @@
  * the process really is stopped, then takes the write lock from another connection with a short timeout.
  * (A SIGSTOP at the same moments lands inside a write transaction in a few rounds out of 40.)
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openStore } from '../../main/store';
-import { tempDir, type TempDir } from '../helpers/cli';
-import { printCounts, processState, runIdOf, spawnRunwarden, waitFor } from './liveness-kit';
+import { printCounts, processState, runIdOf, spawnRunwarden, tempProject, waitFor } from './liveness-kit';
 
 const ROUNDS = 16;
 
-let dir: TempDir;
-let project: string;
-beforeAll(() => {
-  dir = tempDir('runwarden-tstp-');
-  project = join(dir.path, 'proj');
-  mkdirSync(project);
-});
-afterAll(() => dir.remove());
+const { dir, project } = tempProject('runwarden-tstp-');
 
 describe('Ctrl-Z on a runner', () => {
   it('stops it outside every write transaction: the store stays writable while it is stopped', async () => {

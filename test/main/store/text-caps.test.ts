@@ -73,7 +73,16 @@ const WRITES: Array<[string, TextKind, (value: string) => unknown]> = [
     (v) => t.store.notify(claim.runId, { level: 'info', title: 't', body: v }, RUNNER_ACTOR),
   ],
   ['park detail', 'detail', (v) => t.store.park(claim, 'sourceChanged', v)],
-  ['cancel reason', 'reason', (v) => t.store.requestCancel(claim.runId, { reason: v, actor: HUMAN })],
+  [
+    'cancel reason',
+    'reason',
+    (v) =>
+      t.store.requestCancel(claim.runId, {
+        reason: v,
+        actor: HUMAN,
+        expectedRevision: t.store.getRun(claim.runId).revision,
+      }),
+  ],
 ];
 
 describe('text caps in the store', () => {
