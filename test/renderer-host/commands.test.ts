@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppState } from '../../renderer/src/lib/state/app-state.svelte';
 import { BulkDialogState } from '../../renderer/src/lib/state/bulk-dialog.svelte';
-import { MemoryHistory } from '../renderer/fake-api';
+import { MemoryHistory } from '../renderer/memory-history';
 import { createRealHost, RUNNER, seedCompletedRun, seedStaleRun, type RealHost } from './real-host';
 
 let h: RealHost;

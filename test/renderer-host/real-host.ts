@@ -1,18 +1,37 @@
 /**
- * The renderer's API object over a real host: `createAppHost` on a temporary store file, every method
- * going through the host's dispatcher (request validation, handlers, the store) exactly as the window's
- * calls do, and pushes delivered to the `on` listeners. A second connection seeds the store the way a
- * runner would. Renderer state tests that test behaviour run against this, not a re-implementation.
+ * The renderer's API object over a real host: `createAppHost` on a temporary store file, started as the
+ * shells start it (sweeper, change feed, log watcher), every method going through the host's dispatcher
+ * (request validation, handlers, the store) exactly as the window's calls do, and the host's pushes
+ * delivered to the `on` listeners. A second connection seeds the store the way a runner would, and the
+ * change feed tells the window, as it tells it about a real runner's commits. Renderer state tests that
+ * test behaviour run against this, not a re-implementation (docs/ARCHITECTURE.md#renderer-tests).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { CHANNEL_METHODS, type Channel, type PushEvent } from '../../shared/channel-names';
 import type { Pushes, RunwardenApi } from '../../shared/contract';
-import type { Actor } from '../../shared/domain';
+import type { Actor, CommandSpec, Effect, Interaction, Surface } from '../../shared/domain';
 import { createAppHost } from '../../main/services/app-host';
 import type { AppHost } from '../../main/services/host-types';
-import { openStore, type RunStore } from '../../main/store';
+import { openRunLog, type RunOutputLog } from '../../main/runner/run-log';
+import { openStore, SUPPORTED_SCHEMA_VERSION, type RunStore } from '../../main/store';
+import type { ClaimKey, RequestInteractionInput } from '../../main/store';
+import { LOST_MESSAGE } from '../../renderer/src/lib/api/http-client';
+
+type Method = keyof Omit<RunwardenApi, 'on'>;
+
+export interface RealHostOptions {
+  /** The host's clock at the start (it moves only when a test calls `advance`). */
+  at?: number;
+  /** Where the person's commands come from, as the timeline shows it. */
+  surface?: Surface;
+  /** The desktop's "open with the default app"; without it the host is a browser tab's (`serve`). */
+  openPath?: (logPath: string) => void;
+  /** The store file was written by a newer Runwarden: the host opens it read-only. */
+  newerSchema?: boolean;
+}
 
 export interface RealHost {
   api: RunwardenApi;
@@ -20,6 +39,19 @@ export interface RealHost {
   /** Another connection to the same file, as a runner process would hold. */
   store: RunStore;
   projectDir: string;
+  /** Every call the window made, in order: [method, input]. */
+  calls: Array<[string, unknown]>;
+  /** How many times the window called a method. */
+  count(method: Method): number;
+  /** The listeners the window has registered, over all push events. */
+  listenerCount(): number;
+  /** A push that comes from the shell, not the store (the tray's or a notification's "open this run"). */
+  emitShellPush<E extends 'open-run'>(event: E, payload: Pushes[E]): void;
+  /**
+   * The next call of `method` reaches the host and is carried out, but its answer is lost on the way
+   * back, as over a dropped connection: the window gets the transport's "cannot reach" error.
+   */
+  loseNextAnswer(method: Method): void;
   now(): number;
   advance(ms: number): void;
   cleanup(): void;
@@ -27,28 +59,51 @@ export interface RealHost {
 
 export const RUNNER: Actor = { type: 'runner', id: 'runner-1', surface: 'sdk' };
 const SWEEPER: Actor = { type: 'host', id: 'sweeper', surface: 'sweeper' };
+const OWNER = { ownerType: 'runner', ownerId: 'runner-1', pid: 1, hostname: 'host', startId: null } as const;
+/** The host's clock starts here unless a test says otherwise. */
+export const START = Date.UTC(2025, 0, 15, 12, 0, 0);
+/** Logs a test opened: closed at cleanup, as a runner closes its log when it ends. */
+const openLogs = new WeakMap<RealHost, RunOutputLog[]>();
 
-export function createRealHost(start = Date.UTC(2025, 0, 1)): RealHost {
+export function createRealHost(options: RealHostOptions = {}): RealHost {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runwarden-host-'));
   const storePath = path.join(dir, 'state.sqlite');
   const projectDir = path.join(dir, 'project');
   fs.mkdirSync(projectDir);
-  let now = start;
+  let now = options.at ?? START;
   const clock = () => now;
+  if (options.newerSchema === true) {
+    openStore(storePath, { clock }).close();
+    const db = new Database(storePath);
+    db.pragma(`user_version = ${SUPPORTED_SCHEMA_VERSION + 1}`);
+    db.close();
+  }
   const listeners = new Map<PushEvent, Set<(payload: never) => void>>();
+  const deliver = (event: PushEvent, payload: unknown) => {
+    for (const listener of listeners.get(event) ?? []) (listener as (p: unknown) => void)(payload);
+  };
   const host = createAppHost({
     storePath,
-    surface: 'app',
+    surface: options.surface ?? 'app',
     actorId: 'dev',
     clock,
     notifier: { show: () => {} },
-    push: (event, payload) => {
-      for (const listener of listeners.get(event) ?? []) (listener as (p: typeof payload) => void)(payload);
-    },
+    push: deliver,
+    ...(options.openPath !== undefined && { openPath: options.openPath }),
   });
+  const calls: Array<[string, unknown]> = [];
+  const lose = new Set<string>();
   const api: Record<string, unknown> = {};
   for (const [channel, method] of Object.entries(CHANNEL_METHODS) as Array<[Channel, string]>) {
-    api[method] = (input: unknown) => host.dispatch(channel, input);
+    api[method] = async (input: unknown) => {
+      calls.push([method, input]);
+      const result = await host.dispatch(channel, input);
+      if (!lose.delete(method)) return result;
+      return {
+        ok: false,
+        error: { code: 'INTERNAL', message: LOST_MESSAGE, recovery: { kind: 'retryLater' } },
+      };
+    };
   }
   api.on = <E extends PushEvent>(event: E, listener: (payload: Pushes[E]) => void) => {
     const set = listeners.get(event) ?? new Set();
@@ -57,66 +112,180 @@ export function createRealHost(start = Date.UTC(2025, 0, 1)): RealHost {
     return () => set.delete(listener as (payload: never) => void);
   };
   const store = openStore(storePath, { clock });
-  return {
+  host.start();
+  const h: RealHost = {
     api: api as RunwardenApi,
     host,
     store,
     projectDir,
+    calls,
+    count: (method) => calls.filter(([m]) => m === method).length,
+    listenerCount: () => [...listeners.values()].reduce((sum, set) => sum + set.size, 0),
+    emitShellPush: (event, payload) => deliver(event, payload),
+    loseNextAnswer: (method) => void lose.add(method),
     now: clock,
     advance(ms) {
       now += ms;
     },
     cleanup() {
+      for (const log of openLogs.get(h) ?? []) log.finish();
       store.close();
       host.dispose();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+  return h;
+}
+
+/** A folder under the test's project folder (a second project, say), created. */
+export function projectPath(h: RealHost, name: string): string {
+  const dir = path.join(h.projectDir, name);
+  fs.mkdirSync(dir, { recursive: true });
+  return fs.realpathSync(dir);
+}
+
+export interface RunSeed {
+  title?: string;
+  workflow?: string;
+  projectPath?: string;
+  command?: CommandSpec;
+  /** How long the runner's lease lasts from now (an hour unless said). */
+  leaseMs?: number;
+}
+
+export interface StartedRun {
+  runId: string;
+  claim: ClaimKey;
+}
+
+/** Reserves a run and claims it for a runner that marks it running, then moves the clock one tick. */
+export function startRun(h: RealHost, seed: RunSeed = {}): StartedRun {
+  const run = h.store.reserveRun(
+    {
+      projectPath: seed.projectPath ?? h.projectDir,
+      workflow: seed.workflow ?? 'wf',
+      title: seed.title ?? 'run',
+      ...(seed.command !== undefined && { command: seed.command }),
+    },
+    RUNNER,
+  );
+  const { claim } = h.store.claimRun(run.id, { ...OWNER, leaseMs: seed.leaseMs ?? 3_600_000 });
+  h.store.markRunning(claim);
+  h.advance(1);
+  return { runId: run.id, claim };
 }
 
 /** Reserves `count` runs and claims each for a live runner (the Running view), one clock tick apart. */
 export function seedRunningRuns(h: RealHost, count: number, title = 'run'): string[] {
-  const ids: string[] = [];
-  for (let i = 0; i < count; i += 1) {
-    const run = h.store.reserveRun(
-      { projectPath: h.projectDir, workflow: 'wf', title: `${title} ${i}` },
-      RUNNER,
-    );
-    const { claim } = h.store.claimRun(run.id, {
-      ownerType: 'runner',
-      ownerId: 'runner-1',
-      pid: 1,
-      hostname: 'host',
-      startId: null,
-      leaseMs: 3_600_000,
-    });
-    h.store.markRunning(claim);
-    ids.push(run.id);
-    h.advance(1);
-  }
-  return ids;
+  return Array.from({ length: count }, (_, i) => startRun(h, { title: `${title} ${i}` }).runId);
 }
 
-const OWNER = { ownerType: 'runner', ownerId: 'runner-1', pid: 1, hostname: 'host', startId: null } as const;
+/** The question a runner asks unless a test says otherwise: a decision with a five-minute deadline. */
+export function askQuestion(
+  h: RealHost,
+  claim: ClaimKey,
+  question: Partial<RequestInteractionInput> = {},
+): Interaction {
+  return h.store.requestInteraction(claim, {
+    kind: 'decision',
+    title: 'Deploy to production?',
+    prompt: 'All checks passed.\nShip it?',
+    choices: ['yes', 'no'],
+    deadlineAt: h.now() + 5 * 60_000,
+    ...question,
+  });
+}
+
+/** A running run whose runner asks a question (the Needs you view). */
+export function seedQuestion(
+  h: RealHost,
+  seed: RunSeed = {},
+  question: Partial<RequestInteractionInput> = {},
+): StartedRun & { interaction: Interaction } {
+  const started = startRun(h, seed);
+  const interaction = askQuestion(h, started.claim, question);
+  h.advance(1);
+  return { ...started, interaction };
+}
+
+/** A side effect the runner has begun and not settled (applying), or settled as it says. */
+export function recordEffect(
+  h: RealHost,
+  claim: ClaimKey,
+  effect: { summary: string; key: string; settle?: 'ambiguous' | 'applied' },
+): Effect {
+  const reserved = h.store.reserveEffect(claim, {
+    type: 'http.post',
+    idempotencyKey: effect.key,
+    summary: effect.summary,
+  });
+  const begun = h.store.beginEffect(claim, reserved.id);
+  return effect.settle === undefined ? begun : h.store.settleEffect(claim, begun.id, effect.settle);
+}
 
 /**
- * A run whose runner's lease expired (the Stale view), already noticed as lost the way the sweeper records
- * it — so the host's own sweep (which a write request wakes) finds nothing new to write on it.
+ * A run whose runner's lease expired in step "build" (the Stale view), with the effects it had begun
+ * still applying, already noticed as lost the way the sweeper records it — so the host's own sweep finds
+ * nothing new to write on it.
  */
-export function seedStaleRun(h: RealHost, title = 'stale'): string {
-  const run = h.store.reserveRun({ projectPath: h.projectDir, workflow: 'wf', title }, RUNNER);
-  const { claim } = h.store.claimRun(run.id, { ...OWNER, leaseMs: 1_000 });
-  h.store.markRunning(claim);
-  h.advance(1_001);
-  h.store.markRunnerLost(run.id, claim.generation, 'lease expired', SWEEPER);
-  return run.id;
+export function seedStaleRun(
+  h: RealHost,
+  title = 'stale',
+  effects: Array<{ summary: string; key: string }> = [],
+  seed: RunSeed = {},
+): string {
+  const { runId, claim } = startRun(h, { ...seed, title, leaseMs: 1_000 });
+  h.store.startAttempt(claim, 'build');
+  for (const effect of effects) recordEffect(h, claim, effect);
+  h.advance(1_000);
+  h.store.markRunnerLost(runId, claim.generation, 'lease expired', SWEEPER);
+  h.advance(1);
+  return runId;
+}
+
+/** A run its runner parked with an ambiguous effect (waiting for a person to say what it did). */
+export function seedAmbiguousRun(
+  h: RealHost,
+  title = 'ambiguous',
+  effect: { summary: string; key: string } = { summary: 'POST /deployments', key: 'key-1' },
+): StartedRun & { effect: Effect } {
+  const started = startRun(h, { title });
+  const settled = recordEffect(h, started.claim, { ...effect, settle: 'ambiguous' });
+  h.store.park(started.claim, 'effectAmbiguous');
+  h.advance(1);
+  return { ...started, effect: settled };
 }
 
 /** A run its runner completed. */
-export function seedCompletedRun(h: RealHost, title = 'done'): string {
-  const run = h.store.reserveRun({ projectPath: h.projectDir, workflow: 'wf', title }, RUNNER);
-  const { claim } = h.store.claimRun(run.id, { ...OWNER, leaseMs: 60_000 });
+export function seedCompletedRun(h: RealHost, title = 'done', seed: RunSeed = {}): string {
+  const { runId, claim } = startRun(h, { ...seed, title });
   h.store.completeRun(claim);
   h.advance(1);
-  return run.id;
+  return runId;
+}
+
+/**
+ * Output the run's command printed, written to the claim's log as a runner's supervisor writes it (one
+ * record per line); the log stays open, as for a run still running, until cleanup.
+ */
+export function printOutput(
+  h: RealHost,
+  claim: ClaimKey,
+  lines: Array<{ stream: 'stdout' | 'stderr'; text: string }>,
+): void {
+  let logs = openLogs.get(h);
+  if (logs === undefined) {
+    logs = [];
+    openLogs.set(h, logs);
+  }
+  let log = logs.find((l) => l.path.includes(claim.runId));
+  if (log === undefined) {
+    const opened = openRunLog(h.store, claim, (message) => {
+      throw new Error(message);
+    });
+    if (opened === null) throw new Error('the log did not open');
+    log = opened;
+    logs.push(log);
+  }
+  for (const line of lines) log.write(line.stream, Buffer.from(`${line.text}\n`));
 }

@@ -5,7 +5,8 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import App from '../../../renderer/src/App.svelte';
 import { AppState } from '../../../renderer/src/lib/state/app-state.svelte';
-import { FakeApi, MemoryHistory, NOW, scenario, type FakeRun } from '../fake-api';
+import { FakeApi, NOW, scenario, type FakeRun } from '../fake-api';
+import { MemoryHistory } from '../memory-history';
 
 function setup(run: FakeRun, fill: (fake: FakeApi) => void) {
   const fake = new FakeApi([run]);

@@ -5,7 +5,8 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import App from '../../../renderer/src/App.svelte';
 import { AppState, type Shell } from '../../../renderer/src/lib/state/app-state.svelte';
-import { FakeApi, MemoryHistory, NOW, makeEffect, scenario, type FakeRun } from '../fake-api';
+import { FakeApi, NOW, makeEffect, scenario, type FakeRun } from '../fake-api';
+import { MemoryHistory } from '../memory-history';
 
 function setup(runs: FakeRun[], hash = '', shell: Shell = 'desktop') {
   const fake = new FakeApi(runs);

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { AppState } from '../../../../renderer/src/lib/state/app-state.svelte';
 import { BulkDialogState } from '../../../../renderer/src/lib/state/bulk-dialog.svelte';
 import { RunListState } from '../../../../renderer/src/lib/state/run-list.svelte';
-import { FakeApi, MemoryHistory, NOW, scenario } from '../../fake-api';
+import { FakeApi, NOW, scenario } from '../../fake-api';
+import { MemoryHistory } from '../../memory-history';
 
 const ALL = { view: 'all' as const, projectPath: null, search: '' };
 
