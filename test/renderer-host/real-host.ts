@@ -39,6 +39,8 @@ export interface RealHost {
   /** Another connection to the same file, as a runner process would hold. */
   store: RunStore;
   projectDir: string;
+  /** Every push the host (or the shell) sent, in order: [event, payload]. */
+  pushes: Array<[PushEvent, unknown]>;
   /** Every call the window made, in order: [method, input]. */
   calls: Array<[string, unknown]>;
   /** How many times the window called a method. */
@@ -79,7 +81,9 @@ export function createRealHost(options: RealHostOptions = {}): RealHost {
     db.close();
   }
   const listeners = new Map<PushEvent, Set<(payload: never) => void>>();
+  const pushes: Array<[PushEvent, unknown]> = [];
   const deliver = (event: PushEvent, payload: unknown) => {
+    pushes.push([event, payload]);
     for (const listener of listeners.get(event) ?? []) (listener as (p: unknown) => void)(payload);
   };
   const host = createAppHost({
@@ -118,6 +122,7 @@ export function createRealHost(options: RealHostOptions = {}): RealHost {
     host,
     store,
     projectDir,
+    pushes,
     calls,
     count: (method) => calls.filter(([m]) => m === method).length,
     listenerCount: () => [...listeners.values()].reduce((sum, set) => sum + set.size, 0),
