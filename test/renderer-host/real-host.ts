@@ -208,9 +208,8 @@ export function seedQuestion(
   question: Partial<RequestInteractionInput> = {},
 ): StartedRun & { interaction: Interaction } {
   const started = startRun(h, seed);
-  const interaction = askQuestion(h, started.claim, question);
-  h.advance(1);
-  return { ...started, interaction };
+  // The clock stays where the question was asked: its deadline shows as asked ("5m 00s left").
+  return { ...started, interaction: askQuestion(h, started.claim, question) };
 }
 
 /** A side effect the runner has begun and not settled (applying), or settled as it says. */
@@ -229,9 +228,10 @@ export function recordEffect(
 }
 
 /**
- * A run whose runner's lease expired in step "build" (the Stale view), with the effects it had begun
- * still applying, already noticed as lost the way the sweeper records it — so the host's own sweep finds
- * nothing new to write on it.
+ * A run whose runner's lease expired in step "build" (the Stale view), already noticed as lost the way the
+ * sweeper records it — so the host's own sweep finds nothing new to write on it. `effects` are begun
+ * before the step, as the run's own (not the step's), and are still applying: a cancel cancels the step
+ * and makes them ambiguous (an effect begun inside a step would have the step interrupted instead).
  */
 export function seedStaleRun(
   h: RealHost,
@@ -240,8 +240,8 @@ export function seedStaleRun(
   seed: RunSeed = {},
 ): string {
   const { runId, claim } = startRun(h, { ...seed, title, leaseMs: 1_000 });
-  h.store.startAttempt(claim, 'build');
   for (const effect of effects) recordEffect(h, claim, effect);
+  h.store.startAttempt(claim, 'build');
   h.advance(1_000);
   h.store.markRunnerLost(runId, claim.generation, 'lease expired', SWEEPER);
   h.advance(1);

@@ -1,0 +1,25 @@
+/**
+ * Renders the whole window (App.svelte) over a real host (real-host.ts), as a shell loads it: its state
+ * on the host's API, the hash in a memory history, and the host's clock as the window's clock.
+ */
+// oxlint-disable-next-line import/no-unassigned-import -- installs jsdom stubs before the components load
+import '../renderer/dom-setup';
+import { render } from '@testing-library/svelte';
+import userEvent from '@testing-library/user-event';
+import App from '../../renderer/src/App.svelte';
+import { AppState, type Shell } from '../../renderer/src/lib/state/app-state.svelte';
+import { MemoryHistory } from '../renderer/memory-history';
+import type { RealHost } from './real-host';
+
+export function renderApp(h: RealHost, hash = '', options: { shell?: Shell; delay?: number | null } = {}) {
+  const history = new MemoryHistory();
+  history.hash = hash;
+  const app = new AppState(h.api, history, h.now, {
+    shell: options.shell ?? 'desktop',
+    sidebarCollapsed: false,
+  });
+  // `delay: null` keeps a test's clicks in one run of microtasks: no host push (a timer) lands between them.
+  const user = userEvent.setup(options.delay === undefined ? {} : { delay: options.delay });
+  render(App, { props: { app } });
+  return { history, app, user };
+}
