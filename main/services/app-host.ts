@@ -185,15 +185,20 @@ export function createAppHost(options: AppHostOptions): AppHost {
         const history = settings.notificationsPaused
           ? noticesFor(report.notifyEvents, { ...settings, notificationsPaused: false }, label)
           : notices;
+        let wrote = false;
         for (const n of history) {
-          if (!n.recorded)
-            store.notify(
-              n.runId,
-              // Composed from a run's title: cut to fit rather than refused.
-              { level: n.level, title: fitText(n.title, 'title'), body: fitText(n.body, 'body') },
-              NOTICE_ACTOR,
-            );
+          if (n.recorded) continue;
+          store.notify(
+            n.runId,
+            // Composed from a run's title: cut to fit rather than refused.
+            { level: n.level, title: fitText(n.title, 'title'), body: fitText(n.body, 'body') },
+            NOTICE_ACTOR,
+          );
+          wrote = true;
         }
+        // This connection's own commits do not move data_version: without this, the window would hear of
+        // the notification only with the next commit of another process (docs/ARCHITECTURE.md#change-feed).
+        if (wrote) sweeper.markDirty();
       }
       const shown = report.notifyCatchUp ? catchUpNotice(notices) : coalesce(notices);
       for (const notice of shown) options.notifier.show(notice);

@@ -78,7 +78,9 @@ describe('AppState over the real host', () => {
   });
 });
 
-describe('run timeline paging over the real host', () => {
+// Seeding over a thousand events is a thousand write transactions: slow on a loaded machine, so these
+// two tests get more time than the default (what they check does not depend on it).
+describe('run timeline paging over the real host', { timeout: 30_000 }, () => {
   /** The seqs of every event the store holds for a run, newest first. */
   const storedSeqs = (runId: string) =>
     h.store

@@ -50,10 +50,12 @@ export interface RealHost {
   /** A push that comes from the shell, not the store (the tray's or a notification's "open this run"). */
   emitShellPush<E extends 'open-run'>(event: E, payload: Pushes[E]): void;
   /**
-   * The next call of `method` reaches the host and is carried out, but its answer is lost on the way
-   * back, as over a dropped connection: the window gets the transport's "cannot reach" error.
+   * The connection drops just after the next call of `method` reached the host: that call is carried
+   * out, but its reply is lost, and so is every later call (not sent) until `reconnect()`. The window
+   * gets the transport's "cannot reach" error, as over a real dropped connection.
    */
-  loseNextAnswer(method: Method): void;
+  dropConnectionAfter(method: Method): void;
+  reconnect(): void;
   now(): number;
   advance(ms: number): void;
   cleanup(): void;
@@ -96,17 +98,22 @@ export function createRealHost(options: RealHostOptions = {}): RealHost {
     ...(options.openPath !== undefined && { openPath: options.openPath }),
   });
   const calls: Array<[string, unknown]> = [];
-  const lose = new Set<string>();
+  let dropAfter: string | null = null;
+  let down = false;
+  const lost = {
+    ok: false,
+    error: { code: 'INTERNAL', message: LOST_MESSAGE, recovery: { kind: 'retryLater' } },
+  };
   const api: Record<string, unknown> = {};
   for (const [channel, method] of Object.entries(CHANNEL_METHODS) as Array<[Channel, string]>) {
     api[method] = async (input: unknown) => {
       calls.push([method, input]);
+      if (down) return lost;
       const result = await host.dispatch(channel, input);
-      if (!lose.delete(method)) return result;
-      return {
-        ok: false,
-        error: { code: 'INTERNAL', message: LOST_MESSAGE, recovery: { kind: 'retryLater' } },
-      };
+      if (method !== dropAfter) return result;
+      dropAfter = null;
+      down = true;
+      return lost;
     };
   }
   api.on = <E extends PushEvent>(event: E, listener: (payload: Pushes[E]) => void) => {
@@ -127,7 +134,8 @@ export function createRealHost(options: RealHostOptions = {}): RealHost {
     count: (method) => calls.filter(([m]) => m === method).length,
     listenerCount: () => [...listeners.values()].reduce((sum, set) => sum + set.size, 0),
     emitShellPush: (event, payload) => deliver(event, payload),
-    loseNextAnswer: (method) => void lose.add(method),
+    dropConnectionAfter: (method) => void (dropAfter = method),
+    reconnect: () => void (down = false),
     now: clock,
     advance(ms) {
       now += ms;

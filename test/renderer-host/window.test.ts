@@ -1,26 +1,39 @@
-// oxlint-disable-next-line import/no-unassigned-import -- installs jsdom stubs before the components load
-import '../dom-setup';
-import { render, screen, waitFor, within } from '@testing-library/svelte';
-import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
-import App from '../../../renderer/src/App.svelte';
-import { AppState, type Shell } from '../../../renderer/src/lib/state/app-state.svelte';
-import { FakeApi, NOW, makeEffect, scenario, type FakeRun } from '../fake-api';
-import { MemoryHistory } from '../memory-history';
+/**
+ * The window's dialogs, settings, retry, bulk cancel, triage, chrome, prompts, quick answers, palette and
+ * search against the real host (real-host.ts): runs seeded as runners make them, outcomes read back
+ * from the store, pushes from the host's change feed.
+ */
+import { screen, waitFor, within } from '@testing-library/svelte';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createRealHost,
+  recordEffect,
+  RUNNER,
+  seedAmbiguousRun,
+  seedCompletedRun,
+  seedQuestion,
+  seedStaleRun,
+  startRun,
+  type RealHost,
+} from './real-host';
+import { renderApp } from './render-app';
 
-function setup(runs: FakeRun[], hash = '', shell: Shell = 'desktop') {
-  const fake = new FakeApi(runs);
-  const history = new MemoryHistory();
-  history.hash = hash;
-  const app = new AppState(fake.api, history, () => NOW, { shell, sidebarCollapsed: false });
-  const user = userEvent.setup();
-  render(App, { props: { app } });
-  return { fake, history, app, user };
-}
+const OTHER_TAB = { type: 'human', id: 'dev', surface: 'browser' } as const;
+
+let h: RealHost;
+beforeEach(() => {
+  h = createRealHost();
+});
+afterEach(() => {
+  h.cleanup();
+});
+
+const responseOf = (interactionId: string) => h.store.getInteraction(interactionId).response;
 
 describe('dialogs', () => {
   it('open as modal <dialog>s, close on Escape and give focus back to their opener', async () => {
-    const { user } = setup([scenario.running()]);
+    startRun(h);
+    const { user } = renderApp(h);
     for (const name of ['Settings', 'Keyboard shortcuts']) {
       const opener = screen.getByRole('button', { name });
       opener.focus();
@@ -36,8 +49,8 @@ describe('dialogs', () => {
   });
 
   it('a cancelled run loses its Cancel button: focus goes to the run heading, not the page', async () => {
-    const run = scenario.stale({ title: 'Gone soon' });
-    const { user } = setup([run], `#/stale?run=${run.run.id}`);
+    const runId = seedStaleRun(h, 'Gone soon');
+    const { user } = renderApp(h, `#/stale?run=${runId}`);
     await screen.findByRole('heading', { level: 2, name: 'Gone soon' });
     await user.click(screen.getByRole('button', { name: 'Cancel run…' }));
     const dialog = await screen.findByRole('dialog', { name: /Cancel run/ });
@@ -47,12 +60,13 @@ describe('dialogs', () => {
     await waitFor(() =>
       expect(document.activeElement).toBe(screen.getByRole('heading', { level: 2, name: 'Gone soon' })),
     );
+    expect(h.store.getRun(runId).status).toBe('cancelled');
   });
 });
 
 describe('settings', () => {
   it('shows seconds and minutes, refuses 0x10 without saving, saves visibly in milliseconds', async () => {
-    const { user, fake } = setup([]);
+    const { user } = renderApp(h);
     await user.click(screen.getByRole('button', { name: 'Settings' }));
     const dialog = await screen.findByRole('dialog', { name: 'Settings' });
     const every = (await within(dialog).findByRole('textbox', { name: 'Check every' })) as HTMLInputElement;
@@ -62,7 +76,7 @@ describe('settings', () => {
     await user.click(within(dialog).getByRole('button', { name: 'Save settings' }));
     expect(within(dialog).getByText('Check every: type a number, like 0.25.')).toBeTruthy();
     expect(document.activeElement).toBe(every);
-    expect(fake.count('setSettings')).toBe(0);
+    expect(h.count('setSettings')).toBe(0);
     await user.clear(every);
     await user.type(every, '1.5');
     const grace = within(dialog).getByRole('textbox', { name: 'Stale grace' });
@@ -71,14 +85,16 @@ describe('settings', () => {
     const save = within(dialog).getByRole('button', { name: 'Save settings' });
     await user.click(save);
     await within(dialog).findByText(/^Saved at /);
-    expect(fake.settings.sweepIntervalMs).toBe(1500);
-    expect(fake.settings.staleGraceMs).toBe(30_000);
+    // What the store keeps, read by another connection, and what the host now runs with.
+    expect(h.store.getSetting('sweepIntervalMs', null)).toBe(1500);
+    expect(h.store.getSetting('staleGraceMs', null)).toBe(30_000);
+    expect(h.host.settings).toMatchObject({ sweepIntervalMs: 1500, staleGraceMs: 30_000 });
     expect(document.activeElement).toBe(save);
     expect(within(screen.getByRole('status', { name: 'Results' })).getByText('Settings saved.')).toBeTruthy();
   });
 
   it('hides the desktop-only settings in a browser tab', async () => {
-    const { user } = setup([], '', 'browser');
+    const { user } = renderApp(h, '', { shell: 'browser' });
     await user.click(screen.getByRole('button', { name: 'Settings' }));
     const dialog = await screen.findByRole('dialog', { name: 'Settings' });
     await within(dialog).findByRole('textbox', { name: 'Check every' });
@@ -90,37 +106,39 @@ describe('settings', () => {
 
 describe('retry', () => {
   it('is confirmed, naming the workflow and command that run again, and opens the new run linked back', async () => {
-    const done = scenario.completed({
-      title: 'nightly',
+    const done = seedCompletedRun(h, 'nightly', {
       workflow: 'etl',
       command: { argv: ['make', 'etl'], cwd: '/src/app' },
     });
-    const { user, fake, app } = setup([done], `#/all?run=${done.run.id}`);
+    const { user, app } = renderApp(h, `#/all?run=${done}`);
     await screen.findByRole('heading', { level: 2, name: 'nightly' });
     await user.click(screen.getByRole('button', { name: 'Retry…' }));
     const dialog = await screen.findByRole('dialog', { name: 'Retry: “nightly”?' });
     const lines = within(dialog).getByRole('list', { name: 'Consequences' });
     expect(lines.textContent).toContain('A new run of workflow “etl” starts with the same input.');
     expect(lines.textContent).toContain('It runs the command again: make etl in /src/app.');
-    expect(fake.count('retryRun')).toBe(0);
+    expect(h.count('retryRun')).toBe(0);
     await user.click(within(dialog).getByRole('button', { name: 'Retry' }));
-    await waitFor(() => expect(app.route.runId).not.toBe(done.run.id));
-    expect(fake.count('retryRun')).toBe(1);
+    await waitFor(() => expect(app.route.runId).not.toBe(done));
+    expect(h.count('retryRun')).toBe(1);
     const detail = screen.getByRole('complementary', { name: 'Run details' });
     await within(detail).findByText('Retry of');
-    expect(within(detail).getByRole('button', { name: done.run.id })).toBeTruthy();
+    expect(within(detail).getByRole('button', { name: done })).toBeTruthy();
     // And back: the original run lists the retry in its detail and its timeline.
-    await user.click(within(detail).getByRole('button', { name: done.run.id }));
+    await user.click(within(detail).getByRole('button', { name: done }));
     await within(detail).findByText('Retried as');
-    const retryId = [...fake.runs.keys()].find((id) => id !== done.run.id);
-    expect(within(detail).getByRole('button', { name: `Open the retry ${retryId}` })).toBeTruthy();
+    const retries = h.store.listRetries(done);
+    expect(retries).toHaveLength(1);
+    expect(within(detail).getByRole('button', { name: `Open the retry ${retries[0]?.id}` })).toBeTruthy();
   });
 
   it('is held back, with the reason, while a side effect of the run is unresolved', async () => {
-    const failed = scenario.completed({ title: 'charged twice?', status: 'failed' });
-    failed.effects = [makeEffect(failed.run.id, { id: 3, status: 'ambiguous', summary: 'charge card' })];
-    setup([failed], `#/all?run=${failed.run.id}`);
+    const { runId, claim } = startRun(h, { title: 'charged twice?' });
+    recordEffect(h, claim, { summary: 'charge card', key: 'charge-1', settle: 'ambiguous' });
+    h.store.failRun(claim, 'card declined?');
+    const { app } = renderApp(h, `#/all?run=${runId}`);
     await screen.findByRole('heading', { level: 2, name: 'charged twice?' });
+    expect(app.detail.data?.snapshot.run.status).toBe('failed');
     const toolbar = screen.getByRole('toolbar', { name: 'Run actions' });
     expect(within(toolbar).queryByRole('button', { name: 'Retry…' })).toBeNull();
     expect(within(toolbar).getByRole('button', { name: 'Resolve effects' })).toBeTruthy();
@@ -131,9 +149,9 @@ describe('retry', () => {
 
 describe('bulk cancel', () => {
   it('asks to type the count the button acts on, and keeps refused runs listed with their reason', async () => {
-    const stale = Array.from({ length: 6 }, (_, i) => scenario.stale({ title: `Stale ${i}` }));
-    const live = [scenario.running({ title: 'Live A' }), scenario.running({ title: 'Live B' })];
-    const { user } = setup([...stale, ...live], '#/all');
+    const stale = Array.from({ length: 6 }, (_, i) => seedStaleRun(h, `Stale ${i}`));
+    const live = [startRun(h, { title: 'Live A' }), startRun(h, { title: 'Live B' })];
+    const { user } = renderApp(h, '#/all');
     const grid = await screen.findByRole('grid', { name: 'Runs' });
     await within(grid).findByRole('row', { name: /Live B/ });
     await user.click(within(grid).getByRole('checkbox', { name: /^Select all 8 loaded runs$/ }));
@@ -154,12 +172,16 @@ describe('bulk cancel', () => {
     expect(items).toHaveLength(8);
     expect(items.filter((li) => /Refused: /.test(li.textContent ?? ''))).toHaveLength(2);
     expect(within(dialog).getByText(/Done: 6 succeeded, 2 refused\./)).toBeTruthy();
+    expect(stale.map((id) => h.store.getRun(id).status)).toEqual(stale.map(() => 'cancelled'));
+    expect(live.map((r) => h.store.getRun(r.runId).status)).toEqual(['running', 'running']);
   });
 });
 
 describe('the list as a triage queue', () => {
   it('says why each run needs you and what to do next', async () => {
-    setup([scenario.stale({ title: 'Stuck' }), scenario.needsAnswer({ title: 'Ask' })]);
+    seedStaleRun(h, 'Stuck');
+    seedQuestion(h, { title: 'Ask' });
+    renderApp(h);
     const grid = await screen.findByRole('grid', { name: 'Runs' });
     const ask = await within(grid).findByRole('row', { name: /Ask/ });
     expect(within(ask).getByRole('button', { name: 'Answer…' })).toBeTruthy();
@@ -172,18 +194,20 @@ describe('the list as a triage queue', () => {
 
 describe('window chrome', () => {
   it('names the Notifications button by what it shows, has one h1, and counts what needs you in the title', async () => {
-    setup([scenario.needsAnswer(), scenario.stale()]);
+    seedQuestion(h);
+    seedStaleRun(h);
+    renderApp(h);
     const button = await screen.findByRole('button', { name: 'Notifications, 0 unread' });
     expect(button.hasAttribute('aria-label')).toBe(false);
-    expect(screen.getAllByRole('heading', { level: 1 }).map((h) => h.textContent)).toEqual(['Runwarden']);
+    expect(screen.getAllByRole('heading', { level: 1 }).map((e) => e.textContent)).toEqual(['Runwarden']);
     await waitFor(() => expect(document.title).toBe('(2) Runwarden'));
     const icon = document.querySelector<HTMLLinkElement>('link[rel="icon"]');
     expect(decodeURIComponent(icon?.href ?? '')).toContain('>2</text>');
   });
 
   it('isolates run text so a right-to-left override cannot reorder the app’s own words', async () => {
-    const run = scenario.stale({ title: '\u202Egnp.exe' });
-    const { user } = setup([run], `#/stale?run=${run.run.id}`);
+    const runId = seedStaleRun(h, '\u202Egnp.exe');
+    const { user } = renderApp(h, `#/stale?run=${runId}`);
     const heading = await screen.findByRole('heading', { level: 2, name: '\u202Egnp.exe' });
     expect(heading.getAttribute('dir')).toBe('auto');
     await user.click(screen.getByRole('button', { name: 'Cancel run…' }));
@@ -193,7 +217,8 @@ describe('window chrome', () => {
   });
 
   it('folds the projects sidebar away and back', async () => {
-    const { user } = setup([scenario.running()]);
+    startRun(h);
+    const { user } = renderApp(h);
     const toggle = screen.getByRole('button', { name: 'Projects' });
     expect(toggle.getAttribute('aria-expanded')).toBe('true');
     await user.click(toggle);
@@ -205,14 +230,15 @@ describe('window chrome', () => {
 
 describe('prompts in markdown', () => {
   it('renders emphasis and lists as elements, keeps raw HTML as text, shows links without a link, loads no image', async () => {
-    const run = scenario.needsAnswer(
+    const { runId } = seedQuestion(
+      h,
       { title: 'Rotate keys' },
       {
         prompt:
           'Rotate **now**?\n\n- one\n- two\n\n<img src=x onerror=alert(1)> [docs](https://evil.example/x) ![logo](https://evil.example/logo.png)',
       },
     );
-    setup([run], `#/needs-you?run=${run.run.id}`);
+    renderApp(h, `#/needs-you?run=${runId}`);
     const prompt = await screen.findByTestId('prompt');
     expect(prompt.querySelector('strong')?.textContent).toBe('now');
     expect(prompt.querySelectorAll('li')).toHaveLength(2);
@@ -227,11 +253,12 @@ describe('prompts in markdown', () => {
 
 describe('answering where the question is', () => {
   it('from the list row: the deadline and default are shown, one press answers, the run never opens', async () => {
-    const run = scenario.needsAnswer(
+    const { interaction } = seedQuestion(
+      h,
       { title: 'Pick region' },
       { title: 'Which region?', choices: ['eu', 'us'], hasDefault: true, defaultResponse: 'eu' },
     );
-    const { user, fake, history } = setup([run]);
+    const { user, history } = renderApp(h);
     const grid = await screen.findByRole('grid', { name: 'Runs' });
     const row = await within(grid).findByRole('row', { name: /Pick region/ });
     await user.click(within(row).getByRole('button', { name: /^Answer…/ }));
@@ -241,12 +268,12 @@ describe('answering where the question is', () => {
     expect(within(dialog).getByRole('button', { name: /^eu\s*\(default\)$/ })).toBeTruthy();
     await user.click(within(dialog).getByRole('button', { name: 'us' }));
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
-    expect(fake.runs.get(run.run.id)?.interactions[0]?.response).toBe('us');
-    const sent = fake.calls.filter(([m]) => m === 'answerInteraction').map(([, i]) => i);
+    expect(responseOf(interaction.id)).toBe('us');
+    const sent = h.calls.filter(([m]) => m === 'answerInteraction').map(([, i]) => i);
     expect(sent).toEqual([
       expect.objectContaining({
-        interactionId: run.interactions[0]!.id,
-        interactionRevision: 1,
+        interactionId: interaction.id,
+        interactionRevision: interaction.revision,
         payload: 'us',
       }),
     ]);
@@ -257,61 +284,68 @@ describe('answering where the question is', () => {
   });
 
   it('with the a key on the active row; a lost connection keeps the key so the retry is adopted', async () => {
-    const run = scenario.needsAnswer({ title: 'Flaky network' });
-    const { user, fake } = setup([run]);
+    const { interaction } = seedQuestion(h, { title: 'Flaky network' });
+    const { user } = renderApp(h);
     await within(await screen.findByRole('grid', { name: 'Runs' })).findByRole('row', {
       name: /Flaky network/,
     });
     await user.keyboard('a');
     const dialog = await screen.findByRole('dialog', { name: /^Answer: / });
-    fake.failNext.set('answerInteraction', { code: 'INTERNAL', message: 'Cannot reach Runwarden.' });
+    // The connection drops just after the answer reached the host: it is recorded, its reply is lost,
+    // and the dialog's re-read of the question is lost too.
+    h.dropConnectionAfter('answerInteraction');
     await user.click(await within(dialog).findByRole('button', { name: 'yes' }));
     expect(await within(dialog).findByRole('alert')).toBeTruthy();
+    expect(responseOf(interaction.id)).toBe('yes');
+    // Back online, the person presses again: the same key, so the host adopts the recorded answer.
+    h.reconnect();
     await user.click(within(dialog).getByRole('button', { name: 'yes' }));
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
-    const keys = fake.calls
+    expect(
+      within(screen.getByRole('status', { name: 'Results' })).getByText(
+        /Answer already recorded “Deploy to production\?”: yes\./,
+      ),
+    ).toBeTruthy();
+    const keys = h.calls
       .filter(([m]) => m === 'answerInteraction')
       .map(([, i]) => (i as { idempotencyKey: string }).idempotencyKey);
     expect(keys).toHaveLength(2);
     expect(keys[0]).toBe(keys[1]);
+    // The retry was adopted, not recorded a second time.
+    const answered = h.store
+      .getRunDetail(interaction.runId, { eventsLimit: 500 })
+      .events.filter((e) => e.type === 'interaction.answered');
+    expect(answered).toHaveLength(1);
   });
 
   it('refused when another tab answered first, with the reason', async () => {
-    const run = scenario.needsAnswer({ title: 'Race' });
-    const { user, fake } = setup([run]);
+    const { interaction } = seedQuestion(h, { title: 'Race' });
+    // No delay between clicks: the press goes out before the host's push about the other tab's answer.
+    const { user } = renderApp(h, '', { delay: null });
     const row = await within(await screen.findByRole('grid', { name: 'Runs' })).findByRole('row', {
       name: /Race/,
     });
     await user.click(within(row).getByRole('button', { name: /^Answer…/ }));
     const dialog = await screen.findByRole('dialog', { name: /^Answer: / });
     await within(dialog).findByRole('button', { name: 'yes' });
-    await fake.api.answerInteraction({
-      interactionId: run.interactions[0]!.id,
-      interactionRevision: 1,
+    h.store.answerInteraction(interaction.id, {
+      interactionRevision: interaction.revision,
       idempotencyKey: 'other-tab-key-9',
       payload: 'no',
+      actor: OTHER_TAB,
     });
     await user.click(within(dialog).getByRole('button', { name: 'yes' }));
     expect((await within(dialog).findByText(/Already answered/)).textContent).toContain('no longer open');
-    expect(fake.runs.get(run.run.id)?.interactions[0]?.response).toBe('no');
+    expect(responseOf(interaction.id)).toBe('no');
   });
 
   it('from the notifications panel, stacked over it; Escape closes only the answer', async () => {
-    const run = scenario.needsAnswer({ title: 'From a notice' }, { title: 'Go ahead?' });
-    const { user, fake } = setup([run]);
-    fake.notifications = [
-      {
-        id: 4,
-        runId: run.run.id,
-        level: 'attention',
-        title: 'Needs an answer: Go ahead?',
-        body: '',
-        at: NOW,
-        readAt: null,
-      },
-    ];
-    fake.emit('changed', { seq: 3, runIds: [], at: NOW });
-    await user.click(await screen.findByRole('button', { name: 'Notifications, 1 unread' }));
+    const { runId, interaction } = seedQuestion(h, { title: 'From a notice' }, { title: 'Go ahead?' });
+    const { user } = renderApp(h);
+    // The host notifies about a new question itself (on its next sweep) and keeps it in the history.
+    await user.click(
+      await screen.findByRole('button', { name: 'Notifications, 1 unread' }, { timeout: 3_000 }),
+    );
     const panel = await screen.findByRole('dialog', { name: 'Notifications' });
     await user.click(await within(panel).findByRole('button', { name: 'Answer…' }));
     const dialog = await screen.findByRole('dialog', { name: 'Answer: Go ahead?' });
@@ -321,14 +355,14 @@ describe('answering where the question is', () => {
     expect(dialog.isConnected).toBe(false);
     await user.click(within(panel).getByRole('button', { name: 'Answer…' }));
     await user.click(await screen.findByRole('button', { name: 'no' }));
-    await waitFor(() => expect(fake.runs.get(run.run.id)?.interactions[0]?.response).toBe('no'));
+    await waitFor(() => expect(responseOf(interaction.id)).toBe('no'));
   });
 });
 
 describe('command palette', () => {
   it('Ctrl+K lists the selected run’s actions with their keys, filters as you type, and runs one', async () => {
-    const stale = scenario.stale({ title: 'Stuck job' });
-    const { user } = setup([stale], '#/stale');
+    seedStaleRun(h, 'Stuck job');
+    const { user } = renderApp(h, '#/stale');
     await within(await screen.findByRole('grid', { name: 'Runs' })).findByRole('row', { name: /Stuck job/ });
     await user.keyboard('{Control>}k{/Control}');
     const palette = await screen.findByRole('dialog', { name: 'Commands' });
@@ -351,15 +385,17 @@ describe('command palette', () => {
 
 describe('needs you as a triage queue', () => {
   it('groups questions, then stale runs, then effects to resolve, then parked and queued, with headers', async () => {
-    // Created oldest first: the store lists them newest first, which is not the order of urgency.
-    const ask = scenario.needsAnswer({ title: 'Q old' });
-    const stale = scenario.stale({ title: 'S' });
-    const effect = scenario.ambiguous({ title: 'E' });
-    const ask2 = scenario.needsAnswer({ title: 'Q new' });
-    const parked = scenario.ambiguous({ title: 'P' });
-    parked.effects = [];
-    parked.queue = { ...parked.queue, errorCode: 'runnerExited' };
-    setup([ask, stale, effect, ask2, parked]);
+    // Created oldest first: the store lists them newest first, which is not the order of urgency. Both
+    // questions end at the same moment, so within their group the store's order (newest first) holds.
+    const deadlineAt = h.now() + 5 * 60_000;
+    seedQuestion(h, { title: 'Q old' }, { deadlineAt });
+    seedStaleRun(h, 'S');
+    seedAmbiguousRun(h, 'E');
+    seedQuestion(h, { title: 'Q new' }, { deadlineAt });
+    // A run whose runner exited without finishing it: parked, for a person to resume.
+    const parked = startRun(h, { title: 'P' });
+    h.store.park(parked.claim, 'runnerExited');
+    renderApp(h);
     const grid = await screen.findByRole('grid', { name: 'Runs' });
     await within(grid).findByRole('row', { name: /Q new/ });
     const order = [...grid.querySelectorAll('.group-head, [role="row"]')].map(
@@ -377,13 +413,11 @@ describe('needs you as a triage queue', () => {
 
 describe('search', () => {
   it('tab counts follow the active search, and come back when it is cleared', async () => {
-    const runs = [
-      scenario.stale({ title: 'zebra api' }),
-      scenario.stale({ title: 'build web' }),
-      scenario.needsAnswer({ title: 'zebra web' }),
-      scenario.running({ title: 'zebra docs' }),
-    ];
-    const { app } = setup(runs, '#/all');
+    seedStaleRun(h, 'zebra api');
+    seedStaleRun(h, 'build web');
+    seedQuestion(h, { title: 'zebra web' });
+    startRun(h, { title: 'zebra docs' });
+    const { app } = renderApp(h, '#/all');
     const tab = (name: string) => screen.getByRole('link', { name: new RegExp(`^${name} \\d+`) });
     await waitFor(() => expect(tab('All').textContent).toMatch(/All\s*4/));
     expect(tab('Stale').textContent).toMatch(/Stale\s*2/);
