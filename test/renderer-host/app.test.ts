@@ -219,6 +219,32 @@ describe('run detail', () => {
     expect(h.store.getSnapshot(runId).effects.map((e) => e.status)).toEqual(['ambiguous', 'ambiguous']);
   });
 
+  it('shows a refused command with its recovery as a button, and re-reads the run', async () => {
+    const runId = seedStaleRun(h, 'Came back to life');
+    const { user } = renderApp(h, `#/stale?run=${runId}`);
+    await screen.findByRole('heading', { level: 2, name: 'Came back to life' });
+    // The one refusal here the store cannot be brought to give: LIVE_OWNER at confirm. It checks the
+    // revision first, and a runner that comes back renews its lapsed lease with a revision bump, so the
+    // real answer is STALE_VIEW (commands.test.ts). This checks how the window shows a refusal and its recovery.
+    h.refuseNext('cancelRun', {
+      code: 'LIVE_OWNER',
+      message: 'A runner renewed its lease a moment ago.',
+      recovery: { kind: 'requestCancel', runId },
+    });
+    const readsBefore = h.count('getRunDetail');
+    await user.click(screen.getByRole('button', { name: 'Cancel run…' }));
+    const dialog = await screen.findByRole('dialog');
+    await within(dialog).findByText(/1 active step will be cancelled/);
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel run' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('Cancel run refused.');
+    expect(alert.textContent).toContain('A runner renewed its lease a moment ago.');
+    expect(h.count('getRunDetail')).toBeGreaterThan(readsBefore);
+    await user.click(within(alert).getByRole('button', { name: 'Request cancel instead' }));
+    expect(await screen.findByRole('dialog', { name: /Request cancel: “Came back to life”\?/ })).toBeTruthy();
+    expect(h.store.getRun(runId).status).toBe('running');
+  });
+
   it('resolves an ambiguous effect with a required note, then resumes the parked run', async () => {
     const { runId, effect } = seedAmbiguousRun(h, 'Charge card', { summary: 'charge $20', key: 'chg-1' });
     const { user } = renderApp(h, `#/needs-you?run=${runId}`);

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppState } from '../../renderer/src/lib/state/app-state.svelte';
 import { BulkDialogState } from '../../renderer/src/lib/state/bulk-dialog.svelte';
 import { MemoryHistory } from '../renderer/memory-history';
-import { createRealHost, RUNNER, seedCompletedRun, seedStaleRun, type RealHost } from './real-host';
+import { createRealHost, RUNNER, seedCompletedRun, seedStaleRun, startRun, type RealHost } from './real-host';
 
 let h: RealHost;
 beforeEach(() => {
@@ -31,6 +31,21 @@ describe('commands keep to what the person saw', () => {
     await app.command.confirm();
     expect(app.detail.refusal?.error.code).toBe('STALE_VIEW');
     expect(h.store.getRun(runId).status).not.toBe('cancelled');
+  });
+
+  it('a runner that comes back while the cancel dialog is open makes the confirm STALE_VIEW, not LIVE_OWNER', async () => {
+    const { runId, claim } = startRun(h, { title: 'back again', leaseMs: 1_000 });
+    h.advance(1_001);
+    const app = new AppState(h.api, new MemoryHistory(), h.now);
+    app.start();
+    await app.openRun(runId);
+    expect(app.detail.data?.display.status).toBe('stale');
+    await app.command.open('cancel');
+    // The runner renews its lapsed lease: the store records that it came back (a new revision).
+    expect(h.store.heartbeat(claim, 60_000).ok).toBe(true);
+    await app.command.confirm();
+    expect(app.detail.refusal?.error.code).toBe('STALE_VIEW');
+    expect(h.store.getRun(runId).status).toBe('running');
   });
 
   it('a picked run keeps the revision it was picked at, so a bulk dry run flags it as changed', async () => {

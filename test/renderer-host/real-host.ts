@@ -13,6 +13,7 @@ import Database from 'better-sqlite3';
 import { CHANNEL_METHODS, type Channel, type PushEvent } from '../../shared/channel-names';
 import type { Pushes, RunwardenApi } from '../../shared/contract';
 import type { Actor, CommandSpec, Effect, Interaction, Surface } from '../../shared/domain';
+import type { ErrorInfo } from '../../shared/errors';
 import { createAppHost } from '../../main/services/app-host';
 import type { AppHost } from '../../main/services/host-types';
 import { openRunLog, type RunOutputLog } from '../../main/runner/run-log';
@@ -56,6 +57,11 @@ export interface RealHost {
    */
   dropConnectionAfter(method: Method): void;
   reconnect(): void;
+  /**
+   * The next call of `method` is not carried out: the window gets `error` as the host's answer. Only for
+   * a refusal the store cannot be brought to give (docs/ARCHITECTURE.md#renderer-tests lists them).
+   */
+  refuseNext(method: Method, error: ErrorInfo): void;
   now(): number;
   advance(ms: number): void;
   cleanup(): void;
@@ -99,6 +105,7 @@ export function createRealHost(options: RealHostOptions = {}): RealHost {
   });
   const calls: Array<[string, unknown]> = [];
   let dropAfter: string | null = null;
+  const refusals = new Map<string, ErrorInfo>();
   let down = false;
   const lost = {
     ok: false,
@@ -109,6 +116,11 @@ export function createRealHost(options: RealHostOptions = {}): RealHost {
     api[method] = async (input: unknown) => {
       calls.push([method, input]);
       if (down) return lost;
+      const refusal = refusals.get(method);
+      if (refusal !== undefined) {
+        refusals.delete(method);
+        return { ok: false, error: refusal };
+      }
       const result = await host.dispatch(channel, input);
       if (method !== dropAfter) return result;
       dropAfter = null;
@@ -136,6 +148,7 @@ export function createRealHost(options: RealHostOptions = {}): RealHost {
     emitShellPush: (event, payload) => deliver(event, payload),
     dropConnectionAfter: (method) => void (dropAfter = method),
     reconnect: () => void (down = false),
+    refuseNext: (method, error) => void refusals.set(method, error),
     now: clock,
     advance(ms) {
       now += ms;

@@ -6,7 +6,33 @@ import {
   checkText,
   newIdempotencyKey,
 } from '../../../renderer/src/lib/answer-form';
-import { makeInteraction } from '../fake-api';
+import type { Interaction } from '../../../shared/domain';
+
+/** A question as the store returns it (literal data: these checks are pure functions of it). */
+function makeInteraction(runId: string, overrides: Partial<Interaction> = {}): Interaction {
+  return {
+    id: `int_${runId}`,
+    runId,
+    attemptId: null,
+    kind: 'decision',
+    title: 'Deploy to production?',
+    prompt: 'Ship it?',
+    choices: ['yes', 'no'],
+    fields: null,
+    defaultResponse: null,
+    hasDefault: false,
+    deadlineAt: null,
+    status: 'pending',
+    revision: 1,
+    presenterId: null,
+    presenterExpiresAt: null,
+    response: null,
+    provenance: null,
+    createdAt: 0,
+    settledAt: null,
+    ...overrides,
+  };
+}
 
 describe('answer form model', () => {
   it('offers declared choices, preselecting a valid default', () => {
