@@ -12,15 +12,15 @@ import { AppState } from '../../renderer/src/lib/state/app-state.svelte';
 import { MemoryHistory } from '../renderer/memory-history';
 import { createRealHost, printOutput, startRun, type RealHost, type RealHostOptions } from './real-host';
 
-let h: RealHost | null = null;
+let current: RealHost | null = null;
 afterEach(() => {
-  h?.cleanup();
-  h = null;
+  current?.cleanup();
+  current = null;
 });
 
 function setup(title: string, options: RealHostOptions = {}) {
   const host = createRealHost(options);
-  h = host;
+  current = host;
   const run = startRun(host, { title });
   return {
     h: host,

@@ -8,7 +8,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createRealHost,
   recordEffect,
-  RUNNER,
   seedAmbiguousRun,
   seedCompletedRun,
   seedQuestion,
@@ -340,7 +339,7 @@ describe('answering where the question is', () => {
   });
 
   it('from the notifications panel, stacked over it; Escape closes only the answer', async () => {
-    const { runId, interaction } = seedQuestion(h, { title: 'From a notice' }, { title: 'Go ahead?' });
+    const { interaction } = seedQuestion(h, { title: 'From a notice' }, { title: 'Go ahead?' });
     const { user } = renderApp(h);
     // The host notifies about a new question itself (on its next sweep) and keeps it in the history.
     await user.click(
