@@ -157,7 +157,9 @@ export function createRealHost(options: RealHostOptions = {}): RealHost {
       for (const log of openLogs.get(h) ?? []) log.finish();
       store.close();
       host.dispose();
-      fs.rmSync(dir, { recursive: true, force: true });
+      // The host's hygiene worker closes its connection on its own thread, after dispose returns: its
+      // last -wal/-shm files may still be going away while the folder is removed.
+      fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
     },
   };
   return h;
