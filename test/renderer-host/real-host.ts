@@ -56,6 +56,8 @@ export interface RealHost {
    * gets the transport's "cannot reach" error, as over a real dropped connection.
    */
   dropConnectionAfter(method: Method): void;
+  /** The next call of `method` is carried out but its reply is lost; the connection then works again. */
+  loseReplyOf(method: Method): void;
   reconnect(): void;
   /**
    * The next call of `method` is not carried out: the window gets `error` as the host's answer. Only for
@@ -105,6 +107,7 @@ export function createRealHost(options: RealHostOptions = {}): RealHost {
   });
   const calls: Array<[string, unknown]> = [];
   let dropAfter: string | null = null;
+  let loseReply: string | null = null;
   const refusals = new Map<string, ErrorInfo>();
   let down = false;
   const lost = {
@@ -122,6 +125,10 @@ export function createRealHost(options: RealHostOptions = {}): RealHost {
         return { ok: false, error: refusal };
       }
       const result = await host.dispatch(channel, input);
+      if (method === loseReply) {
+        loseReply = null;
+        return lost;
+      }
       if (method !== dropAfter) return result;
       dropAfter = null;
       down = true;
@@ -147,6 +154,7 @@ export function createRealHost(options: RealHostOptions = {}): RealHost {
     listenerCount: () => [...listeners.values()].reduce((sum, set) => sum + set.size, 0),
     emitShellPush: (event, payload) => deliver(event, payload),
     dropConnectionAfter: (method) => void (dropAfter = method),
+    loseReplyOf: (method) => void (loseReply = method),
     reconnect: () => void (down = false),
     refuseNext: (method, error) => void refusals.set(method, error),
     now: clock,

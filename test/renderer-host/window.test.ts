@@ -317,6 +317,26 @@ describe('answering where the question is', () => {
     expect(answered).toHaveLength(1);
   });
 
+  it('only the reply lost: the re-read finds the answer recorded and says so', async () => {
+    const { interaction } = seedQuestion(h, { title: 'Lost reply' });
+    const { user } = renderApp(h);
+    await within(await screen.findByRole('grid', { name: 'Runs' })).findByRole('row', {
+      name: /Lost reply/,
+    });
+    await user.keyboard('a');
+    const dialog = await screen.findByRole('dialog', { name: /^Answer: / });
+    h.loseReplyOf('answerInteraction');
+    await user.click(await within(dialog).findByRole('button', { name: 'yes' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(
+      within(screen.getByRole('status', { name: 'Results' })).getByText(
+        /Answer recorded “Deploy to production\?”: yes \(the reply was lost on its way back\)\./,
+      ),
+    ).toBeTruthy();
+    expect(responseOf(interaction.id)).toBe('yes');
+    expect(h.count('answerInteraction')).toBe(1);
+  });
+
   it('refused when another tab answered first, with the reason', async () => {
     const { interaction } = seedQuestion(h, { title: 'Race' });
     // No delay between clicks: the press goes out before the host's push about the other tab's answer.

@@ -42,17 +42,18 @@ export class QuickAnswerState {
     await this.#load(runId);
   }
 
-  async #load(runId: string | null = this.runId): Promise<void> {
-    if (runId === null) return;
+  /** Reads the run's questions; returns them all (null when the read failed or was superseded). */
+  async #load(runId: string | null = this.runId): Promise<Interaction[] | null> {
+    if (runId === null) return null;
     const generation = ++this.#generation;
     this.loading = true;
     const result = await this.#api.getRunDetail({ runId, eventsLimit: 1 });
-    if (generation !== this.#generation) return;
+    if (generation !== this.#generation) return null;
     this.loading = false;
     this.runId = runId;
     if (!result.ok) {
       this.problem = result.error.message;
-      return;
+      return null;
     }
     this.runTitle = result.value.snapshot.run.title;
     const open = result.value.snapshot.interactions
@@ -64,6 +65,7 @@ export class QuickAnswerState {
       this.#keyFor = key;
       this.#key = newIdempotencyKey();
     }
+    return result.value.snapshot.interactions;
   }
 
   /** Sends one choice; on a refusal the question is re-read and the reason kept in `problem`. */
@@ -90,8 +92,18 @@ export class QuickAnswerState {
     }
     this.problem = refusalText(result.error, interaction);
     // A lost connection keeps the key, so pressing again is adopted rather than doubled.
-    if (result.error.code !== 'INTERNAL') this.#keyFor = '';
-    await this.#load();
+    const lost = result.error.code === 'INTERNAL';
+    if (!lost) this.#keyFor = '';
+    const questions = await this.#load();
+    // The answer got there and only its reply was lost: say it was recorded, not that it failed.
+    const now = questions?.find((q) => q.id === interaction.id);
+    if (lost && now?.status === 'settled' && now.provenance === 'human' && now.response === choice) {
+      this.problem = null;
+      return {
+        ok: true,
+        text: `Answer recorded “${interaction.title}”: ${choice} (the reply was lost on its way back).`,
+      };
+    }
     return { ok: false };
   }
 
