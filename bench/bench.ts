@@ -44,6 +44,9 @@ const HELP = `Usage: npm run bench -- [options]
                   (default 100000; e.g. 10000,100000,1000000)
   --repeat N      times each read and the idle tick are measured; judged on the median (default 3)
   --idle-seconds S  how long the host's idle CPU is measured (default 60)
+  --only PART[,…] measure only these parts: reads, writes, sweeper, heartbeats, feed, idle, memory, cli,
+                  browser, size (default: all)
+  --cpu-prof DIR  the idle host's process writes a V8 CPU profile into DIR
   --cache-dir DIR generated stores are kept here between runs (default .cache/bench)
   --no-cache      always generate, keep nothing
   --projects N    projects (default 200)
@@ -65,6 +68,8 @@ async function main(): Promise<number> {
       runs: { type: 'string', default: '100000' },
       repeat: { type: 'string', default: '3' },
       'idle-seconds': { type: 'string', default: '60' },
+      only: { type: 'string' },
+      'cpu-prof': { type: 'string' },
       'cache-dir': { type: 'string', default: path.join('.cache', 'bench') },
       'no-cache': { type: 'boolean', default: false },
       projects: { type: 'string', default: '200' },
@@ -95,11 +100,21 @@ async function main(): Promise<number> {
   }
   if (!Number.isFinite(idleSeconds) || idleSeconds < 0)
     throw new Error('--idle-seconds wants a number of seconds');
+  const only = values.only === undefined ? null : values.only.split(',').map((x) => x.trim());
+  const unknown = only?.filter((part) => !(PARTS as readonly string[]).includes(part)) ?? [];
+  if (unknown.length > 0) throw new Error(`--only: unknown part ${unknown.join(', ')} (${PARTS.join(', ')})`);
+  const parts = new Set((only ?? PARTS) as Part[]);
+  const cpuProfDir = values['cpu-prof'] === undefined ? null : path.resolve(values['cpu-prof']);
   const cacheDir = values['no-cache'] ? null : values['cache-dir'];
   const results: SizeResult[] = [];
   const started = performance.now();
   for (const runs of sizes) {
-    results.push(await benchSize({ ...values, runs, ...numbers, idleSeconds, cacheDir }, sizes.length > 1));
+    results.push(
+      await benchSize(
+        { ...values, runs, ...numbers, idleSeconds, cacheDir, parts, cpuProfDir },
+        sizes.length > 1,
+      ),
+    );
   }
   if (results.length > 1)
     log(
@@ -109,7 +124,24 @@ async function main(): Promise<number> {
   return results.every((r) => r.ok) ? 0 : 1;
 }
 
+/** What `--only` can pick; everything by default. */
+const PARTS = [
+  'reads',
+  'writes',
+  'sweeper',
+  'heartbeats',
+  'feed',
+  'idle',
+  'memory',
+  'cli',
+  'browser',
+  'size',
+] as const;
+type Part = (typeof PARTS)[number];
+
 interface SizeOptions {
+  parts: ReadonlySet<Part>;
+  cpuProfDir: string | null;
   runs: number;
   projects: number;
   reps: number;
@@ -199,75 +231,85 @@ async function benchSize(values: SizeOptions, several: boolean): Promise<SizeRes
       store.db.prepare('SELECT id FROM projects WHERE canonical_path = ?').get(projectPath) as { id: number }
     ).id;
 
-    log(`\nReads (app vs raw SQL, interleaved; ${repeat} repeats, judged on their median):`);
-    const readContext = {
-      store,
-      db: store.db,
-      projectPath,
-      projectId,
-      searchCommon: gen.searchCommon,
-      searchRare: gen.searchRare,
-      reps,
-    };
-    measurements.push(
-      ...combineRepeats(Array.from({ length: repeat }, () => measureReads(readContext, log))),
-    );
-
-    // Statements per call and full scans, on a second, instrumented connection.
-    const probe = openStore(storePath);
-    try {
-      const profiler = profileSql(probe.db);
-      const ops: Record<string, () => unknown> = {
-        'list.first': () => probe.listRuns({ view: 'all', limit: PAGE }),
-        'list.needs-you': () => probe.listRuns({ view: 'needs-you', limit: PAGE }),
-        'list.search': () => probe.listRuns({ view: 'all', limit: PAGE, search: gen.searchCommon }),
-        'projects.counts': () => probe.listProjects(),
-        'attention.summary': () => probe.attentionSummary(20),
-        'detail.first-events': () => probe.getRunDetail(running[0]?.runId as string, { eventsLimit: 200 }),
+    const want = (part: Part) => values.parts.has(part);
+    if (want('reads')) {
+      log(`\nReads (app vs raw SQL, interleaved; ${repeat} repeats, judged on their median):`);
+      const readContext = {
+        store,
+        db: store.db,
+        projectPath,
+        projectId,
+        searchCommon: gen.searchCommon,
+        searchRare: gen.searchRare,
+        reps,
       };
-      for (const [id, op] of Object.entries(ops)) {
-        plans[id] = profiler.measure(op);
-        const m = measurements.find((x) => x.id === id);
-        if (m !== undefined)
-          m.extra = {
-            ...m.extra,
-            statementsPerCall: plans[id].statements,
-            fullScans: plans[id].scans.length,
-          };
+      measurements.push(
+        ...combineRepeats(Array.from({ length: repeat }, () => measureReads(readContext, log))),
+      );
+
+      // Statements per call and full scans, on a second, instrumented connection.
+      const probe = openStore(storePath);
+      try {
+        const profiler = profileSql(probe.db);
+        const ops: Record<string, () => unknown> = {
+          'list.first': () => probe.listRuns({ view: 'all', limit: PAGE }),
+          'list.needs-you': () => probe.listRuns({ view: 'needs-you', limit: PAGE }),
+          'list.search': () => probe.listRuns({ view: 'all', limit: PAGE, search: gen.searchCommon }),
+          'projects.counts': () => probe.listProjects(),
+          'attention.summary': () => probe.attentionSummary(20),
+          'detail.first-events': () => probe.getRunDetail(running[0]?.runId as string, { eventsLimit: 200 }),
+        };
+        for (const [id, op] of Object.entries(ops)) {
+          plans[id] = profiler.measure(op);
+          const m = measurements.find((x) => x.id === id);
+          if (m !== undefined)
+            m.extra = {
+              ...m.extra,
+              statementsPerCall: plans[id].statements,
+              fullScans: plans[id].scans.length,
+            };
+        }
+      } finally {
+        probe.close();
       }
-    } finally {
-      probe.close();
     }
 
-    log('\nWrites:');
-    measurements.push(measureStaleCancel(store, gen.staleRunIds, log));
-    measurements.push(measureAnswer(store, answerPool, log));
+    if (want('writes')) {
+      log('\nWrites:');
+      measurements.push(measureStaleCancel(store, gen.staleRunIds, log));
+      measurements.push(measureAnswer(store, answerPool, log));
+    }
 
-    log('\nSweeper:');
-    const sweepBench = createSweepBench(store, hygiene);
-    measurements.push(
-      ...combineRepeats(Array.from({ length: repeat }, () => [measureIdleTick(sweepBench, log)])),
-    );
-    measurements.push(measureStaleBurst(sweepBench, staleBurst, log));
-    measurements.push(measureDeadlineBurst(sweepBench, deadlineBurst, log));
-    releaseSweepBench(sweepBench);
+    if (want('sweeper')) {
+      log('\nSweeper:');
+      const sweepBench = createSweepBench(store, hygiene);
+      measurements.push(
+        ...combineRepeats(Array.from({ length: repeat }, () => [measureIdleTick(sweepBench, log)])),
+      );
+      measurements.push(measureStaleBurst(sweepBench, staleBurst, log));
+      measurements.push(measureDeadlineBurst(sweepBench, deadlineBurst, log));
+      releaseSweepBench(sweepBench);
+    }
 
     log('\nProcesses:');
-    measurements.push(await measureHeartbeats(storePath, heartbeatClaims, 8, 4_000, 'FULL', log));
-    measurements.push(await measureHeartbeats(storePath, heartbeatClaims, 8, 4_000, 'NORMAL', log));
-    if (feedClaim !== undefined) {
+    if (want('heartbeats')) {
+      measurements.push(await measureHeartbeats(storePath, heartbeatClaims, 8, 4_000, 'FULL', log));
+      measurements.push(await measureHeartbeats(storePath, heartbeatClaims, 8, 4_000, 'NORMAL', log));
+    }
+    if (want('feed') && feedClaim !== undefined) {
       const feeds: Measurement[][] = [];
       for (let i = 0; i < repeat; i += 1)
         feeds.push([await measureChangeFeed(storePath, feedClaim, 30, log)]);
       measurements.push(...combineRepeats(feeds));
     }
-    if (values.idleSeconds > 0)
-      measurements.push(await measureIdleHost(storePath, values.idleSeconds * 1_000, log));
-    measurements.push(await measureMemory(storePath, log));
+    if (want('idle') && values.idleSeconds > 0)
+      measurements.push(await measureIdleHost(store, values.idleSeconds * 1_000, log, values.cpuProfDir));
+    if (want('memory')) measurements.push(await measureMemory(storePath, log));
     const cliClaim = running[65];
-    if (cliClaim !== undefined) measurements.push(measureCliStartup(storePath, cliClaim, 20, log));
+    if (want('cli') && cliClaim !== undefined)
+      measurements.push(measureCliStartup(storePath, cliClaim, 30, log));
 
-    if (!values['no-browser']) {
+    if (want('browser') && !values['no-browser']) {
       log('\nChromium (runwarden serve):');
       try {
         measurements.push(
@@ -292,15 +334,17 @@ async function benchSize(values: SizeOptions, several: boolean): Promise<SizeRes
       }
     }
 
-    log('\nSize:');
-    measurements.push(measureSize(store, runs, log));
-    measurements.push(
-      measurePruning(
-        store,
-        { retentionDays: 30, batch: PRUNE_PER_TX, maxRuns: 20_000, vacuum: values.vacuum },
-        log,
-      ),
-    );
+    if (want('size')) {
+      log('\nSize:');
+      measurements.push(measureSize(store, runs, log));
+      measurements.push(
+        measurePruning(
+          store,
+          { retentionDays: 30, batch: PRUNE_PER_TX, maxRuns: 20_000, vacuum: values.vacuum },
+          log,
+        ),
+      );
+    }
 
     const loadAfter = loadText();
     const report: BenchReport = {

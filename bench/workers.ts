@@ -61,7 +61,24 @@ export interface MemoryResult {
   loadMs: number;
 }
 
-type Job = HeartbeatJob | FeedJob | MemoryJob;
+/** The host alone in a fresh process, idle: what it costs when nothing happens. */
+export interface IdleJob {
+  kind: 'idle';
+  storePath: string;
+  /** Start-up work (first tick, warm-up reads) that passes before the measurement. */
+  settleMs: number;
+  durationMs: number;
+}
+
+export interface IdleResult {
+  userMs: number;
+  systemMs: number;
+  wallMs: number;
+  /** Pushes the host sent while measured (none expected: nothing changes). */
+  pushes: number;
+}
+
+type Job = HeartbeatJob | FeedJob | MemoryJob | IdleJob;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const preciseNow = () => performance.timeOrigin + performance.now();
@@ -80,6 +97,7 @@ export function runWorker(): void {
 async function handle(job: Job): Promise<unknown> {
   if (job.kind === 'heartbeat') return heartbeatJob(job);
   if (job.kind === 'feed') return feedJob(job);
+  if (job.kind === 'idle') return idleJob(job);
   return memoryJob(job);
 }
 
@@ -155,6 +173,36 @@ async function memoryJob(job: MemoryJob): Promise<MemoryResult> {
     externalMb: mb(after.external),
     loadMs: Math.round(loadMs),
   };
+}
+
+async function idleJob(job: IdleJob): Promise<IdleResult> {
+  let pushes = 0;
+  const host = createAppHost({
+    storePath: job.storePath,
+    surface: 'app',
+    actorId: 'bench',
+    notifier: { show: () => {} },
+    push: () => {
+      pushes += 1;
+    },
+  });
+  host.start();
+  try {
+    await sleep(job.settleMs);
+    const pushesBefore = pushes;
+    const cpuBefore = process.cpuUsage();
+    const wallBefore = performance.now();
+    await sleep(job.durationMs);
+    const cpu = process.cpuUsage(cpuBefore);
+    return {
+      userMs: cpu.user / 1_000,
+      systemMs: cpu.system / 1_000,
+      wallMs: performance.now() - wallBefore,
+      pushes: pushes - pushesBefore,
+    };
+  } finally {
+    host.dispose();
+  }
 }
 
 /** Starts a worker (this bundle with `--worker`) and resolves with its result. */
