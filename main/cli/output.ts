@@ -118,7 +118,9 @@ export function truncate(text: string, max: number | undefined): string {
   return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : text;
 }
 
-const relativeFormat = new Intl.RelativeTimeFormat('en', { numeric: 'always', style: 'short' });
+// Made on first use: creating any Intl formatter loads ICU data (about 30 ms of a process's start-up),
+// which a command that prints no time (notify, progress) must not pay.
+let relativeFormat: Intl.RelativeTimeFormat | null = null;
 
 const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
   ['day', 86_400_000],
@@ -134,7 +136,9 @@ export function relativeTime(at: number | null, now: number): string {
   const abs = Math.abs(delta);
   if (abs < 1000) return 'now';
   for (const [unit, ms] of UNITS) {
-    if (abs >= ms) return relativeFormat.format(Math.trunc(delta / ms), unit);
+    if (abs < ms) continue;
+    relativeFormat ??= new Intl.RelativeTimeFormat('en', { numeric: 'always', style: 'short' });
+    return relativeFormat.format(Math.trunc(delta / ms), unit);
   }
   return 'now';
 }
