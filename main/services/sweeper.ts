@@ -243,10 +243,25 @@ function hygiene(deps: SweeperDeps): number {
   return deps.store.checkpoint().walPages;
 }
 
+/** The host lease: it outlives a few missed ticks, so a busy main process does not hand the sweep to another one. */
+export function hostLeaseMs(settings: Settings): number {
+  return Math.max(10_000, settings.sweepIntervalMs * 5);
+}
+
 function holdHostLease(deps: SweeperDeps, state: SweeperState, settings: Settings): boolean {
-  // The lease outlives a few missed ticks, so a busy main process does not hand the sweep to another one.
-  const leaseMs = Math.max(10_000, settings.sweepIntervalMs * 5);
-  if (state.hostClaim !== null && deps.store.renewHostLease(state.hostClaim, leaseMs)) return true;
+  const leaseMs = hostLeaseMs(settings);
+  const held = state.hostClaim;
+  if (held !== null) {
+    const now = deps.store.now();
+    // Renewed once half of it is left, not every tick: an idle host writes (and fsyncs) every few ticks, and
+    // a host that stops leaves no more than one lease for another to wait out (docs/LIVENESS.md#the-host-lease).
+    if (held.expiresAt - now > leaseMs / 2) return true;
+    if (deps.store.renewHostLease(held, leaseMs)) {
+      // A lower bound: the renewal read the clock after `now`.
+      state.hostClaim = { ...held, expiresAt: now + leaseMs };
+      return true;
+    }
+  }
   state.hostClaim = deps.store.claimHostLease({ ownerType: 'host', ...deps.host, leaseMs });
   // Lost and taken again: the next notification pass catches up on what happened meanwhile.
   if (state.hostClaim === null) state.notifiedUnder = null;
@@ -403,13 +418,15 @@ export function createSweeper(
       onError(error);
     }
   };
+  // One function for every look (25 a second): an idle look allocates no closure of its own.
+  const onFeedTimer = (): void => {
+    if (!running) return;
+    feedTick();
+    if (running) armFeed();
+  };
   const armFeed = () => {
     if (feedPollMs === null) return;
-    feedHandle = scheduler.setTimeout(() => {
-      if (!running) return;
-      feedTick();
-      if (running) armFeed();
-    }, feedPollMs);
+    feedHandle = scheduler.setTimeout(onFeedTimer, feedPollMs);
   };
 
   const tick = (): SweepReport | null => {

@@ -82,5 +82,7 @@ export function autoCheckpointPages(ctx: StoreContext): number {
 
 /** Moves whenever another connection commits (docs/ARCHITECTURE.md#change-feed). */
 export function dataVersion(ctx: StoreContext): number {
-  return ctx.db.pragma('data_version', { simple: true }) as number;
+  // A prepared statement: \`db.pragma()\` compiles its statement on every call (~0.1 ms), and the change feed
+  // asks 25 times a second.
+  return ctx.prep('PRAGMA data_version').pluck().get() as number;
 }
