@@ -35,8 +35,11 @@ import { createSweeper, type SweepReport } from './sweeper';
 
 /** How long the app's main thread may wait for the store's write lock. */
 export const HOST_BUSY_TIMEOUT_MS = 1_000;
-/** Attention is recomputed on every change, and at least this often (time alone moves some runs). */
-const ATTENTION_REFRESH_TICKS = 15;
+/**
+ * Attention is recomputed on every change, and when the clock alone changes it (a lease running out, a queued
+ * run waiting too long: `nextAttentionChangeAt`); at least this often as a backstop (a clock step).
+ */
+const ATTENTION_BACKSTOP_TICKS = 30;
 const NOTICE_ACTOR: Actor = { type: 'host', id: 'notifier', surface: 'sweeper' };
 
 /**
@@ -87,6 +90,8 @@ export function createAppHost(options: AppHostOptions): AppHost {
   let writeError: StoreStatusPush['writeError'] = null;
   let warming = false;
   let ticksSinceAttention = 0;
+  /** When the summary last pushed goes out of date with no commit; null when nothing is due. */
+  let attentionDueAt: number | null = null;
   const actor: Actor = { type: 'human', id: options.actorId, surface: options.surface };
 
   const pushStoreStatus = () =>
@@ -138,6 +143,7 @@ export function createAppHost(options: AppHostOptions): AppHost {
       tray: worstTrayState(summary.counts),
     });
     ticksSinceAttention = 0;
+    attentionDueAt = store.nextAttentionChangeAt();
     if (tray !== undefined && read !== null) tray.onAttention(read);
   };
 
@@ -173,7 +179,8 @@ export function createAppHost(options: AppHostOptions): AppHost {
       console.warn(`runwarden: slow sweeper tick: ${Math.round(report.durationMs)} ms`);
     }
     // Attention first: a new question's notification then finds the question in the shell's latest read.
-    if (report.changed !== null || ticksSinceAttention >= ATTENTION_REFRESH_TICKS) pushAttention();
+    const due = attentionDueAt !== null && store.now() >= attentionDueAt;
+    if (report.changed !== null || due || ticksSinceAttention >= ATTENTION_BACKSTOP_TICKS) pushAttention();
     if (report.changed !== null) options.push('changed', report.changed);
     if (report.notifyEvents.length > 0) {
       // Only the acting host notifies, each event once (the durable cursor: docs/LIVENESS.md#notifications).

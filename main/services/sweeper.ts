@@ -378,6 +378,9 @@ function readChangeFeed(
 export interface Scheduler {
   setTimeout(fn: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
+  /** A repeating timer for the feed (one timer object for all its looks); without it the feed re-arms a timeout. */
+  setInterval?(fn: () => void, ms: number): unknown;
+  clearInterval?(handle: unknown): void;
 }
 
 export interface Sweeper {
@@ -400,6 +403,8 @@ export function createSweeper(
   scheduler: Scheduler = {
     setTimeout: (fn, ms) => setTimeout(fn, ms),
     clearTimeout: (h) => clearTimeout(h as never),
+    setInterval: (fn, ms) => setInterval(fn, ms),
+    clearInterval: (h) => clearInterval(h as never),
   },
   feedPollMs: number | null = FEED_POLL_MS,
 ): Sweeper {
@@ -418,15 +423,19 @@ export function createSweeper(
       onError(error);
     }
   };
-  // One function for every look (25 a second): an idle look allocates no closure of its own.
+  // 25 looks a second: one repeating timer when the scheduler has one, so an idle look allocates nothing.
+  const repeating = scheduler.setInterval !== undefined && scheduler.clearInterval !== undefined;
   const onFeedTimer = (): void => {
     if (!running) return;
     feedTick();
-    if (running) armFeed();
+    if (running && !repeating) armFeed();
   };
   const armFeed = () => {
     if (feedPollMs === null) return;
-    feedHandle = scheduler.setTimeout(onFeedTimer, feedPollMs);
+    feedHandle =
+      repeating && scheduler.setInterval !== undefined
+        ? scheduler.setInterval(onFeedTimer, feedPollMs)
+        : scheduler.setTimeout(onFeedTimer, feedPollMs);
   };
 
   const tick = (): SweepReport | null => {
@@ -460,7 +469,10 @@ export function createSweeper(
     stop() {
       running = false;
       if (handle !== null) scheduler.clearTimeout(handle);
-      if (feedHandle !== null) scheduler.clearTimeout(feedHandle);
+      if (feedHandle !== null) {
+        if (repeating) scheduler.clearInterval?.(feedHandle);
+        else scheduler.clearTimeout(feedHandle);
+      }
       handle = null;
       feedHandle = null;
       if (state.hostClaim !== null) {

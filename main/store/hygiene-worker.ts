@@ -88,6 +88,7 @@ const mergeOnce = () => {
   return totalChanges.get() - before > 1;
 };
 const dataVersion = db.prepare('PRAGMA data_version').pluck();
+const checkpoint = db.prepare(${JSON.stringify(`PRAGMA ${CHECKPOINT_PRAGMA}`)});
 // A timed round with nothing to do is skipped: no other connection committed since the last round, and that
 // round left no merge work and no WAL frames behind. An idle store then costs one PRAGMA a round.
 let settledAt = null;
@@ -96,7 +97,7 @@ const round = (requestId) => {
   if (requestId === null && settledAt === version) return;
   const started = performance.now();
   const merged = mergeOnce();
-  const row = db.pragma(${JSON.stringify(CHECKPOINT_PRAGMA)})[0] || {};
+  const row = checkpoint.get() || {};
   const result = {
     walPages: Math.max(0, row.log || 0),
     checkpointed: Math.max(0, row.checkpointed || 0),

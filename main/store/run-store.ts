@@ -38,6 +38,7 @@ import type { LivenessCheck } from './liveness';
 import type { OwnerLiveness } from '../../shared/display-status';
 import * as person from './person-commands';
 import { attentionSummary, listProjects } from './run-counts';
+import { nextAttentionChangeAt } from './attention-clock';
 import { searchCounts } from './search-counts';
 import { getRunDetail, projectPathOfRun } from './run-detail';
 import * as runLogs from './run-logs';
@@ -539,6 +540,11 @@ export class RunStore {
   }
 
   /** Counts and the first runs that need you; with a search, of the runs it matches (search-counts.ts). */
+  /** When the attention summary next changes with no commit (a lease running out, a queued run waiting too long). */
+  nextAttentionChangeAt(): number | null {
+    return this.#read((ctx, now) => nextAttentionChangeAt(ctx, now));
+  }
+
   attentionSummary(limit: number, filter: { search?: string; projectPath?: string } = {}): AttentionSummary {
     const search = filter.search?.trim() ?? '';
     if (search === '') return this.#read((ctx, now) => attentionSummary(ctx, limit, now));

@@ -30,6 +30,7 @@ export type StoreReader = Pick<
   | 'getRunDetail'
   | 'attentionSummary'
   | 'trayAttention'
+  | 'nextAttentionChangeAt'
   | 'listNotifications'
   | 'getSetting'
   | 'listSettings'

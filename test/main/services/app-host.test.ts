@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { PushEvent } from '../../../shared/channel-names';
 import { createAppHost } from '../../../main/services/app-host';
 import type { AppHost, DesktopNotice } from '../../../main/services/host-types';
-import { createTempStore, reserveAndClaim, type TempStore } from '../../helpers/temp-store';
+import { waitFor } from '../../helpers/cli';
+import { createTempStore, HUMAN, reserveAndClaim, type TempStore } from '../../helpers/temp-store';
 
 let t: TempStore;
 let running: AppHost | null = null;
@@ -87,6 +88,44 @@ describe('app host', () => {
     expect(notices).toEqual([]);
     const history = await host.dispatch('notifications:list', {});
     expect(history.ok && history.value.map((n) => n.title)).toEqual(['Needs an answer: Ship?']);
+  });
+
+  /** The attention pushes so far, their counts by display status. */
+  const attentionCounts = (pushes: Array<{ event: PushEvent; payload: unknown }>) =>
+    pushes
+      .filter((p) => p.event === 'attention')
+      .map((p) => (p.payload as { counts: Partial<Record<string, number>> }).counts);
+
+  it('a lease running out with no commit reaches the attention summary on the next tick', async () => {
+    t = createTempStore();
+    // 250 ms ticks; the sweeper records the lost runner only after an hour's grace, so no event says so.
+    t.store.setSetting('sweepIntervalMs', 250, HUMAN);
+    t.store.setSetting('staleGraceMs', 3_600_000, HUMAN);
+    reserveAndClaim(t, 5_000);
+    const { pushes } = startHost();
+    expect(attentionCounts(pushes).at(-1)?.stale).toBeUndefined();
+    const seen = pushes.length;
+    t.clock.advance(5_001);
+    // Within a few ticks (the old every-15-ticks refresh took 3.75 s here).
+    await waitFor(
+      'the stale run in attention',
+      () => attentionCounts(pushes.slice(seen)).at(-1)?.stale === 1,
+      2_500,
+      25,
+    );
+    expect(pushes.slice(seen).filter((p) => p.event === 'changed')).toEqual([]);
+  });
+
+  it('does not recompute attention on idle ticks while nothing is due', async () => {
+    t = createTempStore();
+    t.store.setSetting('sweepIntervalMs', 250, HUMAN);
+    // A live lease due in an hour: nothing changes attention before then.
+    reserveAndClaim(t, 3_600_000);
+    const { pushes } = startHost();
+    const seen = pushes.length;
+    // Over 15 ticks of 250 ms (the old refresh period) pass with nothing to do.
+    await new Promise((resolve) => setTimeout(resolve, 4_500));
+    expect(pushes.slice(seen).map((p) => p.event)).toEqual([]);
   });
 
   it('reports settings changes to the shell', async () => {

@@ -195,6 +195,69 @@ describe('sweeper tick', () => {
   });
 });
 
+describe('host lease renewal', () => {
+  /** The host lease row as the store holds it. */
+  const hostRow = () =>
+    t.store.db
+      .prepare(`SELECT generation, expires_at, heartbeat_at FROM leases WHERE name = 'host'`)
+      .get() as {
+      generation: number;
+      expires_at: number;
+      heartbeat_at: number;
+    };
+
+  it('renews only once half of the lease is left: one write every third 2 s tick, none in between', () => {
+    t = createTempStore();
+    const d = deps();
+    const state = initialSweeperState(t.store);
+    expect(sweep(d, state).acting).toBe(true);
+    const claimedAt = t.clock.now();
+    const renewals: number[] = [];
+    let seen = hostRow().heartbeat_at;
+    for (let tick = 1; tick <= 12; tick += 1) {
+      t.clock.advance(2_000);
+      const report = sweep(d, state);
+      expect(report.acting).toBe(true);
+      const row = hostRow();
+      if (row.heartbeat_at !== seen) renewals.push((row.heartbeat_at - claimedAt) / 1_000);
+      seen = row.heartbeat_at;
+      // Always held for longer than a tick, never for longer than one lease from now.
+      expect(row.expires_at - t.clock.now()).toBeGreaterThan(2_000);
+      expect(row.expires_at - t.clock.now()).toBeLessThanOrEqual(10_000);
+    }
+    // 10 s lease, 2 s ticks: renewed when 4 s are left (seconds after the claim).
+    expect(renewals).toEqual([6, 12, 18, 24]);
+  });
+
+  it('a host that stops ticking is taken over within one lease of its last tick, as before', () => {
+    for (const stopAfterTicks of [0, 1, 2, 3, 4, 5]) {
+      t = createTempStore();
+      const other = t.reopen();
+      // Another machine: no pid to check, so only the lease clock decides (docs/LIVENESS.md).
+      const first = { ...deps(), host: { ...HOST, hostname: 'far-host' } };
+      const second: SweeperDeps = {
+        ...deps(),
+        store: other,
+        host: { ...HOST, ownerId: 'serve:test-host:2', pid: 2 },
+      };
+      const firstState = initialSweeperState(t.store);
+      const secondState = initialSweeperState(other);
+      expect(sweep(first, firstState).acting).toBe(true);
+      for (let i = 0; i < stopAfterTicks; i += 1) {
+        t.clock.advance(2_000);
+        expect(sweep(first, firstState).acting).toBe(true);
+      }
+      const lastTick = t.clock.now();
+      t.clock.advance(2_000);
+      expect(sweep(second, secondState).acting).toBe(false);
+      // At the latest one lease (10 s) after the holder's last tick, the other host acts.
+      t.clock.set(lastTick + 10_001);
+      expect(sweep(second, secondState).acting).toBe(true);
+      t.cleanup();
+    }
+  });
+});
+
 describe('sweeper hygiene (step 5)', () => {
   const leafPages = () =>
     (
@@ -263,6 +326,43 @@ describe('sweeper timer', () => {
     expect(
       t.store.claimHostLease({ ...runnerOwner('host-2'), ownerType: 'host', leaseMs: 10_000 }),
     ).not.toBeNull();
+  });
+
+  it('looks for changes on one repeating timer when the scheduler has one, and clears it on stop', () => {
+    t = createTempStore();
+    const timeouts: number[] = [];
+    const intervals: Array<{ fn: () => void; ms: number; cleared: boolean }> = [];
+    const scheduler: Scheduler = {
+      setTimeout: (_fn, ms) => timeouts.push(ms),
+      clearTimeout: () => {},
+      setInterval: (fn, ms) => intervals.push({ fn, ms, cleared: false }) - 1,
+      clearInterval: (handle) => {
+        const timer = intervals[handle as number];
+        if (timer !== undefined) timer.cleared = true;
+      },
+    };
+    const reports: SweepReport[] = [];
+    const sweeper = createSweeper(
+      deps(),
+      (r) => reports.push(r),
+      (e) => {
+        throw e;
+      },
+      scheduler,
+      40,
+    );
+    sweeper.start();
+    expect(intervals.map((x) => x.ms)).toEqual([40]);
+    const armed = timeouts.length;
+    const runner = t.reopen();
+    for (let look = 0; look < 5; look += 1) intervals[0]?.fn();
+    reserve({ ...t, store: runner });
+    intervals[0]?.fn();
+    // The looks re-armed nothing; the commit from the other connection was still found.
+    expect(timeouts).toHaveLength(armed);
+    expect(reports.at(-1)?.events.map((e) => e.type)).toContain('run.reserved');
+    sweeper.stop();
+    expect(intervals[0]?.cleared).toBe(true);
   });
 
   it('survives a failing tick and keeps the timer armed', () => {
