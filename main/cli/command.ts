@@ -2,7 +2,7 @@
  * What every CLI command module exports, the context it runs in, and the shared argument parsing
  * (node:util parseArgs, strict) with the flags every command takes: --store, --json, --help.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import { openStore, resolveStorePath, type RunStore } from '../store';
 import type { OutputStream, Paint } from './output';
 import { safeJson } from './sanitize';
@@ -49,6 +49,10 @@ export const COMMON_HELP = `  --store PATH   the store file (default: $RUNWARDEN
   -h, --help     show this help`;
 
 export const JSON_HELP = `  --json         print the result as JSON: {"ok":true,"value":...} or {"ok":false,"error":{code,message,recovery}}`;
+
+// node:util as Node's own object, not through `import`: its ESM wrapper reads every export, and some of them
+// load worker_threads, streams and more (about 3 ms of every command's start-up, docs/PERFORMANCE.md round 6).
+const { parseArgs } = process.getBuiltinModule('node:util');
 
 /** Parses argv strictly; turns parseArgs' errors into UsageError; handles --help. */
 export function parseCommand<const O extends Options>(

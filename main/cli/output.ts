@@ -18,6 +18,14 @@ export function guardedStream(stream: OutputStream, colour: boolean): OutputStre
   return { write: (chunk: string) => stream.write(sanitizeTerminal(chunk, colour)), isTTY: stream.isTTY };
 }
 
+/**
+ * A stream made on its first write: Node builds `process.stdout` / `stderr` (and loads the stream modules)
+ * on first access, a few ms a command that prints nothing (`notify`, `progress`) need not pay.
+ */
+export function lazyStream(open: () => OutputStream, isTTY: boolean): OutputStream {
+  return { write: (chunk: string) => open().write(chunk), isTTY };
+}
+
 export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'blue' | 'magenta' | 'cyan';
 
 const ANSI: Record<Style, [number, number]> = {

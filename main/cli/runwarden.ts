@@ -2,9 +2,10 @@
  * Entry point of the `runwarden` CLI bundle (out/cli/runwarden.js, started by bin/runwarden.js).
  */
 import { existsSync } from 'node:fs';
+import { isatty } from 'node:tty';
 import { fileURLToPath } from 'node:url';
 import type { CliContext } from './command';
-import { colourEnabled, guardedStream, painter } from './output';
+import { colourEnabled, guardedStream, lazyStream, painter } from './output';
 import { runCli } from './run-cli';
 import { stopBetweenStatements } from './stop-between-statements';
 
@@ -18,11 +19,13 @@ function binPath(): string {
 async function main(): Promise<void> {
   stopBetweenStatements();
   const cleanups: Array<() => void> = [];
-  const colour = colourEnabled(process.stdout, process.env);
+  const stdout = lazyStream(() => process.stdout, isatty(1));
+  const stderr = lazyStream(() => process.stderr, isatty(2));
+  const colour = colourEnabled(stdout, process.env);
   const ctx: CliContext = {
-    stdout: guardedStream(process.stdout, colour),
-    stderr: guardedStream(process.stderr, colour),
-    rawStdout: process.stdout,
+    stdout: guardedStream(stdout, colour),
+    stderr: guardedStream(stderr, colour),
+    rawStdout: stdout,
     env: process.env,
     cwd: process.cwd(),
     binPath: binPath(),

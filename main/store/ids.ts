@@ -1,5 +1,13 @@
 /** Sortable ids (time prefix + monotonic random tail) and lease tokens (only their hash is stored). */
-import { createHash, randomBytes } from 'node:crypto';
+import type * as NodeCrypto from 'node:crypto';
+
+// Loaded on first use, not with the store: a command that makes no id and checks no token (`notify` inside a
+// run) then starts without node:crypto, about 5 ms of a short process's start-up (docs/PERFORMANCE.md, round 6).
+let loaded: typeof NodeCrypto | null = null;
+function crypto(): typeof NodeCrypto {
+  loaded ??= process.getBuiltinModule('node:crypto');
+  return loaded;
+}
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 
@@ -34,7 +42,7 @@ export function sortableId(prefix: string, now: number): string {
   if (time === lastTime && lastTail < TAIL_MAX) {
     lastTail += 1n;
   } else {
-    lastTail = BigInt(`0x${randomBytes(10).toString('hex')}`) >> 1n;
+    lastTail = BigInt(`0x${crypto().randomBytes(10).toString('hex')}`) >> 1n;
   }
   lastTime = time;
   return `${prefix}_${encodeTime(time)}${encodeTail(lastTail)}`;
@@ -49,9 +57,9 @@ export function newInteractionId(now: number): string {
 }
 
 export function newToken(): string {
-  return randomBytes(32).toString('hex');
+  return crypto().randomBytes(32).toString('hex');
 }
 
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return crypto().createHash('sha256').update(token).digest('hex');
 }
