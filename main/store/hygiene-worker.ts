@@ -15,6 +15,7 @@
  * back on for the host's connection: the WAL never grows without bound because a thread died.
  */
 import { createRequire } from 'node:module';
+import type * as WorkerThreads from 'node:worker_threads';
 import type { Worker, WorkerOptions } from 'node:worker_threads';
 import { CHECKPOINT_PRAGMA, SEARCH_MERGE_SQL } from './maintenance';
 import type { RunStore } from './run-store';
@@ -121,11 +122,12 @@ parentPort.postMessage({ type: 'ready' });
 
 export function startHygieneWorker(store: RunStore, options: HygieneWorkerOptions = {}): HygieneWorker {
   if (store.mode !== 'read-write') throw new Error('A read-only store has no hygiene to do.');
-  const modulePath = createRequire(import.meta.url).resolve('better-sqlite3');
+  const require = createRequire(import.meta.url);
+  const modulePath = require.resolve('better-sqlite3');
   // node:worker_threads is loaded here, not with the store: a CLI command never starts the worker.
   const createWorker =
     options.createWorker ??
-    ((source, opts) => new (process.getBuiltinModule('node:worker_threads').Worker)(source, opts));
+    ((source, opts) => new (require('node:worker_threads') as typeof WorkerThreads).Worker(source, opts));
   const worker = createWorker(WORKER_SOURCE, {
     eval: true,
     workerData: {
