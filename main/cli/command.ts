@@ -117,9 +117,13 @@ export function parseRunCommand<const O extends Options>(
 export function openCliStore(
   ctx: CliContext,
   flag: string | undefined,
-  options: { read?: boolean } = {},
+  options: { read?: boolean; quickCheck?: boolean } = {},
 ): RunStore {
-  const store = openStore(storePathOf(ctx, flag), { mustExist: options.read === true });
+  // No quick_check by default: runners call the CLI often (docs/ARCHITECTURE.md#the-store-file).
+  const store = openStore(storePathOf(ctx, flag), {
+    mustExist: options.read === true,
+    quickCheck: options.quickCheck === true,
+  });
   ctx.defer(() => store.close());
   return store;
 }

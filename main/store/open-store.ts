@@ -31,6 +31,12 @@ export interface OpenStoreOptions {
   readonly?: boolean;
   /** Refuse a missing file instead of creating the store (read commands: a typo must not show an empty store). */
   mustExist?: boolean;
+  /**
+   * Run `quick_check` on open for files up to 32 MB (default true): the app and `serve` check once when they
+   * start; a runner's frequent CLI calls skip it (about 100 ms at 5,000 runs) and rely on SQLite refusing
+   * each damaged page it reads (STORE_CORRUPT); `doctor` checks everything.
+   */
+  quickCheck?: boolean;
   /** busy_timeout in ms (default 5000). Tests lower it to keep a "locked" case fast. */
   busyTimeoutMs?: number;
   /**
@@ -344,7 +350,11 @@ export function openStore(storePath: string, opts: OpenStoreOptions = {}): RunSt
         dirWritable || fs.existsSync(`${file}-shm`)
           ? new Database(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs })
           : openSnapshot(file);
-      identity = readIdentity(db, probe.fileSize <= QUICK_CHECK_MAX_BYTES, file);
+      identity = readIdentity(
+        db,
+        (opts.quickCheck ?? true) && probe.fileSize <= QUICK_CHECK_MAX_BYTES,
+        file,
+      );
     } catch (error) {
       throw mapOpenError(error, file, busyTimeoutMs);
     } finally {
