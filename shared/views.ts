@@ -254,8 +254,14 @@ export const DEFAULT_SETTINGS: Settings = {
 /** Push payloads. */
 export interface ChangedPush {
   seq: number;
+  /** The runs whose events arrived; empty: any run may have changed. */
   runIds: string[];
   at: number;
+  /**
+   * Nothing was written: the clock alone moved what the views show (a lease ran out, a queued run waited too
+   * long), so lists and counts read at this moment differ from the last ones.
+   */
+  clock?: true;
 }
 
 export interface AttentionPush {

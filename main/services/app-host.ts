@@ -182,6 +182,10 @@ export function createAppHost(options: AppHostOptions): AppHost {
     const due = attentionDueAt !== null && store.now() >= attentionDueAt;
     if (report.changed !== null || due || ticksSinceAttention >= ATTENTION_BACKSTOP_TICKS) pushAttention();
     if (report.changed !== null) options.push('changed', report.changed);
+    else if (due) {
+      // No commit to announce it, but every list showing that run is out of date (docs/ARCHITECTURE.md#change-feed).
+      options.push('changed', { seq: store.lastEventSeq(), runIds: [], at: store.now(), clock: true });
+    }
     if (report.notifyEvents.length > 0) {
       // Only the acting host notifies, each event once (the durable cursor: docs/LIVENESS.md#notifications).
       const label = (runId: string) => store.runLabel(runId);

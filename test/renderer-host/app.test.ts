@@ -47,6 +47,32 @@ describe('run list', () => {
     expect(screen.getByRole('link', { name: /Needs you 1/ }).getAttribute('aria-current')).toBe('page');
   });
 
+  it('follows the lease clock: a run whose lease runs out turns stale with nothing written', async () => {
+    // A long grace: the sweeper records no lost runner, so only the clock says the run is stale.
+    await h.host.dispatch('settings:set', { patch: { staleGraceMs: 3_600_000, sweepIntervalMs: 250 } });
+    const { runId } = startRun(h, { title: 'Lease runs out', leaseMs: 5_000 });
+    renderApp(h, '#/all');
+    const grid = await rows();
+    const row = await grid.findByRole('row', { name: /Lease runs out/ });
+    expect(within(row).getByText('Running')).toBeTruthy();
+    // The host has announced everything the seeding wrote before the clock moves.
+    await waitFor(() =>
+      expect(
+        h.pushes.some(([e, p]) => e === 'changed' && (p as { runIds: string[] }).runIds.includes(runId)),
+      ).toBe(true),
+    );
+    const lastEvent = h.store.lastEventSeq();
+    const seen = h.pushes.length;
+    h.advance(5_001);
+    await waitFor(
+      () => expect(within(grid.getByRole('row', { name: /Lease runs out/ })).getByText('Stale')).toBeTruthy(),
+      { timeout: 4_000 },
+    );
+    expect(h.store.lastEventSeq()).toBe(lastEvent);
+    const changed = h.pushes.slice(seen).filter(([e]) => e === 'changed');
+    expect(changed.map(([, p]) => p)).toEqual([expect.objectContaining({ clock: true })]);
+  });
+
   it('says what to do next when nothing needs you', async () => {
     startRun(h, { title: 'Nightly build' });
     renderApp(h);
