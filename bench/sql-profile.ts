@@ -40,13 +40,22 @@ export function profileSql(db: Database.Database): { measure(fn: () => unknown):
       const scans: OpProfile['scans'] = [];
       for (const sql of distinct) {
         const plan = explain(db, original, sql);
-        if (plan.some((line) => /^SCAN [A-Za-z_]\w*$/.test(line))) {
+        if (plan.some((line) => tableScan(line, plan))) {
           scans.push({ sql: sql.replace(/\s+/g, ' ').trim(), plan });
         }
       }
       return { statements: seen.length, distinct: distinct.length, scans };
     },
   };
+}
+
+/**
+ * A plan line that scans a whole table (no index). A named subquery's rows (a co-routine or a materialised
+ * view of a few rows, e.g. a list page joined to its extras) are scanned as `SCAN name` too: not a table.
+ */
+function tableScan(line: string, plan: readonly string[]): boolean {
+  const name = /^SCAN ([A-Za-z_]\w*)$/.exec(line)?.[1];
+  return name !== undefined && !plan.includes(`CO-ROUTINE ${name}`) && !plan.includes(`MATERIALIZE ${name}`);
 }
 
 /** EXPLAIN QUERY PLAN with every parameter bound to 0 (plans do not depend on values without sqlite_stat1). */

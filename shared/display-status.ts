@@ -3,7 +3,7 @@
  * person sees — a status, a reason line, whether it needs them, and the actions allowed right now.
  * The UI, the tray, the CLI and the store's SQL filters (tested for agreement) all follow it.
  */
-import type { Effect, Interaction, Lease, ParkCode, QueueEntry, Run, RunSnapshot } from './domain';
+import type { Effect, Interaction, Lease, ParkCode, QueueEntry, Run } from './domain';
 
 export const DISPLAY_STATUSES = [
   'needs-answer',
@@ -68,6 +68,18 @@ export const DEFAULT_DISPLAY_OPTIONS: DisplayOptions = { unattendedQueueMs: 5 * 
 const OPEN_INTERACTION = new Set<Interaction['status']>(['pending', 'presenting']);
 
 /**
+ * What the reducer reads of a run: the run, its queue entry and lease, and only the status and title of its
+ * questions and the status and summary of its effects. A RunSnapshot is one; a list page reads just these.
+ */
+export interface DisplaySnapshot {
+  run: Run;
+  queue: QueueEntry;
+  lease: Lease | null;
+  interactions: ReadonlyArray<Pick<Interaction, 'status' | 'title'>>;
+  effects: ReadonlyArray<Pick<Effect, 'status' | 'summary'>>;
+}
+
+/**
  * The lease's owner is live: a verifiably alive supervisor whatever the clock; a verifiably gone one never;
  * otherwise (unknown) the lease clock decides. An orphan (supervisor gone, command alive) is not live.
  */
@@ -117,7 +129,7 @@ export function isTerminal(run: Pick<Run, 'status'>): boolean {
 
 /** Maps one run snapshot to what a person sees. */
 export function displayStatus(
-  snapshot: RunSnapshot,
+  snapshot: DisplaySnapshot,
   now: number,
   options: DisplayOptions = DEFAULT_DISPLAY_OPTIONS,
   liveness: OwnerLiveness = UNKNOWN,
@@ -125,7 +137,7 @@ export function displayStatus(
   const { run, queue, lease } = snapshot;
   const liveOwner = !isTerminal(run) && hasLiveOwner(lease, now, liveness);
   const base = { parkReason: null, liveOwner } as const;
-  const ambiguous = snapshot.effects.filter((e: Effect) => e.status === 'ambiguous');
+  const ambiguous = snapshot.effects.filter((e) => e.status === 'ambiguous');
 
   if (isTerminal(run)) {
     const reason = terminalReason(run);
@@ -269,7 +281,7 @@ export function displayStatus(
   };
 }
 
-function ambiguousReason(ambiguous: readonly Effect[]): string {
+function ambiguousReason(ambiguous: DisplaySnapshot['effects']): string {
   return ambiguous.length === 1
     ? `Unknown whether "${ambiguous[0]?.summary ?? ''}" happened.`
     : `${ambiguous.length} side effects with an unknown outcome.`;

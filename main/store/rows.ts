@@ -175,7 +175,13 @@ export interface LeaseRow {
   notified_seq?: number | null;
 }
 
-export function toLease(row: LeaseRow): Lease {
+/** What `toLease` reads: the owner's identity and clock, not its token or the sweeper's bookkeeping. */
+export type LeaseViewRow = Omit<
+  LeaseRow,
+  'token_hash' | 'lost_generation' | 'owner_gone_at' | 'notified_seq'
+>;
+
+export function toLease(row: LeaseViewRow): Lease {
   return {
     runId: row.run_id,
     name: row.name,

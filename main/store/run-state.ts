@@ -127,10 +127,10 @@ export function loadDisplaySnapshot(ctx: StoreContext, row: RunRow): RunSnapshot
 }
 
 /**
- * `loadDisplaySnapshot` for a page of rows in four statements instead of four per row (the list's N+1):
- * queue entries and leases by id, and interactions / effects only for the rows whose counters say they
- * have open ones — or for every row with `readAll` (a transition recomputing those counters must not trust
- * them, as `loadDisplaySnapshot` does not).
+ * `loadDisplaySnapshot` for many rows in four statements instead of four per row: queue entries and leases
+ * by id, and interactions / effects only for the rows whose counters say they have open ones — or for every
+ * row with `readAll` (a transition recomputing those counters must not trust them, as `loadDisplaySnapshot`
+ * does not). A list page reads less, in one statement (list-rows.ts).
  */
 export function loadDisplaySnapshots(
   ctx: StoreContext,
@@ -321,7 +321,10 @@ export function runnerActor(lease: LeaseRow): EventActor {
  * The liveness check's verdict on a run still owned (docs/LIVENESS.md), for the reducer: a finished or
  * ownerless run has nothing to judge, so a page of finished runs costs no /proc reads.
  */
-export function ownerLiveness(ctx: StoreContext, snapshot: RunSnapshot): OwnerLiveness {
+export function ownerLiveness(
+  ctx: StoreContext,
+  snapshot: Pick<RunSnapshot, 'run' | 'lease'>,
+): OwnerLiveness {
   const lease = snapshot.lease;
   if (lease === null || lease.ownerType === null || isTerminal(snapshot.run)) return UNKNOWN_LIVENESS;
   return ctx.liveness.judge(lease);

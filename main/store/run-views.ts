@@ -7,12 +7,13 @@
  * How a search is answered is search-plan.ts.
  */
 import { DISPLAY_STATUSES, displayStatus } from '../../shared/display-status';
-import { TERMINAL_RUN_STATUSES, type Interaction } from '../../shared/domain';
+import { TERMINAL_RUN_STATUSES } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
 import { VIEW_STATUSES } from '../../shared/views';
 import { filterPath, findProjectByPath } from './projects';
-import { RUN_COLUMNS, RUN_FROM, RUN_FROM_SEARCH_WALK, type RunRow } from './rows';
-import { loadDisplaySnapshots, ownerLiveness } from './run-state';
+import { listRowSnapshot, listRowsSql, type ListInteraction, type ListRow } from './list-rows';
+import { RUN_COLUMNS, RUN_FROM, RUN_FROM_SEARCH_WALK } from './rows';
+import { ownerLiveness } from './run-state';
 import {
   ftsPhrase,
   runIdRange,
@@ -109,12 +110,20 @@ export function unionIdsSql(view: 'needs-you' | 'stale'): string {
     .join(' UNION ');
 }
 
-export function listRunsSql(
-  view: ListView,
-  opts: { project: boolean; search: boolean; cursor: boolean; indexedSearch?: boolean; floor?: boolean },
-): string {
-  const where = [viewCondition(view)];
+interface ListShape {
+  project: boolean;
+  search: boolean;
+  cursor: boolean;
+  indexedSearch?: boolean;
+  floor?: boolean;
+}
+
+/** The page query's FROM and WHERE for a view and the filters given. */
+function listRunsParts(view: ListView, opts: ListShape): { from: string; where: string } {
   const branches = opts.search ? undefined : VIEW_BRANCHES[view];
+  // A union of branches within the view is the view: its condition again would only let SQLite walk the
+  // status index for it (two IN lists) and sort the page, rather than read the page's ids in order.
+  const where = branches !== undefined && BRANCHES_WITHIN_VIEW.has(view) ? [] : [viewCondition(view)];
   if (branches !== undefined) {
     const union = branches.map((c) =>
       branchSql(c, { project: opts.project, cursor: opts.cursor, limited: true }),
@@ -143,11 +152,28 @@ export function listRunsSql(
     view === 'all' && opts.search && opts.indexedSearch !== true && !opts.project
       ? RUN_FROM_SEARCH_WALK
       : RUN_FROM;
-  return `SELECT ${RUN_COLUMNS} FROM ${from} WHERE ${where.join(' AND ')} ORDER BY r.id DESC LIMIT @limit`;
+  return { from, where: where.join(' AND ') };
+}
+
+/** The page query: the view's runs (RUN_COLUMNS), newest first, @limit of them. */
+export function listRunsSql(view: ListView, opts: ListShape): string {
+  const { from, where } = listRunsParts(view, opts);
+  return `SELECT ${RUN_COLUMNS} FROM ${from} WHERE ${where} ORDER BY r.id DESC LIMIT @limit`;
+}
+
+/**
+ * The statement a list page runs: the page query with each row's queue entry, lease and extras
+ * (list-rows.ts). A search may sort many candidates (the trigram index's, or a multi-status view's), so
+ * there the extras are read after the page's LIMIT; every other page query walks an index in order (a union
+ * view reads its page's ids in order) and takes the extras in the same pass.
+ */
+export function listPageSql(view: ListView, opts: ListShape): string {
+  const { from, where } = listRunsParts(view, opts);
+  return listRowsSql(from, where, { sorted: opts.search });
 }
 
 /** The soonest deadline among open questions (pending or being presented), or null. */
-function soonestOpenDeadline(interactions: readonly Interaction[]): number | null {
+function soonestOpenDeadline(interactions: readonly ListInteraction[]): number | null {
   let soonest: number | null = null;
   for (const i of interactions) {
     if ((i.status === 'pending' || i.status === 'presenting') && i.deadlineAt !== null)
@@ -188,12 +214,12 @@ export function listRuns(ctx: StoreContext, q: ListRunsQuery, now: number): RunL
   const run = (sql: string, more: Record<string, unknown> = {}) => {
     const all = { ...params, ...more };
     if (sql.includes('@view')) all.view = view;
-    return ctx.prep(sql).all(all) as RunRow[];
+    return ctx.prep(sql).all(all) as ListRow[];
   };
   const byIndex = () =>
-    run(listRunsSql(view, { ...shape, indexedSearch: true }), { match: ftsPhrase(needle as string) });
+    run(listPageSql(view, { ...shape, indexedSearch: true }), { match: ftsPhrase(needle as string) });
 
-  let rows: RunRow[];
+  let rows: ListRow[];
   if (plan === 'index') {
     rows = byIndex();
   } else if (plan === 'walk') {
@@ -202,19 +228,19 @@ export function listRuns(ctx: StoreContext, q: ListRunsQuery, now: number): RunL
         { id: string } | undefined
     )?.id;
     rows = run(
-      listRunsSql(view, { ...shape, floor: floor !== undefined }),
+      listPageSql(view, { ...shape, floor: floor !== undefined }),
       floor === undefined ? {} : { floor },
     );
     // The window held less than a page and older runs exist: the newest matches may be older still.
     if (rows.length <= q.limit && floor !== undefined) rows = byIndex();
   } else {
-    rows = run(listRunsSql(view, shape));
+    rows = run(listPageSql(view, shape));
   }
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
   return {
-    items: loadDisplaySnapshots(ctx, page).map((snapshot, i) => {
-      const row = page[i] as RunRow;
+    items: page.map((row) => {
+      const snapshot = listRowSnapshot(row);
       return {
         run: snapshot.run,
         queue: snapshot.queue,
