@@ -39,11 +39,14 @@ export function runIdRange(needle: string): { idFrom: string; idTo: string } {
  * over the id index), plus the runs of projects whose path matches (a few hundred project rows, read
  * directly): a superset of SEARCH_SQL's rows, since the index folds case per
  * character the way `lower()` does for ASCII (and more), and a trigram phrase is a substring.
+ * One list of ids: written as `id IN (…) OR project_id IN (…)`, SQLite coded the trigram query twice (once
+ * per OR branch's lookup, once for the re-check) and ran it twice, and sorted the rows it found.
  */
-export const SEARCH_CANDIDATES_SQL = `(r.id IN (SELECT k.run_id FROM run_search_keys k
+export const SEARCH_CANDIDATES_SQL = `r.id IN (SELECT k.run_id FROM run_search_keys k
   WHERE k.key IN (SELECT rowid FROM run_search WHERE run_search MATCH @match)
-  UNION ALL SELECT id FROM runs WHERE id >= @idFrom AND id < @idTo)
-  OR r.project_id IN (SELECT id FROM projects WHERE instr(lower(canonical_path), @search) > 0))`;
+  UNION ALL SELECT id FROM runs WHERE id >= @idFrom AND id < @idTo
+  UNION ALL SELECT id FROM runs
+    WHERE project_id IN (SELECT id FROM projects WHERE instr(lower(canonical_path), @search) > 0))`;
 
 /** The trigram tokenizer matches only 3+ characters: shorter needles use the scan (SEARCH_SQL alone). */
 export const MIN_INDEXED_SEARCH = 3;
