@@ -15,7 +15,7 @@ import { openStore } from '../main/store';
 import { measureBrowser } from './browser-ops';
 import { benchStore } from './store-cache';
 import { combineRepeats } from './repeat';
-import { growthTable, type SizeResult } from './growth';
+import { growthOf, growthTable, type SizeResult } from './growth';
 import {
   measureChangeFeed,
   measureCliStartup,
@@ -116,10 +116,18 @@ async function main(): Promise<number> {
       ),
     );
   }
-  if (results.length > 1)
+  if (results.length > 1) {
     log(
       `\nGrowth from ${sizes[0]?.toLocaleString('en-US')} to ${sizes.at(-1)?.toLocaleString('en-US')} runs:\n${growthTable(results)}\n`,
     );
+    fs.mkdirSync(values.out, { recursive: true });
+    const file = path.join(values.out, 'growth.json');
+    fs.writeFileSync(
+      file,
+      `${JSON.stringify({ sizes, load: loadText(), reads: growthOf(results) }, null, 2)}\n`,
+    );
+    log(`Growth JSON: ${file}`);
+  }
   log(`All sizes: ${round((performance.now() - started) / 1_000, 1)} s`);
   return results.every((r) => r.ok) ? 0 : 1;
 }

@@ -1,6 +1,7 @@
 /**
  * The read operations of the window, each against its baseline: the raw indexed SQLite query that returns
- * the same rows (run + project path + queue entry + lease) with better-sqlite3 and no application code.
+ * the same data with better-sqlite3 and no application code — for a list row, the run, its project path,
+ * queue entry and lease, and what its reason line shows of its open questions and ambiguous effects.
  */
 import type Database from 'better-sqlite3';
 import { LIST_PAGE_SIZE } from '../shared/views';
@@ -12,16 +13,31 @@ import { measurePaired, round, summarize, timeMs } from './stats';
 export const PAGE = LIST_PAGE_SIZE;
 const UNATTENDED_MS = 5 * 60_000;
 
-const BASE_SELECT = `SELECT r.*, p.canonical_path AS project_path,
+/** A run with its project path, queue entry and lease (every lease column the app returns). */
+const JOIN_SELECT = `SELECT r.*, p.canonical_path AS project_path,
   q.status AS q_status, q.available_at, q.error_code, q.error_detail, q.consecutive_errors, q.updated_at AS q_updated_at,
-  l.generation, l.owner_type, l.owner_id, l.owner_pid, l.owner_hostname, l.owner_start_id, l.acquired_at,
-  l.heartbeat_at, l.expires_at
-  FROM runs r JOIN projects p ON p.id = r.project_id JOIN queue_entries q ON q.run_id = r.id
+  l.name, l.generation, l.owner_type, l.owner_id, l.owner_pid, l.owner_hostname, l.owner_start_id, l.acquired_at,
+  l.heartbeat_at, l.expires_at, l.owner_boot_id, l.owner_pid_ns, l.command_pid, l.command_pgid, l.command_start_id,
+  l.vouched_at, l.orphaned_at`;
+const JOIN_FROM = `FROM runs r JOIN projects p ON p.id = r.project_id JOIN queue_entries q ON q.run_id = r.id
   JOIN leases l ON l.run_id = r.id`;
 
-/** The raw baseline for a list view: same rows, one statement. */
+/**
+ * A list row: the join, and the open questions' status, title and deadline and the ambiguous effects' status
+ * and summary (what the row's reason line and deadline are made of), read where the run's counters say it
+ * has some.
+ */
+const LIST_SELECT = `${JOIN_SELECT},
+  CASE WHEN r.open_interactions > 0 THEN (SELECT json_group_array(json_object('status', i.status, 'title', i.title,
+    'deadlineAt', i.deadline_at) ORDER BY i.created_at, i.id) FROM interactions i
+    WHERE i.run_id = r.id AND i.status IN ('pending', 'presenting')) END AS questions,
+  CASE WHEN r.ambiguous_effects > 0 THEN (SELECT json_group_array(json_object('status', e.status, 'summary',
+    e.summary) ORDER BY e.id) FROM effects e WHERE e.run_id = r.id AND e.status = 'ambiguous') END AS effects
+  ${JOIN_FROM}`;
+
+/** The raw baseline for a list view: same data, one statement. */
 export function baselineListSql(where: string): string {
-  return `${BASE_SELECT} WHERE ${where} ORDER BY r.id DESC LIMIT @limit`;
+  return `${LIST_SELECT} WHERE ${where} ORDER BY r.id DESC LIMIT @limit`;
 }
 
 const NOT_EXPIRED = `(r.owner_expires_at IS NULL OR r.owner_expires_at > @now)`;
@@ -185,7 +201,13 @@ function measureProjects(ctx: ReadContext, log: (line: string) => void): Measure
     () => stmt.all({ now: Date.now() }),
     { reps: Math.max(30, Math.floor(ctx.reps / 4)), warmup: 5 },
   );
-  const m = readMeasurement('projects.counts', 'project list with per-status counts', samples);
+  const m = readMeasurement(
+    'projects.counts',
+    'project list with per-status counts',
+    samples,
+    'baseline: a full count of the runs (no counters)',
+    'naive',
+  );
   log(`  ${m.label}: median ${m.median} ms, p95 ${m.p95} ms (×${m.ratio})`);
   return m;
 }
@@ -207,7 +229,13 @@ function measureAttention(ctx: ReadContext, log: (line: string) => void): Measur
     },
     { reps: Math.max(30, Math.floor(ctx.reps / 4)), warmup: 5 },
   );
-  const m = readMeasurement('attention.summary', 'attention ("needs you") summary, 20 items', samples);
+  const m = readMeasurement(
+    'attention.summary',
+    'attention ("needs you") summary, 20 items',
+    samples,
+    'baseline: a full count of the runs (no counters)',
+    'naive',
+  );
   log(`  ${m.label}: median ${m.median} ms, p95 ${m.p95} ms (×${m.ratio})`);
   return m;
 }
@@ -219,7 +247,7 @@ function measureDetail(ctx: ReadContext, log: (line: string) => void): Measureme
     db.prepare(`SELECT id FROM runs ORDER BY random() LIMIT 200`).all() as Array<{ id: string }>
   ).map((r) => r.id);
   const q = {
-    run: db.prepare(`${BASE_SELECT} WHERE r.id = ?`),
+    run: db.prepare(`${JOIN_SELECT} ${JOIN_FROM} WHERE r.id = ?`),
     interactions: db.prepare(`SELECT * FROM interactions WHERE run_id = ? ORDER BY created_at, id`),
     effects: db.prepare(`SELECT * FROM effects WHERE run_id = ? ORDER BY id`),
     attempts: db.prepare(`SELECT * FROM attempts WHERE run_id = ? ORDER BY id`),

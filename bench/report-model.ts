@@ -22,6 +22,12 @@ export interface Measurement {
   met: boolean | null;
   note?: string;
   extra?: Record<string, number | string | boolean | null>;
+  /**
+   * What the baseline is (reads only): `same-data`, the raw query returning the same data, so its growth
+   * across store sizes is what SQLite itself must do; `naive`, a way without the store's counters (a full
+   * count), whose growth says nothing about what the app's must be.
+   */
+  baselineKind?: 'same-data' | 'naive';
 }
 
 /** A list/detail/attention/search read: judged on its ratio to the raw-SQL baseline of the same run. */
@@ -30,6 +36,7 @@ export function readMeasurement(
   label: string,
   samples: PairedSamples,
   note?: string,
+  baselineKind: Measurement['baselineKind'] = 'same-data',
 ): Measurement {
   const app = summarize(samples.app);
   const base = summarize(samples.baseline);
@@ -48,6 +55,7 @@ export function readMeasurement(
     target: `≤ ${READ_RATIO_LIMIT}× raw SQL`,
     met: ratio <= READ_RATIO_LIMIT,
     ...(note !== undefined && { note }),
+    baselineKind,
   };
 }
 
