@@ -125,9 +125,13 @@ function listRunsParts(view: ListView, opts: ListShape): { from: string; where: 
   // status index for it (two IN lists) and sort the page, rather than read the page's ids in order.
   const where = branches !== undefined && BRANCHES_WITHIN_VIEW.has(view) ? [] : [viewCondition(view)];
   if (branches !== undefined) {
-    const union = branches.map((c) =>
-      branchSql(c, { project: opts.project, cursor: opts.cursor, limited: true }),
-    );
+    const shape = { project: opts.project, cursor: opts.cursor, limited: true };
+    // The newest page of the union lies at or above the page-th newest id of any one branch: the first
+    // branch's bounds the others, so a branch over a time range (lapsed owners, unattended runs) walks its
+    // range in its covering index but keeps and sorts only the ids above it, not every run in the range.
+    // Unary plus: the bound only filters; as a range it would let SQLite walk the id index instead.
+    const floor = `(SELECT CASE WHEN count(*) = @limit THEN min(id) ELSE '' END FROM (${branchSql(branches[0] as string, shape)}))`;
+    const union = branches.map((c, i) => branchSql(i === 0 ? c : `${c} AND +x.id >= ${floor}`, shape));
     // When every branch row is in the view, the page is the newest @limit of their union: only those rows
     // are read from runs, not up to @limit per branch. (A parked run with an expired owner is stale, not
     // parked: that view keeps the filter on every branch row.)
