@@ -350,11 +350,7 @@ export function openStore(storePath: string, opts: OpenStoreOptions = {}): RunSt
         dirWritable || fs.existsSync(`${file}-shm`)
           ? new Database(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs })
           : openSnapshot(file);
-      identity = readIdentity(
-        db,
-        (opts.quickCheck ?? true) && probe.fileSize <= QUICK_CHECK_MAX_BYTES,
-        file,
-      );
+      identity = readIdentity(db, (opts.quickCheck ?? true) && probe.fileSize <= QUICK_CHECK_MAX_BYTES, file);
     } catch (error) {
       throw mapOpenError(error, file, busyTimeoutMs);
     } finally {
