@@ -138,7 +138,6 @@ function createPushHub(deps: HttpClientDeps): RunwardenApi['on'] {
   let source: EventSourceLike | null = null;
   let attached = new Set<string>();
   let reopenTimer: unknown = null;
-  let opens = 0;
   let gone = false;
 
   const deliver = (from: EventSourceLike, event: string, message: MessageEvent<string>) => {
@@ -170,13 +169,12 @@ function createPushHub(deps: HttpClientDeps): RunwardenApi['on'] {
     source = created;
     attached = new Set();
     for (const event of listeners.keys()) attach(event);
-    // Pushes sent while the stream was down are lost: after every reconnect, tell the UI that anything
-    // may have changed, so it re-reads what it shows.
+    // serve sends a push only to the streams open at that moment: whatever changed before this one opened
+    // (while it was down, or on the first open, between the page's first reads and the stream reaching
+    // serve) is told to no one. So on every open, tell the UI that anything may have changed.
     created.addEventListener('open', () => {
       if (source !== created) return;
-      opens += 1;
       connection.opened();
-      if (opens === 1) return;
       for (const listener of listeners.get('changed') ?? []) listener({ seq: 0, runIds: [], at: Date.now() });
     });
     created.addEventListener('error', () => {

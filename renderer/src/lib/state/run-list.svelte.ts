@@ -39,6 +39,8 @@ export class RunListState {
   #generation = 0;
   #refreshing: Promise<void> | null = null;
   #refreshAgain = false;
+  /** A refresh asked for while a load was in flight: it runs once the load has landed. */
+  #afterLoad: { promise: Promise<void>; resolve: () => void } | null = null;
 
   constructor(api: RunwardenApi, pageSize = LIST_PAGE_SIZE) {
     this.#api = api;
@@ -70,11 +72,14 @@ export class RunListState {
       this.error = result.error;
       this.#setItems([]);
       this.nextCursor = null;
-      return;
+    } else {
+      this.#setItems(result.value.items);
+      this.nextCursor = result.value.nextCursor;
+      if (this.activeId === null || this.activeIndex === -1) this.activeId = this.items[0]?.run.id ?? null;
     }
-    this.#setItems(result.value.items);
-    this.nextCursor = result.value.nextCursor;
-    if (this.activeId === null || this.activeIndex === -1) this.activeId = this.items[0]?.run.id ?? null;
+    const after = this.#afterLoad;
+    this.#afterLoad = null;
+    if (after !== null) void this.refresh().then(after.resolve);
   }
 
   /** Appends the next page, if any; called as the list scrolls near its end. */
@@ -105,6 +110,15 @@ export class RunListState {
 
   /** Re-reads what is loaded (up to a cap) after a `changed` push; concurrent calls coalesce into one more. */
   refresh(): Promise<void> {
+    if (this.loading) {
+      // The page in flight may have been read before the change this refresh is for: re-read after it.
+      if (this.#afterLoad === null) {
+        let resolve = () => {};
+        const promise = new Promise<void>((r) => (resolve = r));
+        this.#afterLoad = { promise, resolve };
+      }
+      return this.#afterLoad.promise;
+    }
     if (this.#refreshing !== null) {
       this.#refreshAgain = true;
       return this.#refreshing;
