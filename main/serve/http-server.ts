@@ -195,8 +195,9 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
   }
 
   /**
-   * `/?code=…`: a fresh code becomes a session (cookie + the page with its key); a used code signs nobody
-   * in, but a browser already signed in here is sent on to the app (the printed URL opened twice).
+   * `/?code=…`: a fresh code becomes a session (cookie + the page with its key), or renews the session of a
+   * browser already signed in here (see SessionStore.exchange); a used code signs nobody in, but a browser
+   * already signed in here is sent on to the app (the printed URL opened twice).
    */
   async function signIn(
     req: http.IncomingMessage,
@@ -209,7 +210,7 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
       sendText(res, 503, 'The UI is not built. Run `npm run build` and start runwarden serve again.');
       return;
     }
-    const session = sessions.exchange(code);
+    const session = sessions.exchange(code, cookieId);
     if (session === null) {
       if (sessions.byId(cookieId) !== null) {
         res.setHeader('Location', '/');

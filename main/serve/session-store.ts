@@ -25,8 +25,13 @@ export interface Session {
 export interface SessionStore {
   /** A new one-time sign-in code (the printed URL's). */
   issueCode(): string;
-  /** Consumes a code: a new session, or null when the code is unknown or was already used. */
-  exchange(code: string): Session | null;
+  /**
+   * Consumes a code: a new session, or null when the code is unknown or was already used. Given the
+   * cookie of a browser already signed in, that browser keeps its session (the same id and key, renewed):
+   * a new one would replace the cookie its other tabs send at once, while their key (in the origin's
+   * storage) changes only when the new page has run, so in between every request they sent was refused.
+   */
+  exchange(code: string, current?: string): Session | null;
   /** The session for a cookie value alone (enough to redirect a used sign-in URL, never for the API). */
   byId(id: string | undefined): Session | null;
   /** True when the cookie's session exists, has not expired and the key is its key. */
@@ -59,10 +64,17 @@ export function createSessionStore(options: { lifetimeMs?: number; now?: () => n
       dropOldest(codes, MAX_CODES);
       return code;
     },
-    exchange(code) {
+    exchange(code, current) {
       const digest = digestOf(code);
       if (!codes.delete(digest)) return null;
-      const session: Session = { id: randomSecret(), key: randomSecret(), expiresAt: now() + lifetimeMs };
+      const kept = live(current);
+      const session: Session = {
+        id: kept?.id ?? randomSecret(),
+        key: kept?.key ?? randomSecret(),
+        expiresAt: now() + lifetimeMs,
+      };
+      // Re-set, so a renewed session also counts as the newest when the oldest are dropped.
+      sessions.delete(digestOf(session.id));
       sessions.set(digestOf(session.id), session);
       dropOldest(sessions, MAX_SESSIONS);
       return session;

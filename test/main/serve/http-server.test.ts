@@ -212,6 +212,31 @@ describe('runwarden serve over real HTTP', () => {
     expect(oldForm.headers.getSetCookie()).toEqual([]);
   });
 
+  it('a browser already signed in that opens a fresh sign-in URL keeps its session: its other tabs stay signed in', async () => {
+    const first = await signIn(server.signInUrl());
+    const headers = { Cookie: first.cookie, 'X-Runwarden-Key': first.key };
+    // Another tab of the same browser opens the next URL: the browser sends its cookie along.
+    const url = server.signInUrl();
+    const again = await fetch(url, { redirect: 'manual', headers: { Cookie: first.cookie } });
+    expect(again.status).toBe(200);
+    // The same cookie and key: a new pair would replace the cookie the first tab sends at once, while its
+    // key (the origin's storage) changes only once the new page has run, and meanwhile it is refused.
+    expect(again.headers.getSetCookie()[0]?.split(';')[0]).toBe(first.cookie);
+    expect(await again.text()).toContain(`content="${first.key}"`);
+    expect((await callAs(server, headers)).status).toBe(200);
+    // The code is spent all the same: elsewhere it signs nobody in.
+    expect((await fetch(url, { redirect: 'manual' })).status).toBe(403);
+    // A cookie that is no session of this server gets a session of its own.
+    const stranger = await fetch(server.signInUrl(), {
+      redirect: 'manual',
+      headers: { Cookie: `rw_session_${server.port}=not-a-session` },
+    });
+    expect(stranger.status).toBe(200);
+    expect(stranger.headers.getSetCookie()[0]?.split(';')[0]).not.toBe(
+      `rw_session_${server.port}=not-a-session`,
+    );
+  });
+
   it('only a real navigation spends a code: not a HEAD, nor a prefetch', async () => {
     const url = server.signInUrl();
     expect((await fetch(url, { method: 'HEAD', redirect: 'manual' })).status).toBe(503);
