@@ -1,4 +1,5 @@
 /** `runwarden ask`: from inside a run, ask a person and block until answered, expired or cancelled. */
+import { statSync } from 'node:fs';
 import { isDeclaredChoice } from '../../../shared/answer-rules';
 import type { FieldType, InteractionField } from '../../../shared/domain';
 import { waitForInteraction } from '../../runner/ask';
@@ -31,6 +32,8 @@ const OPTIONS = {
 } as const;
 
 const FIELD_TYPES: readonly FieldType[] = ['string', 'number', 'boolean'];
+/** How often a blocked ask checks that its store file is still the one it opened. */
+const STORE_CHECK_MS = 1_000;
 
 export const askCommand: Command = {
   name: 'ask',
@@ -55,7 +58,8 @@ ${COMMON_HELP}
 
 Exit status: 0 answered (or the default was applied); 124 expired with no default;
 130 cancelled (the question or the run was cancelled, or ask was interrupted);
-1 the run lost its lease; 2 not inside a run or bad options.`,
+1 the run lost its lease, or its store file was removed or replaced while waiting (nothing could
+answer it any more); 2 not inside a run or bad options.`,
   async run(ctx, argv) {
     const parsed = parseCommand(ctx, this, argv, OPTIONS, { allowPositionals: false });
     if (parsed === null) return EXIT.ok;
@@ -117,6 +121,16 @@ Exit status: 0 answered (or the default was applied); 124 expired with no defaul
     const onSignal = (): void => controller.abort();
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
+    // An open database file that was deleted (or renamed over) still reads, so polling alone would wait
+    // forever on a question no person can see any more.
+    const opened = fileIdentity(store.path);
+    let storeGone = false;
+    const storeCheck = setInterval(() => {
+      const now = fileIdentity(store.path);
+      if (opened === null || opened === 'gone' || now === null || now === opened) return;
+      storeGone = true;
+      controller.abort();
+    }, STORE_CHECK_MS);
     let outcome;
     try {
       outcome = await waitForInteraction(store, claim, interaction.id, {
@@ -125,8 +139,15 @@ Exit status: 0 answered (or the default was applied); 124 expired with no defaul
         actor,
       });
     } finally {
+      clearInterval(storeCheck);
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+    }
+    if (storeGone) {
+      ctx.stderr.write(
+        `runwarden: the store ${sanitizeLine(store.path)} was removed or replaced while "${sanitizeLine(title)}" waited for an answer; stop now\n`,
+      );
+      return EXIT.failure;
     }
     switch (outcome.status) {
       case 'answered': {
@@ -173,6 +194,20 @@ Exit status: 0 answered (or the default was applied); 124 expired with no defaul
     }
   },
 };
+
+/**
+ * Which file a path names now (device and inode), `gone` when nothing is there any more, null when it
+ * cannot be told (e.g. a permission error), which is never taken for gone.
+ */
+function fileIdentity(path: string): string | null {
+  try {
+    const stat = statSync(path);
+    return `${stat.dev}:${stat.ino}`;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? 'gone' : null;
+  }
+}
 
 function parseField(spec: string): InteractionField {
   const [name = '', type = 'string', ...rest] = spec.split(':');
