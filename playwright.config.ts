@@ -4,6 +4,8 @@ import { defineConfig } from '@playwright/test';
 export default defineConfig({
   testDir: 'test/e2e',
   testMatch: '**/*.e2e.ts',
+  // Ends (and names) whatever the tests left running.
+  globalSetup: './test/e2e/global-setup.ts',
   fullyParallel: false,
   workers: 1,
   // One retry in CI, reported as flaky: recovery.e2e's hostile-content test waits on a row that, about one

@@ -42,8 +42,15 @@ export interface Workspace {
   /** A project folder (canonical path) runs can be started in. */
   project: string;
   env: NodeJS.ProcessEnv;
+  /** Ends every process still using the store (killWorkspaceProcesses), then removes the folder. */
   cleanup(): void;
 }
+
+/**
+ * Set in every process an e2e run starts (global-setup.ts gives each run its own value), so the run's
+ * teardown finds what its tests left running, and nothing of another run on the same machine.
+ */
+export const E2E_RUN_ENV = 'RUNWARDEN_E2E_RUN';
 
 export function createWorkspace(name = 'proj'): Workspace {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'runwarden-e2e-')));
@@ -53,7 +60,17 @@ export function createWorkspace(name = 'proj'): Workspace {
   const env: NodeJS.ProcessEnv = { ...process.env, RUNWARDEN_STORE: store, NO_COLOR: '1' };
   for (const key of ['RUNWARDEN_RUN_ID', 'RUNWARDEN_RUN_TOKEN', 'RUNWARDEN_LEASE_GENERATION'])
     delete env[key];
-  return { dir, store, project, env, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  const ws: Workspace = {
+    dir,
+    store,
+    project,
+    env,
+    cleanup: () => {
+      killWorkspaceProcesses(ws);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return ws;
 }
 
 /** Starts `runwarden serve --json` and waits for its URL line. */
@@ -168,26 +185,50 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 /**
  * Kills every process still using this workspace's store (read from /proc: Linux only). A runner's command runs
- * in its own process group, so killing the CLI's group leaves e.g. a blocked `runwarden ask` behind.
+ * in its own process group, and a command's children outlive it: killing the CLI's group leaves e.g. a blocked
+ * `runwarden ask` behind, whose shell the kernel kills with the runner. Scans until one finds nothing, since a
+ * shell killed during a scan may have started its next command just before.
  */
 export function killWorkspaceProcesses(ws: Workspace): number {
+  return killProcessesWithEnv(`RUNWARDEN_STORE=${ws.store}`);
+}
+
+/** Kills (SIGKILL) every other process whose environment has `entry` (`NAME=value`); answers how many. */
+export function killProcessesWithEnv(entry: string): number {
   let killed = 0;
-  let pids: string[] = [];
-  try {
-    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
-  } catch {
-    return 0;
+  for (let round = 0; round < 20; round++) {
+    const found = processesWithEnv(entry);
+    for (const pid of found) {
+      try {
+        process.kill(pid, 'SIGKILL');
+        killed += 1;
+      } catch {
+        // Gone already.
+      }
+    }
+    if (found.length === 0) break;
   }
-  const needle = `RUNWARDEN_STORE=${ws.store}\0`;
-  for (const pid of pids) {
-    if (Number(pid) === process.pid) continue;
+  return killed;
+}
+
+/** Pids of the other live processes whose environment has `entry` (a zombie's environment reads empty). */
+export function processesWithEnv(entry: string): number[] {
+  let names: string[] = [];
+  try {
+    names = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  const needle = `\0${entry}\0`;
+  const pids: number[] = [];
+  for (const name of names) {
+    const pid = Number(name);
+    if (pid === process.pid) continue;
     try {
-      if (!`${readFileSync(`/proc/${pid}/environ`, 'utf8')}\0`.includes(needle)) continue;
-      process.kill(Number(pid), 'SIGKILL');
-      killed += 1;
+      if (`\0${readFileSync(`/proc/${name}/environ`, 'utf8')}\0`.includes(needle)) pids.push(pid);
     } catch {
       // Gone already, or not ours to read.
     }
   }
-  return killed;
+  return pids;
 }

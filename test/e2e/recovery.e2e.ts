@@ -6,7 +6,6 @@ import { expect, test, type Page } from '@playwright/test';
 import {
   cliJson,
   createWorkspace,
-  killWorkspaceProcesses,
   openUi,
   runCli,
   screenshot,
@@ -38,8 +37,6 @@ test.beforeEach(async () => {
 test.afterEach(async () => {
   for (const cli of children.splice(0)) cli.killTree('SIGKILL');
   await served.stop();
-  // A blocked `ask` runs in the command's own process group: killing the CLI's group leaves it behind.
-  killWorkspaceProcesses(ws);
   ws.cleanup();
 });
 

@@ -8,7 +8,6 @@ import { expect, test, type Page } from '@playwright/test';
 import {
   cliJson,
   createWorkspace,
-  killWorkspaceProcesses,
   openUi,
   runCli,
   screenshot,
@@ -30,7 +29,6 @@ test.beforeEach(async () => {
 test.afterEach(async () => {
   for (const cli of children.splice(0)) cli.killTree('SIGKILL');
   await served.stop();
-  killWorkspaceProcesses(ws);
   ws.cleanup();
 });
 
