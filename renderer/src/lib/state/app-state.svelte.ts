@@ -255,11 +255,16 @@ export class AppState {
       prev.view !== next.view ||
       prev.projectPath !== next.projectPath ||
       prev.search !== next.search;
-    if (listChanged) {
-      tasks.push(this.list.load({ view: next.view, projectPath: next.projectPath, search: next.search }));
-    }
+    const listed = listChanged
+      ? this.list.load({ view: next.view, projectPath: next.projectPath, search: next.search })
+      : Promise.resolve();
+    tasks.push(listed);
     if (force || prev.projectPath !== next.projectPath || prev.search !== next.search) {
-      tasks.push(this.searchCounts.load({ search: next.search, projectPath: next.projectPath }));
+      // After the rows: a broad search's counts cost far more than its first page (docs/WINDOW.md#search),
+      // and the host answers one request at a time.
+      tasks.push(
+        listed.then(() => this.searchCounts.load({ search: next.search, projectPath: next.projectPath })),
+      );
     }
     if (next.runId === null) this.detail.close();
     else if (force || prev.runId !== next.runId) {
