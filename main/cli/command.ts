@@ -119,10 +119,11 @@ export function openCliStore(
   flag: string | undefined,
   options: { read?: boolean; quickCheck?: boolean } = {},
 ): RunStore {
-  // No quick_check by default: runners call the CLI often (docs/ARCHITECTURE.md#the-store-file).
+  // The runner's frequent calls (notify, progress, step, effect) pass quickCheck: false
+  // (docs/ARCHITECTURE.md#the-store-file).
   const store = openStore(storePathOf(ctx, flag), {
     mustExist: options.read === true,
-    quickCheck: options.quickCheck === true,
+    quickCheck: options.quickCheck ?? true,
   });
   ctx.defer(() => store.close());
   return store;

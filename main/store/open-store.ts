@@ -32,9 +32,9 @@ export interface OpenStoreOptions {
   /** Refuse a missing file instead of creating the store (read commands: a typo must not show an empty store). */
   mustExist?: boolean;
   /**
-   * Run `quick_check` on open for files up to 32 MB (default true): the app and `serve` check once when they
-   * start; a runner's frequent CLI calls skip it (about 100 ms at 5,000 runs) and rely on SQLite refusing
-   * each damaged page it reads (STORE_CORRUPT); `doctor` checks everything.
+   * Run `quick_check` on open for files up to 32 MB (default true). A runner's frequent CLI calls (notify,
+   * progress, step, effect) skip it (about 100 ms at 5,000 runs) and rely on SQLite refusing each damaged
+   * page a statement reads (STORE_CORRUPT); `doctor` checks everything.
    */
   quickCheck?: boolean;
   /** busy_timeout in ms (default 5000). Tests lower it to keep a "locked" case fast. */

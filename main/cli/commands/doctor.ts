@@ -37,7 +37,7 @@ Exit status: 0 healthy (stale runs are reported but are not a store problem);
     const parsed = parseCommand(ctx, this, argv, OPTIONS);
     if (parsed === null) return EXIT.ok;
     noExtraPositionals(parsed.positionals, 0);
-    const store = openCliStore(ctx, parsed.values.store, { read: true, quickCheck: true });
+    const store = openCliStore(ctx, parsed.values.store, { read: true });
     const report = store.doctor();
     printResult(ctx, report, () => renderReport(report, ctx.paint));
     return report.contradictions.length > 0 || report.integrity !== 'ok' ? EXIT.failure : EXIT.ok;

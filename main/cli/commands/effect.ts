@@ -90,7 +90,7 @@ unknown and a person must resolve it; 2 outside a run or bad arguments; 1 the ru
       const id = parseIntegerFlag(requirePositional(positionals, 1, 'ID'), 'ID', RANGES.effectId) ?? 0;
       noExtraPositionals(positionals, 2);
       if (endings !== 1) throw new UsageError('say how it ended: --applied, --rejected or --unknown');
-      const store = openCliStore(ctx, values.store, { read: true });
+      const store = openCliStore(ctx, values.store, { read: true, quickCheck: false });
       const status =
         values.applied === true ? 'applied' : values.rejected === true ? 'rejected' : 'ambiguous';
       const effect = store.settleEffect(claim, id, status);
@@ -127,7 +127,7 @@ unknown and a person must resolve it; 2 outside a run or bad arguments; 1 the ru
     const unknownExit =
       parseIntegerFlag(values['unknown-exit'], 'unknown-exit', RANGES.exitCode) ?? UNKNOWN_OUTCOME_EXIT;
 
-    const store = openCliStore(ctx, values.store, { read: true });
+    const store = openCliStore(ctx, values.store, { read: true, quickCheck: false });
     const earlier = appliedInLineage(store, claim.runId, key);
     if (earlier !== null) {
       const where = earlier.runId === claim.runId ? 'in this run' : `in run ${earlier.runId}`;

@@ -53,7 +53,7 @@ ${COMMON_HELP}`,
     const claim = enclosingClaim(ctx.env);
     const runId = claim?.runId ?? values.run ?? null;
     const actor = claim !== null ? runnerActor({ ownerId: `notify:${process.pid}` }, 'cli') : humanActor();
-    const store = openCliStore(ctx, values.store);
+    const store = openCliStore(ctx, values.store, { quickCheck: false });
     const notification = store.notify(runId, { level, title, body }, actor);
     printResult(ctx, notification, () => '');
     return EXIT.ok;

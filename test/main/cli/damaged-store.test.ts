@@ -1,7 +1,8 @@
 /**
- * A store damaged inside (its header intact) through the CLI, which skips quick_check on open
- * (docs/ARCHITECTURE.md#the-store-file): every command that reads a damaged page is refused with
- * STORE_CORRUPT and writes nothing, and `doctor`, which does check, names the damage.
+ * A store damaged inside (its header intact) through the CLI (docs/ARCHITECTURE.md#the-store-file): a command
+ * that checks on open (ls, exec) refuses it from quick_check; a runner's frequent call that skips the check
+ * (notify) is refused by SQLite at the first damaged page it reads. Each is STORE_CORRUPT and writes nothing,
+ * and `doctor` names the damage.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
