@@ -12,13 +12,17 @@ export class NotificationsState {
   answerable = $state.raw<ReadonlySet<string>>(new Set());
 
   readonly #api: RunwardenApi;
+  #generation = 0;
 
   constructor(api: RunwardenApi) {
     this.#api = api;
   }
 
   async load(): Promise<void> {
+    const generation = ++this.#generation;
     const result = await this.#api.listNotifications({ limit: NOTIFICATION_HISTORY });
+    // An older answer landing after a newer one is dropped.
+    if (generation !== this.#generation) return;
     if (result.ok) {
       this.items = result.value;
       this.error = null;

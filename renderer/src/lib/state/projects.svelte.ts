@@ -19,18 +19,24 @@ export class ProjectsState {
   });
 
   readonly #api: RunwardenApi;
+  /** An older answer landing late is dropped: loads for the list, loads and pushed counts for the counts. */
+  #loads = 0;
+  #counts = 0;
 
   constructor(api: RunwardenApi) {
     this.#api = api;
   }
 
   async load(): Promise<void> {
+    const load = ++this.#loads;
+    const counts = ++this.#counts;
     const [projects, attention] = await Promise.all([
       this.#api.listProjects({}),
       this.#api.getAttention({ limit: 1 }),
     ]);
+    if (load !== this.#loads) return;
     if (projects.ok) this.projects = projects.value;
-    if (attention.ok) {
+    if (attention.ok && counts === this.#counts) {
       this.counts = attention.value.counts;
       this.needsYou = attention.value.needsYou;
     }
@@ -39,6 +45,7 @@ export class ProjectsState {
 
   /** Counts from an `attention` push, without a round trip. */
   applyAttention(counts: StatusCounts, needsYou: number): void {
+    this.#counts += 1;
     this.counts = counts;
     this.needsYou = needsYou;
   }
