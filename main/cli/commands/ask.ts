@@ -1,5 +1,4 @@
 /** `runwarden ask`: from inside a run, ask a person and block until answered, expired or cancelled. */
-import { statSync } from 'node:fs';
 import { isDeclaredChoice } from '../../../shared/answer-rules';
 import type { FieldType, InteractionField } from '../../../shared/domain';
 import { waitForInteraction } from '../../runner/ask';
@@ -16,6 +15,7 @@ import {
 import { requireEnclosingRun } from '../enclosing-run';
 import { EXIT } from '../exit-codes';
 import { sanitizeLine } from '../sanitize';
+import { watchStoreFile } from '../store-file-watch';
 import { checkText, parseIntegerFlag, RANGES } from '../limits';
 import { parseDuration } from '../output';
 
@@ -32,8 +32,6 @@ const OPTIONS = {
 } as const;
 
 const FIELD_TYPES: readonly FieldType[] = ['string', 'number', 'boolean'];
-/** How often a blocked ask checks that its store file is still the one it opened. */
-const STORE_CHECK_MS = 1_000;
 
 export const askCommand: Command = {
   name: 'ask',
@@ -123,14 +121,11 @@ answer it any more); 2 not inside a run or bad options.`,
     process.once('SIGTERM', onSignal);
     // An open database file that was deleted (or renamed over) still reads, so polling alone would wait
     // forever on a question no person can see any more.
-    const opened = fileIdentity(store.path);
     let storeGone = false;
-    const storeCheck = setInterval(() => {
-      const now = fileIdentity(store.path);
-      if (opened === null || opened === 'gone' || now === null || now === opened) return;
+    const stopWatching = watchStoreFile(store.path, () => {
       storeGone = true;
       controller.abort();
-    }, STORE_CHECK_MS);
+    });
     let outcome;
     try {
       outcome = await waitForInteraction(store, claim, interaction.id, {
@@ -139,7 +134,7 @@ answer it any more); 2 not inside a run or bad options.`,
         actor,
       });
     } finally {
-      clearInterval(storeCheck);
+      stopWatching();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }
@@ -194,20 +189,6 @@ answer it any more); 2 not inside a run or bad options.`,
     }
   },
 };
-
-/**
- * Which file a path names now (device and inode), `gone` when nothing is there any more, null when it
- * cannot be told (e.g. a permission error), which is never taken for gone.
- */
-function fileIdentity(path: string): string | null {
-  try {
-    const stat = statSync(path);
-    return `${stat.dev}:${stat.ino}`;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' || code === 'ENOTDIR' ? 'gone' : null;
-  }
-}
 
 function parseField(spec: string): InteractionField {
   const [name = '', type = 'string', ...rest] = spec.split(':');

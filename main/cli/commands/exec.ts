@@ -26,6 +26,7 @@ import { checkOptionalText, checkText, parseIntegerFlag, RANGES, rangeText, TEXT
 import { parkedByCommand } from '../parked-by-command';
 import { projectFolder } from '../project-path';
 import { safeJson, sanitizeLine } from '../sanitize';
+import { watchStoreFile } from '../store-file-watch';
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -52,6 +53,7 @@ RUNWARDEN_LEASE_GENERATION, and "runwarden" is on its PATH, so "runwarden ask" a
 "runwarden notify" inside CMD act on this run. The run id is printed on stderr.
 SIGINT/SIGTERM are forwarded to CMD; the run then ends cancelled. Ctrl-Z stops this process
 between store writes, never inside one; past its lease the run stays live (docs/LIVENESS.md).
+If the store file is removed or replaced while CMD runs, this says so once; CMD runs on unrecorded.
 Reserving and claiming the run is one transaction: if the claim fails, no run is left behind.
 CMD runs in its own process group (unless stdin is a terminal) that is torn down when it ends; on
 Linux it also dies with this process (docs/LIVENESS.md). If the end of the run cannot be recorded
@@ -122,6 +124,13 @@ Exit status: CMD's exit code (128+N when killed by signal N); 1 if the lease was
       { ...owner, leaseMs },
     );
     const session = new RunSession(store, claim, leaseMs, 'cli');
+    // Deleted or renamed over, the open file still takes every write: say once that nobody will see them.
+    const stopWatching = watchStoreFile(storePath, () => {
+      ctx.stderr.write(
+        `runwarden: the store ${sanitizeLine(storePath)} was removed or replaced while run ${run.id} ran; CMD goes on, but nothing it does is recorded any more\n`,
+      );
+    });
+    ctx.defer(stopWatching);
     session.on((event) => {
       if (event.kind === 'lapsed' && values.quiet !== true) {
         ctx.stderr.write(
@@ -163,6 +172,7 @@ Exit status: CMD's exit code (128+N when killed by signal N); 1 if the lease was
         );
       },
     });
+    stopWatching();
     const parked = settlement.status === 'fenced' ? parkedByCommand(store, run.id, claim.generation) : null;
     const result = execResult(run.id, settlement, outcome, parked);
     if (ctx.json) {

@@ -3,7 +3,7 @@
  * open still reads (an unlinked file lives on while open), so no person could ever answer it, and polling
  * alone would keep it, and the run's command, waiting forever.
  */
-import { copyFileSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunDetail } from '../../../main/store';
@@ -50,5 +50,20 @@ describe('runwarden ask when its store goes away', () => {
     const result = await exec.done;
     expect(result.stderr).toMatch(/was removed or replaced/);
     expect(result.code).toBe(1);
+  });
+
+  it('exec says once that its store went away, and its command goes on to the end', async () => {
+    const marker = join(project, 'finished');
+    const exec = spawnCli(['exec', '--project', project, '--', 'sh', '-c', `sleep 2.5; touch ${marker}`], {
+      store: dir.store,
+      timeoutMs: 30_000,
+    });
+    await waitFor('the run id', () => /run (run_[A-Za-z0-9_]+)/.exec(exec.stderr)?.[1]);
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${dir.store}${suffix}`, { force: true });
+    const result = await exec.done;
+    const warnings = result.stderr.match(/was removed or replaced while run run_\S+ ran; CMD goes on/g) ?? [];
+    expect(warnings).toHaveLength(1);
+    expect(result.code).toBe(0);
+    expect(existsSync(marker)).toBe(true);
   });
 });
