@@ -74,6 +74,13 @@ export async function superviseCommand(
     return outcome;
   }
   const [launchFile, ...launchArgs] = launchArgv(command.argv, command.cwd, options.env);
+  // Listening before the spawn: a SIGTERM that came between the spawn and the listener would take the
+  // default action, ending this process at once and leaving the command's background jobs behind.
+  let onSignal: (signal: NodeJS.Signals) => void = () => {};
+  const relay = (signal: NodeJS.Signals): void => onSignal(signal);
+  process.on('SIGINT', relay);
+  process.on('SIGTERM', relay);
+  process.on('SIGHUP', relay);
   const child = spawn(launchFile ?? file, launchArgs, {
     cwd: command.cwd,
     env: options.env,
@@ -111,7 +118,7 @@ export async function superviseCommand(
     else if (event.kind === 'cancelRequested') stop('cancelRequested');
     else if (event.kind === 'pauseRequested') stop('pauseRequested');
   });
-  const onSignal = (signal: NodeJS.Signals): void => {
+  onSignal = (signal: NodeJS.Signals): void => {
     if (outcome.interruptSignal !== null && child.pid !== undefined) {
       // Second interrupt: no more grace.
       signalTree(child.pid, 'SIGKILL', options.ownGroup);
@@ -120,9 +127,6 @@ export async function superviseCommand(
     outcome.interruptSignal = signal;
     stop('interrupted', signal);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  process.on('SIGHUP', onSignal);
 
   try {
     await new Promise<void>((resolve) => {
@@ -157,9 +161,9 @@ export async function superviseCommand(
       await tearDownGroup(child.pid, graceMs);
     }
     process.off('exit', onExit);
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    process.off('SIGHUP', onSignal);
+    process.off('SIGINT', relay);
+    process.off('SIGTERM', relay);
+    process.off('SIGHUP', relay);
     unsubscribe();
     session.stopHeartbeat();
   }
