@@ -158,6 +158,16 @@ export function runCli(ws: Workspace, args: string[], options: { cwd?: string } 
   return { child, killTree, output: () => ({ stdout, stderr }), exited };
 }
 
+/** The run id `runwarden exec` prints on stderr, once it has (10 s at most). */
+export async function runIdOf(cli: Cli): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    const match = /run (run_[a-z0-9]+)/.exec(cli.output().stderr);
+    if (match?.[1]) return match[1];
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no run id printed: ${cli.output().stderr}`);
+}
+
 /** Runs a CLI command to completion and parses its --json envelope. */
 export async function cliJson<T>(ws: Workspace, args: string[]): Promise<T> {
   const cli = runCli(ws, [...args, '--json']);

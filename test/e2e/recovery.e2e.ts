@@ -8,6 +8,7 @@ import {
   createWorkspace,
   openUi,
   runCli,
+  runIdOf,
   screenshot,
   startServe,
   type Served,
@@ -39,16 +40,6 @@ test.afterEach(async () => {
   await served.stop();
   ws.cleanup();
 });
-
-/** The run id `runwarden exec` prints on stderr. */
-async function runIdOf(cli: ReturnType<typeof runCli>): Promise<string> {
-  for (let i = 0; i < 100; i++) {
-    const match = /run (run_[a-z0-9]+)/.exec(cli.output().stderr);
-    if (match?.[1]) return match[1];
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no run id printed: ${cli.output().stderr}`);
-}
 
 /** Presses Tab until the focused element matches (at most 30 times), as a keyboard user would. */
 async function tabUntil(page: Page, matches: (el: Element) => boolean): Promise<void> {

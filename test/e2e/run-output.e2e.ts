@@ -10,6 +10,7 @@ import {
   createWorkspace,
   openUi,
   runCli,
+  runIdOf,
   screenshot,
   startServe,
   type Served,
@@ -30,15 +31,6 @@ test.afterEach(async () => {
   await served.stop();
   ws.cleanup();
 });
-
-async function runIdOf(cli: ReturnType<typeof runCli>): Promise<string> {
-  for (let i = 0; i < 100; i++) {
-    const match = /run (run_[a-z0-9]+)/.exec(cli.output().stderr);
-    if (match?.[1]) return match[1];
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no run id printed: ${cli.output().stderr}`);
-}
 
 test('a failed run shows both streams in order, inert, with the reason quoting stderr', async ({ page }) => {
   const hostile =

@@ -10,6 +10,7 @@ import {
   createWorkspace,
   openUi,
   runCli,
+  runIdOf,
   screenshot,
   startServe,
   type Cli,
@@ -47,12 +48,7 @@ const show = (runId: string) => cliJson<ShowJson>(ws, ['show', runId]);
 async function asking(title: string, askArgs: string): Promise<{ cli: Cli; runId: string }> {
   const cli = runCli(ws, ['exec', '--title', title, '--', 'sh', '-c', `runwarden ask ${askArgs}`]);
   children.push(cli);
-  for (let i = 0; i < 100; i++) {
-    const match = /run (run_[a-z0-9]+)/.exec(cli.output().stderr);
-    if (match?.[1]) return { cli, runId: match[1] };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no run id printed: ${cli.output().stderr}`);
+  return { cli, runId: await runIdOf(cli) };
 }
 
 async function focused(page: Page): Promise<string> {
