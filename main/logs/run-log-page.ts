@@ -34,6 +34,10 @@ export function readRunLogPage(store: RunStore, query: RunLogQuery, canOpen = fa
     throw new RunwardenError('NOT_FOUND', `Run ${query.runId} has no log of generation ${query.generation}.`);
   }
   const latest = log !== null && log === logs.at(-1);
+  // Live while the claim that writes it is held by a living owner: a killed runner never closes its log.
+  const detail = latest && !TERMINAL.has(run.status) ? store.getRunDetail(run.id, { eventsLimit: 1 }) : null;
+  const writing =
+    detail !== null && detail.display.liveOwner && detail.snapshot.lease?.generation === log?.generation;
   const page: RunLogPage = {
     runId: run.id,
     generation: log?.generation ?? null,
@@ -45,7 +49,7 @@ export function readRunLogPage(store: RunStore, query: RunLogQuery, canOpen = fa
     bytes: log?.bytes ?? 0,
     truncated: log?.truncated ?? false,
     removed: log?.removedAt !== null && log?.removedAt !== undefined,
-    live: latest && !TERMINAL.has(run.status),
+    live: writing,
     canOpen: canOpen && log !== null && log.removedAt === null,
   };
   if (log === null || page.removed) return page;

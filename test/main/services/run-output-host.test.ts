@@ -101,6 +101,21 @@ describe('run output through the host', () => {
     expect(opened).toEqual([join(dir.path, 'logs', `${runId}.log`)]);
   });
 
+  it('a log whose runner was killed is not live: it will never grow again', async () => {
+    const { host } = startHost(() => {});
+    const exec = spawnCli(['exec', '--', 'sh', '-c', 'echo started; sleep 30'], { store: dir.store });
+    const runId = await waitFor('the run id', () => runIdIn(exec.stderr) || undefined);
+    const live = await waitFor('the first line', async () => {
+      const r = await host.dispatch('runs:log', { runId, tail: 10 });
+      return r.ok && r.value.records.length > 0 ? r.value : undefined;
+    });
+    expect(live.live).toBe(true);
+    exec.child.kill('SIGKILL');
+    await exec.done;
+    const after = await host.dispatch('runs:log', { runId, tail: 10 });
+    expect(after.ok && after.value).toMatchObject({ live: false, records: [{ text: 'started' }] });
+  });
+
   it('never reads or opens a file the store row points outside its logs folder', async () => {
     const opened: string[] = [];
     const { host } = startHost((path) => opened.push(path));
