@@ -51,6 +51,8 @@ export type ActorType = (typeof ACTOR_TYPES)[number];
 
 export const SURFACES = ['app', 'tray', 'cli', 'browser', 'sweeper', 'sdk'] as const;
 export type Surface = (typeof SURFACES)[number];
+/** The surfaces a runner writes through: its kit, or the `runwarden` CLI. */
+export type RunnerSurface = Extract<Surface, 'sdk' | 'cli'>;
 
 export const ATTEMPT_STATUSES = [
   'pending',

@@ -14,5 +14,6 @@ export function requireEnclosingRun(ctx: CliContext, command: string): Enclosing
       `runwarden ${command} must run inside a run: start your script with "runwarden exec -- ..." (RUNWARDEN_RUN_ID is not set)`,
     );
   }
-  return claim;
+  // What these commands write is recorded as coming through the CLI, not the kit.
+  return { ...claim, surface: 'cli' };
 }

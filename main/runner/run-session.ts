@@ -10,7 +10,7 @@ import type {
   Effect,
   ExecutionMode,
   ParkCode,
-  Surface,
+  RunnerSurface,
 } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
 import type { CancelOutcome, Claim, ClaimKey, OwnerInfo, RunStore } from '../store';
@@ -24,7 +24,7 @@ export const DEFAULT_LEASE_MS = 30_000;
 export interface SessionOptions {
   leaseMs?: number;
   /** Recorded on events; 'sdk' for programs using this kit directly, 'cli' for `runwarden exec`. */
-  surface?: Surface;
+  surface?: RunnerSurface;
   owner?: OwnerInfo;
 }
 
@@ -51,13 +51,17 @@ export class RunSession {
   readonly heartbeat: HeartbeatLoop;
   readonly actor: Actor;
 
+  readonly claim: Claim;
+
   constructor(
     readonly store: RunStore,
-    readonly claim: Claim,
+    claim: Claim,
     readonly leaseMs: number,
-    surface: Surface = 'sdk',
+    surface: RunnerSurface = 'sdk',
   ) {
-    this.heartbeat = new HeartbeatLoop(store, claim, { leaseMs });
+    // The store labels this session's events with the surface it carries (docs/ARCHITECTURE.md#leases-and-fencing).
+    this.claim = { ...claim, surface };
+    this.heartbeat = new HeartbeatLoop(store, this.claim, { leaseMs });
     this.actor = runnerActor(claim, surface);
   }
 
@@ -231,7 +235,7 @@ export function finishCancelled(store: RunStore, claim: ClaimKey, reason: string
 export function attachEnclosingRun(
   store: RunStore,
   env: Record<string, string | undefined> = process.env,
-  surface: Surface = 'sdk',
+  surface: RunnerSurface = 'sdk',
 ): RunSession | null {
   const claim = enclosingClaim(env);
   if (claim === null) return null;
@@ -249,8 +253,9 @@ export function startRun(store: RunStore, input: StartRunInput, options: Session
 export function claimRun(store: RunStore, runId: string, options: SessionOptions = {}): RunSession {
   const owner = options.owner ?? runnerOwner('runner');
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-  const { claim } = store.claimRun(runId, { ...owner, leaseMs });
-  return new RunSession(store, claim, leaseMs, options.surface ?? 'sdk');
+  const surface = options.surface ?? 'sdk';
+  const { claim } = store.claimRun(runId, { ...owner, leaseMs, surface });
+  return new RunSession(store, claim, leaseMs, surface);
 }
 
 /** Claims the oldest claimable run (optionally only those with a command, in some projects); null if none. */
@@ -261,6 +266,7 @@ export function claimNextRun(
 ): RunSession | null {
   const owner = options.owner ?? runnerOwner('worker');
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-  const next = store.claimNext({ ...owner, leaseMs, ...filter });
-  return next === null ? null : new RunSession(store, next.claim, leaseMs, options.surface ?? 'sdk');
+  const surface = options.surface ?? 'sdk';
+  const next = store.claimNext({ ...owner, leaseMs, surface, ...filter });
+  return next === null ? null : new RunSession(store, next.claim, leaseMs, surface);
 }

@@ -12,7 +12,7 @@ export const RUNNER_ENV = {
   generation: 'RUNWARDEN_LEASE_GENERATION',
 } as const;
 
-export type EnclosingClaim = Pick<Claim, 'runId' | 'generation' | 'token' | 'ownerType'>;
+export type EnclosingClaim = Pick<Claim, 'runId' | 'generation' | 'token' | 'ownerType' | 'surface'>;
 
 /** The variables to add to a child's environment for one claim. */
 export function runnerEnv(storePath: string, claim: EnclosingClaim): Record<string, string> {

@@ -39,7 +39,7 @@ export function startAttempt(
   ctx.prep(`UPDATE runs SET current_step = ? WHERE id = ?`).run(step, claim.runId);
   commitRun(ctx, claim.runId, now, {
     type: 'attempt.started',
-    actor: runnerActor(lease),
+    actor: runnerActor(lease, claim),
     leaseGeneration: lease.generation,
     payload: { attemptId: id, step, number: last.n + 1 },
   });
@@ -70,7 +70,7 @@ export function finishAttempt(
     .run(status, now, error ?? null, attemptId);
   commitRun(ctx, claim.runId, now, {
     type: 'attempt.finished',
-    actor: runnerActor(lease),
+    actor: runnerActor(lease, claim),
     leaseGeneration: lease.generation,
     payload: { attemptId, status, error: error ?? null },
   });

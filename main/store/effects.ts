@@ -84,7 +84,7 @@ export function reserveEffect(
     const id = Number(result.lastInsertRowid);
     commitRun(ctx, claim.runId, now, {
       type: 'effect.carried',
-      actor: runnerActor(lease),
+      actor: runnerActor(lease, claim),
       leaseGeneration: lease.generation,
       payload: {
         effectId: id,
@@ -104,7 +104,7 @@ export function reserveEffect(
   const id = Number(result.lastInsertRowid);
   commitRun(ctx, claim.runId, now, {
     type: 'effect.reserved',
-    actor: runnerActor(lease),
+    actor: runnerActor(lease, claim),
     leaseGeneration: lease.generation,
     payload: { effectId: id, type: input.type, idempotencyKey: input.idempotencyKey },
   });
@@ -124,7 +124,7 @@ export function beginEffect(ctx: StoreContext, claim: ClaimRef, effectId: number
     .run(now, effectId);
   commitRun(ctx, claim.runId, now, {
     type: 'effect.applying',
-    actor: runnerActor(lease),
+    actor: runnerActor(lease, claim),
     leaseGeneration: lease.generation,
     payload: { effectId },
   });
@@ -155,7 +155,7 @@ export function settleEffect(
   ctx.prep(`UPDATE effects SET status = ?, updated_at = ? WHERE id = ?`).run(status, now, effectId);
   commitRun(ctx, claim.runId, now, {
     type: `effect.${status}`,
-    actor: runnerActor(lease),
+    actor: runnerActor(lease, claim),
     leaseGeneration: lease.generation,
     payload: { effectId },
   });

@@ -10,7 +10,7 @@ import { hashToken } from './ids';
 import { requireLeaseMs } from './input-checks';
 import { clearHeldLease, isHeldByLiveOther, markLeaseLost, renewLease, takeLease } from './lease-rows';
 import { TERMINAL_RUN_SQL, type LeaseRow } from './rows';
-import { actorOf, appendEvent, commitRun, fence, runnerActor } from './run-state';
+import { actorOf, appendEvent, commitRun, fence, runnerActor, runnerSurface } from './run-state';
 import type {
   Claim,
   ClaimKey,
@@ -47,7 +47,7 @@ export function heartbeat(ctx: StoreContext, claim: ClaimKey, leaseMs: number, n
     // A person may have seen it as stale: the timeline says it came back, and the views move with it.
     commitRun(ctx, claim.runId, now, {
       type: 'run.lease_renewed_late',
-      actor: { type: claim.ownerType, id: null, surface: 'sdk' },
+      actor: { type: claim.ownerType, id: null, surface: runnerSurface(claim.surface) },
       leaseGeneration: claim.generation,
       payload: { lapsedMs, vouched: renewed.wasVouched },
     });
@@ -92,7 +92,7 @@ export function recordCommand(
     .run(command.pid, command.pgid, command.startId, claim.runId);
   commitRun(ctx, claim.runId, now, {
     type: 'run.command_started',
-    actor: runnerActor(lease),
+    actor: runnerActor(lease, claim),
     leaseGeneration: lease.generation,
     payload: { pid: command.pid, pgid: command.pgid },
   });

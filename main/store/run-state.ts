@@ -4,7 +4,15 @@
  * denormalised view columns from `displayStatus()` and appends the event — all inside the caller's
  * transaction.
  */
-import type { Actor, ActorType, EventType, OwnerType, RunSnapshot, Surface } from '../../shared/domain';
+import type {
+  Actor,
+  ActorType,
+  EventType,
+  OwnerType,
+  RunnerSurface,
+  RunSnapshot,
+  Surface,
+} from '../../shared/domain';
 import {
   displayStatus,
   hasLiveOwner,
@@ -39,6 +47,8 @@ export interface ClaimRef {
   generation: number;
   token: string;
   ownerType: OwnerType;
+  /** How the runner reaches the store, for its events: its kit ('sdk', the default) or the CLI. */
+  surface?: RunnerSurface;
 }
 
 export interface EventActor {
@@ -313,8 +323,18 @@ export function fence(ctx: StoreContext, claim: ClaimRef, now: number): LeaseRow
   return row;
 }
 
-export function runnerActor(lease: LeaseRow): EventActor {
-  return { type: lease.owner_type ?? 'runner', id: lease.owner_id, surface: 'sdk' };
+export function runnerActor(lease: LeaseRow, claim: Pick<ClaimRef, 'surface'>): EventActor {
+  return { type: lease.owner_type ?? 'runner', id: lease.owner_id, surface: runnerSurface(claim.surface) };
+}
+
+/** A runner's surface as its events record it; anything but the two a runner has is refused. */
+export function runnerSurface(surface: unknown): RunnerSurface {
+  if (surface === undefined) return 'sdk';
+  if (surface === 'sdk' || surface === 'cli') return surface;
+  throw new RunwardenError(
+    'VALIDATION',
+    `A runner's surface is "sdk" or "cli", not ${JSON.stringify(surface)}.`,
+  );
 }
 
 /**

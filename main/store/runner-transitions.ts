@@ -40,6 +40,7 @@ import {
   loadRunRow,
   loadSnapshot,
   runnerActor,
+  runnerSurface,
   type ClaimRef,
 } from './run-state';
 import type {
@@ -137,7 +138,7 @@ export function claimRun(
   }
   commitRun(ctx, runId, now, {
     type: 'run.claimed',
-    actor: { type: options.ownerType, id: options.ownerId, surface: 'sdk' },
+    actor: { type: options.ownerType, id: options.ownerId, surface: runnerSurface(options.surface) },
     leaseGeneration: taken.generation,
     payload: {
       ownerType: options.ownerType,
@@ -196,7 +197,7 @@ export function markRunning(ctx: StoreContext, claim: ClaimRef, now: number): Ru
   setQueueEntry(ctx, claim.runId, { status: 'running', errorCode: null }, now);
   commitRun(ctx, claim.runId, now, {
     type: 'run.running',
-    actor: runnerActor(lease),
+    actor: runnerActor(lease, claim),
     leaseGeneration: lease.generation,
   });
   return toRun(loadRunRow(ctx, claim.runId));
@@ -209,7 +210,7 @@ export function setProgress(ctx: StoreContext, claim: ClaimRef, detail: string, 
   setStatusDetail(ctx, claim.runId, detail);
   commitRun(ctx, claim.runId, now, {
     type: 'run.progress',
-    actor: runnerActor(lease),
+    actor: runnerActor(lease, claim),
     leaseGeneration: lease.generation,
     payload: { detail },
   });
@@ -282,7 +283,7 @@ export function requestInteraction(
   setQueueEntry(ctx, claim.runId, { status: 'running', onlyFrom: 'starting' }, now);
   commitRun(ctx, claim.runId, now, {
     type: 'interaction.requested',
-    actor: runnerActor(lease),
+    actor: runnerActor(lease, claim),
     leaseGeneration: lease.generation,
     payload: {
       interactionId: id,
@@ -316,7 +317,7 @@ export function resumeAfterInteraction(ctx: StoreContext, claim: ClaimRef, now: 
   setQueueEntry(ctx, claim.runId, { status: 'running', errorCode: null }, now);
   commitRun(ctx, claim.runId, now, {
     type: 'run.running',
-    actor: runnerActor(lease),
+    actor: runnerActor(lease, claim),
     leaseGeneration: lease.generation,
   });
 }
@@ -358,7 +359,7 @@ export function park(
   clearLease(ctx, claim.runId);
   commitRun(ctx, claim.runId, now, {
     type: 'run.parked',
-    actor: runnerActor(lease),
+    actor: runnerActor(lease, claim),
     leaseGeneration: lease.generation,
     payload: { code, detail: detail ?? null },
   });
@@ -392,7 +393,7 @@ export function finishRun(ctx: StoreContext, claim: ClaimRef, ending: Ending, no
   clearLease(ctx, claim.runId);
   commitRun(ctx, claim.runId, now, {
     type: `run.${ending.status}`,
-    actor: runnerActor(lease),
+    actor: runnerActor(lease, claim),
     leaseGeneration: lease.generation,
     payload: { ...(ending.status === 'failed' ? { error } : {}), ...cancelledQuestionsPayload(questions) },
   });
@@ -421,7 +422,7 @@ export function releaseRun(ctx: StoreContext, claim: ClaimRef, now: number): Run
   clearLease(ctx, claim.runId);
   commitRun(ctx, claim.runId, now, {
     type: 'run.released',
-    actor: runnerActor(lease),
+    actor: runnerActor(lease, claim),
     leaseGeneration: lease.generation,
   });
   return toRun(loadRunRow(ctx, claim.runId));
@@ -433,7 +434,7 @@ export function cancelOwnRun(ctx: StoreContext, claim: ClaimRef, reason: string,
   const { cascade, questions } = applyCancel(ctx, claim.runId, requireReason(reason), now);
   commitRun(ctx, claim.runId, now, {
     type: 'run.cancelled',
-    actor: runnerActor(lease),
+    actor: runnerActor(lease, claim),
     leaseGeneration: lease.generation,
     payload: { stale: false, reason, cascade, byRunner: true, ...questions },
   });

@@ -8,6 +8,7 @@ import type {
   Lineage,
   OwnerType,
   Run,
+  RunnerSurface,
 } from '../../shared/domain';
 
 import type { ListView } from '../../shared/views';
@@ -24,6 +25,8 @@ export interface OwnerInfo {
   /** Where `pid` means something (docs/LIVENESS.md); unknown (null) means only the lease clock counts. */
   bootId?: string | null;
   pidNs?: string | null;
+  /** How this owner reaches the store, for its events ('sdk' unless said). */
+  surface?: RunnerSurface;
 }
 
 export interface Claim {
@@ -33,9 +36,11 @@ export interface Claim {
   expiresAt: number;
   ownerType: OwnerType;
   ownerId: string;
+  /** How the holder reaches the store, for its events ('sdk' unless said). */
+  surface?: RunnerSurface;
 }
 
-export type ClaimKey = Pick<Claim, 'runId' | 'generation' | 'token' | 'ownerType'>;
+export type ClaimKey = Pick<Claim, 'runId' | 'generation' | 'token' | 'ownerType' | 'surface'>;
 
 export interface ReserveRunInput {
   projectPath: string;

@@ -121,7 +121,7 @@ Exit status: CMD's exit code (128+N when killed by signal N); 1 if the lease was
         requestKey,
       },
       actor,
-      { ...owner, leaseMs },
+      { ...owner, leaseMs, surface: 'cli' },
     );
     const session = new RunSession(store, claim, leaseMs, 'cli');
     // Deleted or renamed over, the open file still takes every write: say once that nobody will see them.

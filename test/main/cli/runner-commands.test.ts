@@ -179,3 +179,24 @@ describe('progress and park', () => {
     expect(show.stdout).toContain(`runwarden resume ${detail.snapshot.run.id} --anyway`);
   });
 });
+
+describe('the timeline', () => {
+  it('says every write of an exec run and of the commands inside it came through the CLI', async () => {
+    const result = await exec(
+      'runwarden step build -- true && runwarden effect --key deploy-1 -- true && runwarden progress "almost"',
+    );
+    expect(result.code).toBe(0);
+    const { body } = await runJson<RunDetail>(
+      ['show', /run (run_\S+)/.exec(result.stderr)?.[1] ?? '', '--events', '100'],
+      {
+        store: dir.store,
+      },
+    );
+    if (!body.ok) throw new Error(body.error.message);
+    const events = body.value.events;
+    expect(events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['run.reserved', 'run.claimed', 'run.running', 'run.progress', 'run.completed']),
+    );
+    expect(events.filter((e) => e.surface !== 'cli').map((e) => `${e.type} via ${e.surface}`)).toEqual([]);
+  });
+});

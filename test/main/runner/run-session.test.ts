@@ -159,6 +159,41 @@ describe('runner kit', () => {
     expect(store.getRun(session.runId).statusDetail).toBe('still here');
   });
 
+  it.each(['sdk', 'cli'] as const)(
+    'labels every event of a %s session with that surface, its late heartbeat too',
+    (surface) => {
+      const session = startRun(
+        store,
+        { projectPath: project, workflow: 'wf', title: 'kit' },
+        { leaseMs: 1000, surface },
+      );
+      session.markRunning();
+      session.setProgress('half way');
+      now += 5_000;
+      expect(session.heartbeat.beat()).toBe(true);
+      session.complete({ done: true });
+      const events = store.getRunDetail(session.runId, { eventsLimit: 50 }).events;
+      expect(events.map((e) => e.type)).toEqual(
+        expect.arrayContaining(['run.reserved', 'run.claimed', 'run.lease_renewed_late', 'run.completed']),
+      );
+      expect(new Set(events.map((e) => e.surface))).toEqual(new Set([surface]));
+    },
+  );
+
+  it("refuses a claim whose surface is not a runner's, and writes nothing", () => {
+    const session = start();
+    const revision = store.getRun(session.runId).revision;
+    const bad = { ...session.claim, surface: 'tray' } as unknown as typeof session.claim;
+    let code = '';
+    try {
+      store.setProgress(bad, 'spoofed');
+    } catch (error) {
+      code = isRunwardenError(error) ? error.code : 'raw';
+    }
+    expect(code).toBe('VALIDATION');
+    expect(store.getRun(session.runId).revision).toBe(revision);
+  });
+
   it('an owner verified gone never renews its lapsed lease', () => {
     const session = start(1000, runnerOwner('gone', GONE_PID));
     expect(store.markRunnerLost(session.runId, session.claim.generation, 'gone', person)).toBe(true);
