@@ -1,6 +1,7 @@
 /** Store size per run, and retention pruning shown to give the space back. */
 import fs from 'node:fs';
 import type { RunStore } from '../main/store';
+import { PRUNE_BUDGET_MS } from '../main/store/maintenance';
 import { probeWriteLock } from './lock-probe';
 import { figure, type Measurement } from './report-model';
 import { round, summarize } from './stats';
@@ -38,7 +39,8 @@ export function measureSize(store: RunStore, runs: number, log: (line: string) =
 }
 
 /**
- * Prunes finished runs older than `retentionDays` the way the sweeper does (batches of `batch`), up to
+ * Prunes finished runs older than `retentionDays` the way the sweeper does (batches of at most `batch` runs,
+ * ended early by the store's time budget), up to
  * `maxRuns`, then reports the pages freed for reuse (and, with `vacuum`, the file size after VACUUM).
  */
 export function measurePruning(
@@ -69,6 +71,7 @@ export function measurePruning(
   const extra: Record<string, number> = {
     runsPruned: pruned,
     batches: holds.length,
+    runsPerBatch: holds.length === 0 ? 0 : round(pruned / holds.length, 1),
     maxBatchMs: round(Math.max(0, ...holds)),
     p95BatchMs: round(summarize(holds).p95),
     freedMb: round(freedBytes / 1_048_576, 1),
@@ -84,7 +87,7 @@ export function measurePruning(
   }
   const m = figure(
     'size.pruning',
-    `retention pruning (${opts.retentionDays} days), batches of ${opts.batch}`,
+    `retention pruning (${opts.retentionDays} days), batches of ≤ ${opts.batch} runs / ${PRUNE_BUDGET_MS} ms`,
     'size',
     'MB freed',
     freedBytes / 1_048_576,

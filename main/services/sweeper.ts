@@ -195,11 +195,12 @@ function act(deps: SweeperDeps, state: SweeperState, settings: Settings, report:
   report.presenterClaimsExpired = store.expirePresenterClaims(SWEEP_BATCH);
   report.autoCancelled = autoCancel(deps, settings);
   if (settings.retentionDays !== null) {
-    // Each run takes its ~20 events with it: small transactions keep the write lock short.
+    // Each run takes its ~20 events with it: small transactions keep the write lock short, and one may
+    // stop early for time (PRUNE_BUDGET_MS), so only an empty one says nothing is left.
     for (let done = 0; done < SWEEP_BATCH; done += PRUNE_PER_TX) {
       const n = store.pruneTerminalRuns(settings.retentionDays * 86_400_000, PRUNE_PER_TX);
       report.pruned += n;
-      if (n < PRUNE_PER_TX) break;
+      if (n === 0) break;
     }
   }
   if (state.ticks % CHECKPOINT_EVERY_TICKS === 0) report.walPages = hygiene(deps);

@@ -4,7 +4,31 @@ import { appendEvent } from './run-state';
 import { logPathsOfRuns } from './run-logs';
 
 /**
- * Deletes up to `limit` terminal runs finished more than `olderThanMs` ago, with their rows and events.
+ * How long one pruning transaction goes on taking runs: it holds the write lock, and at a million runs one
+ * run's rows cost anywhere from 0.3 ms to tens of ms (cold pages, a search-index tombstone rebuild), so a
+ * fixed count of runs is no bound on the lock (docs/PERFORMANCE.md, pruning).
+ */
+export const PRUNE_BUDGET_MS = 10;
+
+/** What retention may delete: finished long enough ago, never an unknown outcome. */
+const PRUNABLE = `finished_at IS NOT NULL AND finished_at <= @cutoff
+  AND status IN ('completed', 'failed', 'timed_out', 'cancelled')
+  -- an unknown outcome stays in front of a person until resolved (docs/LIVENESS.md#unknown-outcomes)
+  AND ambiguous_effects = 0`;
+
+/**
+ * A batch is the oldest-finished prunable run and the prunable runs stored right after it, up to this many
+ * rowids per run of the batch's limit ahead. Runs finish in a different order than they were stored in: the
+ * 40 oldest by finish time lie among ~1,400 runs of a million-run store, one page of every table and index
+ * each; neighbours in the table share their pages (docs/PERFORMANCE.md, pruning).
+ */
+export const PRUNE_WINDOW_PER_RUN = 8;
+
+/**
+ * Deletes up to `limit` terminal runs finished more than `olderThanMs` ago, with their rows and events —
+ * the oldest-finished one and its prunable neighbours in storage order, and no more once `budgetMs` of real
+ * time has passed (always at least one). Every prunable run is deleted in time: the oldest-finished one
+ * leads each batch.
  * The paths of their output logs are added to `logPaths`, for the caller to delete once this commits.
  */
 export function pruneTerminalRuns(
@@ -13,34 +37,37 @@ export function pruneTerminalRuns(
   limit: number,
   now: number,
   logPaths: string[] = [],
+  budgetMs: number = PRUNE_BUDGET_MS,
 ): number {
+  // Real time, not the store clock: the budget is about how long the write lock is held.
+  const started = performance.now();
+  const cutoff = now - olderThanMs;
+  const oldest = ctx
+    .prep(`SELECT rowid AS r FROM runs WHERE ${PRUNABLE} ORDER BY finished_at LIMIT 1`)
+    .get({ cutoff }) as { r: number } | undefined;
+  if (oldest === undefined || limit <= 0) return 0;
   const ids = ctx
     .prep(
-      `SELECT id FROM runs WHERE finished_at IS NOT NULL AND finished_at <= ?
-         AND status IN ('completed', 'failed', 'timed_out', 'cancelled')
-         -- an unknown outcome stays in front of a person until resolved (docs/LIVENESS.md#unknown-outcomes)
-         AND ambiguous_effects = 0
-       ORDER BY finished_at LIMIT ?`,
+      `SELECT id FROM runs WHERE rowid BETWEEN @from AND @from + @window AND ${PRUNABLE}
+       ORDER BY rowid LIMIT @limit`,
     )
-    .all(now - olderThanMs, limit) as Array<{ id: string }>;
-  logPaths.push(
-    ...logPathsOfRuns(
-      ctx,
-      ids.map((row) => row.id),
-    ),
-  );
+    .all({ cutoff, from: oldest.r, window: limit * PRUNE_WINDOW_PER_RUN, limit }) as Array<{ id: string }>;
+  let pruned = 0;
   for (const { id } of ids) {
+    logPaths.push(...logPathsOfRuns(ctx, [id]));
     ctx.prep(`DELETE FROM events WHERE run_id = ?`).run(id);
     ctx.prep(`DELETE FROM runs WHERE id = ?`).run(id);
+    pruned += 1;
+    if (performance.now() - started >= budgetMs) break;
   }
-  if (ids.length > 0) {
+  if (pruned > 0) {
     appendEvent(ctx, now, null, null, {
       type: 'store.pruned',
       actor: { type: 'system', id: null, surface: 'sweeper' },
-      payload: { runs: ids.length, olderThanMs },
+      payload: { runs: pruned, olderThanMs },
     });
   }
-  return ids.length;
+  return pruned;
 }
 
 /** A passive checkpoint: copies what it can of the WAL back, never takes the write lock, never waits. */

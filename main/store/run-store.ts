@@ -420,12 +420,15 @@ export class RunStore {
     return this.#write((ctx, now) => deadlines.expirePresenterClaims(ctx, limit, now));
   }
 
-  /** Retention (docs/ARCHITECTURE.md#sweeper, step 3): the runs' output logs go with them once the delete commits. */
-  pruneTerminalRuns(olderThanMs: number, limit: number): number {
+  /**
+   * Retention (docs/ARCHITECTURE.md#sweeper, step 3): up to `limit` runs, fewer once the transaction has taken
+   * `budgetMs` (default `PRUNE_BUDGET_MS`); the runs' output logs go with them once the delete commits.
+   */
+  pruneTerminalRuns(olderThanMs: number, limit: number, budgetMs?: number): number {
     const logPaths: string[] = [];
     const pruned = this.#write((ctx, now) => {
       logPaths.length = 0;
-      return maintenance.pruneTerminalRuns(ctx, olderThanMs, limit, now, logPaths);
+      return maintenance.pruneTerminalRuns(ctx, olderThanMs, limit, now, logPaths, budgetMs);
     });
     for (const logPath of logPaths) {
       if (!isOwnLogPath(this.path, logPath)) continue;
