@@ -3,7 +3,7 @@
  * (node:util parseArgs, strict) with the flags every command takes: --store, --json, --help.
  */
 import type { ParseArgsConfig } from 'node:util';
-import { openStore, resolveStorePath, type RunStore } from '../store';
+import { resolveStorePath } from '../store/store-path';
 import type { OutputStream, Paint } from './output';
 import { safeJson } from './sanitize';
 import { UsageError } from './usage-error';
@@ -107,26 +107,6 @@ export function parseRunCommand<const O extends Options>(
   const runId = requirePositional(parsed.positionals, 0, 'RUN');
   noExtraPositionals(parsed.positionals, 1);
   return { values: parsed.values, runId };
-}
-
-/**
- * Opens the store at --store / RUNWARDEN_STORE / the default path; closed when the command returns.
- * `read`: a command that only reads never creates a store, so a mistyped path is "no store at PATH",
- * not an empty list.
- */
-export function openCliStore(
-  ctx: CliContext,
-  flag: string | undefined,
-  options: { read?: boolean; quickCheck?: boolean } = {},
-): RunStore {
-  // The runner's frequent calls (notify, progress, step, effect) pass quickCheck: false
-  // (docs/ARCHITECTURE.md#the-store-file).
-  const store = openStore(storePathOf(ctx, flag), {
-    mustExist: options.read === true,
-    quickCheck: options.quickCheck ?? true,
-  });
-  ctx.defer(() => store.close());
-  return store;
 }
 
 export function storePathOf(ctx: CliContext, flag: string | undefined): string {

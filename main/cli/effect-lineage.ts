@@ -4,12 +4,12 @@
  * nor what a person said happened (docs/CLI.md#effects).
  */
 import type { Effect } from '../../shared/domain';
-import type { RunStore } from '../store';
+import type { RunnerStore } from '../store/runner-store';
 
 /** Parent links followed at most; a lineage is a short chain of retries. */
 const MAX_DEPTH = 100;
 
-export function appliedInLineage(store: RunStore, runId: string, key: string): Effect | null {
+export function appliedInLineage(store: RunnerStore, runId: string, key: string): Effect | null {
   let current: string | null = runId;
   const seen = new Set<string>();
   for (let depth = 0; current !== null && depth < MAX_DEPTH && !seen.has(current); depth += 1) {

@@ -3,7 +3,7 @@
  * (docs/CLI.md#limits). A value outside them is a usage error (exit 2) raised while parsing, before the
  * store is opened, so nothing is written; `runwarden <command> --help` prints the ranges.
  */
-import { MAX_LEASE_MS } from '../store';
+import { MAX_LEASE_MS } from '../store/input-checks';
 import { UsageError } from './usage-error';
 import { TEXT_CAPS, type TextKind } from '../../shared/text-caps';
 

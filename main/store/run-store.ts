@@ -1,7 +1,9 @@
 /**
  * The store's one public object: holds the connection, the prepared-statement cache and the clock, and
  * delegates each method to its aggregate module. Every write runs in one `BEGIN IMMEDIATE` transaction
- * with `now` read inside it; every read is a short statement (no read held open across ticks).
+ * with `now` read inside it; every read is a short statement (no read held open across ticks). The runner's
+ * own transitions are inherited from `RunnerStore` (runner-store.ts); this class adds the person, host,
+ * maintenance and read side.
  */
 import fs from 'node:fs';
 import { DEFAULT_SETTINGS } from '../../shared/views';
@@ -9,25 +11,17 @@ import { isOwnLogPath, logsDirOf, removeLogFiles } from '../logs/log-files';
 import { logFolderUsage } from '../logs/log-space';
 import type {
   Actor,
-  Attempt,
   Effect,
   EffectResolution,
   Interaction,
   Notification,
-  NotificationLevel,
-  ParkCode,
   Run,
   RunEvent,
-  RunSnapshot,
 } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
-import * as attempts from './attempts';
 import * as doctor from './doctor';
-import * as effects from './effects';
 import * as events from './events';
 import * as deadlines from './interaction-deadlines';
-import { loadEffectRow } from './effect-rows';
-import { loadInteractionRow } from './interaction-rows';
 import * as leases from './leases';
 import * as lineage from './run-lineage';
 import * as maintenance from './maintenance';
@@ -40,15 +34,13 @@ import * as person from './person-commands';
 import { attentionSummary, listProjects } from './run-counts';
 import { nextAttentionChangeAt } from './attention-clock';
 import { searchCounts } from './search-counts';
-import { getRunDetail, projectPathOfRun } from './run-detail';
+import { projectPathOfRun } from './run-detail';
 import * as runLogs from './run-logs';
-import { reserveRun } from './run-reservation';
-import { findRunRow, loadSnapshot, loadRunRow } from './run-state';
+import { findRunRow } from './run-state';
 import { listRuns } from './run-views';
-import * as runner from './runner-transitions';
 import * as settings from './settings';
-import { toEffect, toInteraction, toRun } from './rows';
-import { readOp, readTx, writeTx, type StoreContext } from './store-context';
+import { RunnerStore } from './runner-store';
+import { readTx } from './store-context';
 import { trayAttention, type TrayAttention } from './tray-attention';
 import type {
   AnswerResult,
@@ -57,26 +49,19 @@ import type {
   CancelOutcome,
   Claim,
   ClaimKey,
-  ClaimNextOptions,
-  ClaimResult,
-  ClaimRunOptions,
-  CommandIdentity,
   DoctorReport,
-  HeartbeatAnswer,
   LeaseSummary,
   ListRunsQuery,
   OwnerInfo,
   PersonCommand,
   ProjectSummary,
-  RequestInteractionInput,
-  ReserveEffectInput,
-  ReserveRunInput,
-  RunDetail,
   RunListPage,
   RunLogInfo,
   RunLogInput,
   StoreInfo,
 } from './store-types';
+
+export type { StoreMode, StoreModeReasonCode, StoreOpenState } from './runner-store';
 
 function sizeOf(target: string): number {
   try {
@@ -86,199 +71,48 @@ function sizeOf(target: string): number {
   }
 }
 
-export type StoreMode = 'read-write' | 'read-only';
-/** Why a store opened read-only: a newer schema, or a read-only file/folder/request. */
-export type StoreModeReasonCode = 'STORE_NEWER' | 'READ_ONLY';
-
-export interface StoreOpenState {
-  path: string;
-  mode: StoreMode;
-  modeReason: string | null;
-  modeReasonCode: StoreModeReasonCode | null;
-  schemaVersion: number;
-}
-
 /**
  * Every method is in one facet (store-facets.ts): `StoreReader` for those that only read, `StoreWriter` for
  * those that write. A consumer that only reads takes a `StoreReader`, so its type says it cannot write.
  */
-export class RunStore {
-  readonly path: string;
-  readonly mode: StoreMode;
-  readonly modeReason: string | null;
-  readonly modeReasonCode: StoreModeReasonCode | null;
-  readonly schemaVersion: number;
-  readonly #ctx: StoreContext;
-  #closed = false;
-
-  constructor(ctx: StoreContext, state: StoreOpenState) {
-    this.#ctx = ctx;
-    this.path = state.path;
-    this.mode = state.mode;
-    this.modeReason = state.modeReason;
-    this.modeReasonCode = state.modeReasonCode;
-    this.schemaVersion = state.schemaVersion;
-  }
-
-  /** The store's clock (epoch ms); services use it so every `now` comes from one place. */
-  now(): number {
-    return this.#ctx.clock();
-  }
-
-  #write<T>(fn: (ctx: StoreContext, now: number) => T): T {
-    return writeTx(this.#ctx, (now) => fn(this.#ctx, now));
-  }
-
-  #read<T>(fn: (ctx: StoreContext, now: number) => T): T {
-    return readOp(() => fn(this.#ctx, this.#ctx.clock()));
-  }
-
-  // ── Runner side ────────────────────────────────────────────────────────────
-
-  reserveRun(input: ReserveRunInput, actor: Actor): Run {
-    return this.#write((ctx, now) => reserveRun(ctx, input, actor, now));
-  }
-
-  /**
-   * Reserves a run and claims it in one transaction (`runwarden exec`): either both happen, or neither, so a
-   * failed claim never leaves a queued run carrying the command for a worker to pick up.
-   */
-  reserveAndClaim(input: ReserveRunInput, actor: Actor, owner: ClaimRunOptions): ClaimResult {
-    return this.#write((ctx, now) => {
-      const run = reserveRun(ctx, input, actor, now);
-      return runner.claimRun(ctx, run.id, owner, now);
-    });
-  }
-
-  claimRun(runId: string, owner: ClaimRunOptions): ClaimResult {
-    return this.#write((ctx, now) => runner.claimRun(ctx, runId, owner, now));
-  }
-
-  claimNext(owner: ClaimNextOptions): ClaimResult | null {
-    return this.#write((ctx, now) => runner.claimNextRun(ctx, owner, now));
-  }
-
-  heartbeat(claim: ClaimKey, leaseMs: number): HeartbeatAnswer {
-    return this.#write((ctx, now) => leases.heartbeat(ctx, claim, leaseMs, now));
-  }
-
-  /** The runner started the run's command: its pid, group and start identity (docs/LIVENESS.md#orphans). */
-  recordCommand(claim: ClaimKey, command: CommandIdentity): void {
-    this.#write((ctx, now) => leases.recordCommand(ctx, claim, command, now));
-  }
-
-  markRunning(claim: ClaimKey): Run {
-    return this.#write((ctx, now) => runner.markRunning(ctx, claim, now));
-  }
-
-  setProgress(claim: ClaimKey, detail: string): Run {
-    return this.#write((ctx, now) => runner.setProgress(ctx, claim, detail, now));
-  }
-
-  startAttempt(claim: ClaimKey, step: string, opts: { deadlineAt?: number } = {}): Attempt {
-    return this.#write((ctx, now) => attempts.startAttempt(ctx, claim, step, opts, now));
-  }
-
-  finishAttempt(claim: ClaimKey, attemptId: number, status: attempts.AttemptEnding, error?: string): Attempt {
-    return this.#write((ctx, now) => attempts.finishAttempt(ctx, claim, attemptId, status, error, now));
-  }
-
-  requestInteraction(claim: ClaimKey, input: RequestInteractionInput): Interaction {
-    return this.#write((ctx, now) => runner.requestInteraction(ctx, claim, input, now));
-  }
-
-  getInteraction(id: string): Interaction {
-    return this.#read((ctx) => toInteraction(loadInteractionRow(ctx, id)));
-  }
-
-  resumeAfterInteraction(claim: ClaimKey): void {
-    this.#write((ctx, now) => runner.resumeAfterInteraction(ctx, claim, now));
-  }
-
-  reserveEffect(claim: ClaimKey, input: ReserveEffectInput): Effect {
-    return this.#write((ctx, now) => effects.reserveEffect(ctx, claim, input, now));
-  }
-
-  beginEffect(claim: ClaimKey, effectId: number): Effect {
-    return this.#write((ctx, now) => effects.beginEffect(ctx, claim, effectId, now));
-  }
-
-  settleEffect(claim: ClaimKey, effectId: number, status: effects.EffectSettlement): Effect {
-    return this.#write((ctx, now) => effects.settleEffect(ctx, claim, effectId, status, now));
-  }
-
-  notify(
-    runId: string | null,
-    input: { level: NotificationLevel; title: string; body?: string },
-    actor: Actor,
-  ): Notification {
-    return this.#write((ctx, now) => notifications.notify(ctx, runId, input, actor, now));
-  }
-
-  park(claim: ClaimKey, code: ParkCode, detail?: string): Run {
-    return this.#write((ctx, now) => runner.park(ctx, claim, code, detail, now));
-  }
-
-  completeRun(claim: ClaimKey, output?: unknown): Run {
-    return this.#write((ctx, now) => runner.finishRun(ctx, claim, { status: 'completed', output }, now));
-  }
-
-  failRun(claim: ClaimKey, error: string): Run {
-    return this.#write((ctx, now) =>
-      runner.finishRun(ctx, claim, { status: 'failed', error: String(error) }, now),
-    );
-  }
-
-  timeOutRun(claim: ClaimKey): Run {
-    return this.#write((ctx, now) => runner.finishRun(ctx, claim, { status: 'timed_out' }, now));
-  }
-
-  releaseRun(claim: ClaimKey): Run {
-    return this.#write((ctx, now) => runner.releaseRun(ctx, claim, now));
-  }
-
-  /** A runner answering a cancel request ends its own run with the cancel cascade (`stale: false`). */
-  cancelOwnRun(claim: ClaimKey, reason: string): CancelOutcome {
-    return this.#write((ctx, now) => runner.cancelOwnRun(ctx, claim, reason, now));
-  }
-
+export class RunStore extends RunnerStore {
   // ── Person side ────────────────────────────────────────────────────────────
 
   cancelRun(
     runId: string,
     input: { expectedRevision?: number; reason: string; actor: Actor },
   ): CancelOutcome {
-    return this.#write((ctx, now) => person.cancelRun(ctx, runId, input, now));
+    return this.write((ctx, now) => person.cancelRun(ctx, runId, input, now));
   }
 
   previewCancel(runId: string): { liveOwner: boolean; cascade: CancelCascade } {
-    return this.#read((ctx, now) => person.previewCancel(ctx, runId, now));
+    return this.read((ctx, now) => person.previewCancel(ctx, runId, now));
   }
 
   requestCancel(runId: string, input: PersonCommand): Run {
-    return this.#write((ctx, now) => person.requestCancel(ctx, runId, input, now));
+    return this.write((ctx, now) => person.requestCancel(ctx, runId, input, now));
   }
 
   requestPause(runId: string, input: PersonCommand): Run {
-    return this.#write((ctx, now) => person.requestPause(ctx, runId, input, now));
+    return this.write((ctx, now) => person.requestPause(ctx, runId, input, now));
   }
 
   pauseRun(runId: string, input: PersonCommand): Run {
-    return this.#write((ctx, now) => person.pauseRun(ctx, runId, input, now));
+    return this.write((ctx, now) => person.pauseRun(ctx, runId, input, now));
   }
 
   resumeRun(
     runId: string,
     input: { expectedRevision: number; anyway?: boolean; reason?: string; actor: Actor },
   ): Run {
-    return this.#write((ctx, now) => person.resumeRun(ctx, runId, input, now));
+    return this.write((ctx, now) => person.resumeRun(ctx, runId, input, now));
   }
 
   resolveEffect(
     effectId: number,
     input: { resolution: EffectResolution; note: string; expectedRevision: number; actor: Actor },
   ): Effect {
-    return this.#write((ctx, now) => person.resolveEffect(ctx, effectId, input, now));
+    return this.write((ctx, now) => person.resolveEffect(ctx, effectId, input, now));
   }
 
   answerInteraction(
@@ -286,14 +120,14 @@ export class RunStore {
     input: { interactionRevision: number; idempotencyKey: string; payload: unknown; actor: Actor },
   ): AnswerResult {
     person.checkAnswerInput(input);
-    const outcome = this.#write((ctx, now) => person.answerInteraction(ctx, interactionId, input, now));
+    const outcome = this.write((ctx, now) => person.answerInteraction(ctx, interactionId, input, now));
     if (outcome instanceof RunwardenError) throw outcome;
     return outcome;
   }
 
   /** Claims a question for one presenter for `ttlMs` (an open dialog); expired claims return to pending. */
   presentInteraction(interactionId: string, presenterId: string, ttlMs: number): Interaction {
-    return this.#write((ctx, now) => person.presentInteraction(ctx, interactionId, presenterId, ttlMs, now));
+    return this.write((ctx, now) => person.presentInteraction(ctx, interactionId, presenterId, ttlMs, now));
   }
 
   /** *Stop the command*, first half: checks the run is an orphan here and records the request (orphans.ts). */
@@ -301,7 +135,7 @@ export class RunStore {
     runId: string,
     input: orphans.StopCommandInput,
   ): ReturnType<typeof orphans.beginStopCommand> {
-    return this.#write((ctx, now) => orphans.beginStopCommand(ctx, runId, input, now));
+    return this.write((ctx, now) => orphans.beginStopCommand(ctx, runId, input, now));
   }
 
   /** *Stop the command*, second half: records what the signals achieved. */
@@ -310,79 +144,79 @@ export class RunStore {
     generation: number,
     outcome: { gone: boolean; signals: string[]; reason: string; actor: Actor },
   ): void {
-    this.#write((ctx, now) => orphans.finishStopCommand(ctx, runId, generation, outcome, now));
+    this.write((ctx, now) => orphans.finishStopCommand(ctx, runId, generation, outcome, now));
   }
 
   retryRun(runId: string, input: { expectedRevision?: number; actor: Actor }): Run {
-    return this.#write((ctx, now) => person.retryRun(ctx, runId, input, now));
+    return this.write((ctx, now) => person.retryRun(ctx, runId, input, now));
   }
 
   // ── Host / sweeper ─────────────────────────────────────────────────────────
 
   claimHostLease(owner: OwnerInfo & { leaseMs: number }): Claim | null {
-    return this.#write((ctx, now) => leases.claimHostLease(ctx, owner, now));
+    return this.write((ctx, now) => leases.claimHostLease(ctx, owner, now));
   }
 
   renewHostLease(claim: ClaimKey, leaseMs: number): boolean {
-    return this.#write((ctx, now) => leases.renewHostLease(ctx, claim, leaseMs, now));
+    return this.write((ctx, now) => leases.renewHostLease(ctx, claim, leaseMs, now));
   }
 
   releaseHostLease(claim: ClaimKey): boolean {
-    return this.#write((ctx) => leases.releaseHostLease(ctx, claim));
+    return this.write((ctx) => leases.releaseHostLease(ctx, claim));
   }
 
   /** The one liveness check (docs/LIVENESS.md), as this store's transitions use it. */
   get liveness(): LivenessCheck {
-    return this.#ctx.liveness;
+    return this.ctx.liveness;
   }
 
   /** Supervisor and command verdicts for a lease. */
   judgeOwner(lease: Parameters<LivenessCheck['judge']>[0]): OwnerLiveness {
-    return this.#ctx.liveness.judge(lease);
+    return this.ctx.liveness.judge(lease);
   }
 
   /** Keeps owners verified alive past their lease live for `forMs` more (orphans.ts). */
   vouchForOwners(owners: ReadonlyArray<{ runId: string; generation: number }>, forMs: number): number {
-    return this.#write((ctx, now) => orphans.vouchForOwners(ctx, owners, forMs, now));
+    return this.write((ctx, now) => orphans.vouchForOwners(ctx, owners, forMs, now));
   }
 
   markOrphaned(runId: string, generation: number, actor: Actor): boolean {
-    return this.#write((ctx, now) => orphans.markOrphaned(ctx, runId, generation, actor, now));
+    return this.write((ctx, now) => orphans.markOrphaned(ctx, runId, generation, actor, now));
   }
 
   markCommandGone(runId: string, generation: number, actor: Actor): boolean {
-    return this.#write((ctx, now) => orphans.markCommandGone(ctx, runId, generation, actor, now));
+    return this.write((ctx, now) => orphans.markCommandGone(ctx, runId, generation, actor, now));
   }
 
   listOrphans(limit: number): ReturnType<typeof orphans.listOrphans> {
-    return this.#read((ctx) => orphans.listOrphans(ctx, limit));
+    return this.read((ctx) => orphans.listOrphans(ctx, limit));
   }
 
   /** The last event the acting host notified (the durable notification cursor); null before any. */
   notifiedSeq(): number | null {
-    return this.#read((ctx) => leases.notifiedSeq(ctx));
+    return this.read((ctx) => leases.notifiedSeq(ctx));
   }
 
   /** Compare-and-set of the notification cursor by the host-lease holder; false when it lost the race. */
   advanceNotifiedSeq(claim: ClaimKey, from: number | null, to: number): boolean {
-    return this.#write((ctx) => leases.advanceNotifiedSeq(ctx, claim, from, to));
+    return this.write((ctx) => leases.advanceNotifiedSeq(ctx, claim, from, to));
   }
 
   listExpiredLeases(q: { graceMs: number; limit: number }): LeaseSummary[] {
-    return this.#read((ctx, now) => leases.listExpiredLeases(ctx, q.graceMs, q.limit, now));
+    return this.read((ctx, now) => leases.listExpiredLeases(ctx, q.graceMs, q.limit, now));
   }
 
   listLiveLeasesOnHost(hostname: string, limit: number): LeaseSummary[] {
-    return this.#read((ctx, now) => leases.listLiveLeasesOnHost(ctx, hostname, limit, now));
+    return this.read((ctx, now) => leases.listLiveLeasesOnHost(ctx, hostname, limit, now));
   }
 
   /** Every stale lease expired at least `olderThanMs` ago, noticed or not (the auto-cancel policy). */
   listStaleLeases(q: { olderThanMs: number; limit: number }): LeaseSummary[] {
-    return this.#read((ctx, now) => leases.listStaleLeases(ctx, q.olderThanMs, q.limit, now));
+    return this.read((ctx, now) => leases.listStaleLeases(ctx, q.olderThanMs, q.limit, now));
   }
 
   markRunnerLost(runId: string, generation: number, reason: string, actor: Actor): boolean {
-    return this.#write((ctx, now) => leases.markRunnerLost(ctx, runId, generation, reason, actor, now));
+    return this.write((ctx, now) => leases.markRunnerLost(ctx, runId, generation, reason, actor, now));
   }
 
   /** `markRunnerLost` for leases already expired (listExpiredLeases), many in one transaction. */
@@ -391,7 +225,7 @@ export class RunStore {
     reason: string,
     actor: Actor,
   ): number {
-    return this.#write((ctx, now) => leases.markRunnersLost(ctx, expired, reason, actor, now));
+    return this.write((ctx, now) => leases.markRunnersLost(ctx, expired, reason, actor, now));
   }
 
   /**
@@ -399,7 +233,7 @@ export class RunStore {
    * runs, without touching any other run's questions.
    */
   expireInteractionIfDue(interactionId: string, actor: Actor): boolean {
-    return this.#write((ctx, now) => deadlines.expireDueInteractions(ctx, [interactionId], actor, now)) > 0;
+    return this.write((ctx, now) => deadlines.expireDueInteractions(ctx, [interactionId], actor, now)) > 0;
   }
 
   /**
@@ -407,17 +241,17 @@ export class RunStore {
    * inside its transaction.
    */
   expireInteractionDeadlines(limit: number, actor: Actor): number {
-    const due = this.#read((ctx, now) => deadlines.dueInteractions(ctx, limit, now));
+    const due = this.read((ctx, now) => deadlines.dueInteractions(ctx, limit, now));
     let count = 0;
     for (let i = 0; i < due.length; i += deadlines.DEADLINES_PER_TX) {
       const batch = due.slice(i, i + deadlines.DEADLINES_PER_TX);
-      count += this.#write((ctx, now) => deadlines.expireDueInteractions(ctx, batch, actor, now));
+      count += this.write((ctx, now) => deadlines.expireDueInteractions(ctx, batch, actor, now));
     }
     return count;
   }
 
   expirePresenterClaims(limit: number): number {
-    return this.#write((ctx, now) => deadlines.expirePresenterClaims(ctx, limit, now));
+    return this.write((ctx, now) => deadlines.expirePresenterClaims(ctx, limit, now));
   }
 
   /**
@@ -426,7 +260,7 @@ export class RunStore {
    */
   pruneTerminalRuns(olderThanMs: number, limit: number, budgetMs?: number): number {
     const logPaths: string[] = [];
-    const pruned = this.#write((ctx, now) => {
+    const pruned = this.write((ctx, now) => {
       logPaths.length = 0;
       return maintenance.pruneTerminalRuns(ctx, olderThanMs, limit, now, logPaths, budgetMs);
     });
@@ -449,109 +283,93 @@ export class RunStore {
   }
 
   recordRunLog(input: RunLogInput): RunLogInfo {
-    return this.#write((ctx, now) => runLogs.recordRunLog(ctx, input, now));
+    return this.write((ctx, now) => runLogs.recordRunLog(ctx, input, now));
   }
 
   listRunLogs(runId: string): RunLogInfo[] {
-    return this.#read((ctx) => runLogs.listRunLogs(ctx, runId));
+    return this.read((ctx) => runLogs.listRunLogs(ctx, runId));
   }
 
   markLogRemoved(runId: string, logPath: string): boolean {
-    return this.#write((ctx, now) => runLogs.markLogRemoved(ctx, runId, logPath, now));
+    return this.write((ctx, now) => runLogs.markLogRemoved(ctx, runId, logPath, now));
   }
 
   runIsActive(runId: string): boolean {
-    return this.#read((ctx) => runLogs.runIsActive(ctx, runId));
+    return this.read((ctx) => runLogs.runIsActive(ctx, runId));
   }
 
   dataVersion(): number {
-    return this.#read((ctx) => maintenance.dataVersion(ctx));
+    return this.read((ctx) => maintenance.dataVersion(ctx));
   }
 
   lastEventSeq(): number {
-    return this.#read((ctx) => events.lastEventSeq(ctx));
+    return this.read((ctx) => events.lastEventSeq(ctx));
   }
 
   eventsAfter(seq: number, limit: number): RunEvent[] {
-    return this.#read((ctx) => events.eventsAfter(ctx, seq, limit));
+    return this.read((ctx) => events.eventsAfter(ctx, seq, limit));
   }
 
   checkpoint(): { walPages: number; checkpointed: number } {
-    return this.#read((ctx) => maintenance.checkpoint(ctx));
+    return this.read((ctx) => maintenance.checkpoint(ctx));
   }
 
   /** Forgets the remembered search plans: the benchmark measures a needle's first query with it. */
   forgetSearchPlans(): void {
-    this.#ctx.searchPlans.clear();
+    this.ctx.searchPlans.clear();
   }
 
   /** One bounded round of search-index merging, in its own short write transaction. */
   mergeSearchIndex(pages: number): boolean {
-    return this.#write((ctx) => maintenance.mergeSearchIndex(ctx, pages));
+    return this.write((ctx) => maintenance.mergeSearchIndex(ctx, pages));
   }
 
   /** SQLite's `wal_autocheckpoint` for this connection; 0 while the hygiene worker runs. */
   setAutoCheckpoint(pages: number): void {
-    this.#read((ctx) => maintenance.setAutoCheckpoint(ctx, pages));
+    this.read((ctx) => maintenance.setAutoCheckpoint(ctx, pages));
   }
 
   autoCheckpointPages(): number {
-    return this.#read((ctx) => maintenance.autoCheckpointPages(ctx));
+    return this.read((ctx) => maintenance.autoCheckpointPages(ctx));
   }
 
   // ── Reads ──────────────────────────────────────────────────────────────────
 
-  getRun(runId: string): Run {
-    return this.#read((ctx) => toRun(loadRunRow(ctx, runId)));
-  }
-
-  getEffect(effectId: number): Effect {
-    return this.#read((ctx) => toEffect(loadEffectRow(ctx, effectId)));
-  }
-
   /** The retries already made of a run, oldest first. */
   listRetries(runId: string): Run[] {
-    return this.#read((ctx) => lineage.listRetries(ctx, runId));
-  }
-
-  getSnapshot(runId: string): RunSnapshot {
-    return this.#read((ctx) => loadSnapshot(ctx, runId));
+    return this.read((ctx) => lineage.listRetries(ctx, runId));
   }
 
   /** Title and project of a run, or null when it is gone (notification text). */
   runLabel(runId: string): { title: string; projectPath: string } | null {
-    return this.#read((ctx) => {
+    return this.read((ctx) => {
       const row = findRunRow(ctx, runId);
       return row === undefined ? null : { title: row.title, projectPath: row.project_path };
     });
   }
 
   projectPathOfRun(runId: string): string {
-    return this.#read((ctx) => projectPathOfRun(ctx, runId));
+    return this.read((ctx) => projectPathOfRun(ctx, runId));
   }
 
   listProjects(): ProjectSummary[] {
-    return this.#read((ctx, now) => listProjects(ctx, now));
+    return this.read((ctx, now) => listProjects(ctx, now));
   }
 
   listRuns(q: ListRunsQuery): RunListPage {
-    return this.#read((ctx, now) => listRuns(ctx, q, now));
-  }
-
-  getRunDetail(runId: string, opts: { eventsLimit: number; eventsBefore?: number }): RunDetail {
-    return this.#read((ctx, now) => getRunDetail(ctx, runId, opts, now));
+    return this.read((ctx, now) => listRuns(ctx, q, now));
   }
 
   /** Counts and the first runs that need you; with a search, of the runs it matches (search-counts.ts). */
   /** When the attention summary next changes with no commit (a lease running out, a queued run waiting too long). */
   nextAttentionChangeAt(): number | null {
-    return this.#read((ctx, now) => nextAttentionChangeAt(ctx, now));
+    return this.read((ctx, now) => nextAttentionChangeAt(ctx, now));
   }
 
   attentionSummary(limit: number, filter: { search?: string; projectPath?: string } = {}): AttentionSummary {
     const search = filter.search?.trim() ?? '';
-    if (search === '') return this.#read((ctx, now) => attentionSummary(ctx, limit, now));
-    return this.#read((ctx, now) => {
+    if (search === '') return this.read((ctx, now) => attentionSummary(ctx, limit, now));
+    return this.read((ctx, now) => {
       const where = { search, ...(filter.projectPath !== undefined && { projectPath: filter.projectPath }) };
       const items = listRuns(ctx, { view: 'needs-you', limit, ...where }, now).items;
       return { ...searchCounts(ctx, where, now), items };
@@ -560,27 +378,27 @@ export class RunStore {
 
   /** The attention summary and its runs' open questions, from one snapshot (tray-attention.ts). */
   trayAttention(limit: number): TrayAttention {
-    return readTx(this.#ctx, () => trayAttention(this.#ctx, limit, this.#ctx.clock()));
+    return readTx(this.ctx, () => trayAttention(this.ctx, limit, this.ctx.clock()));
   }
 
   listNotifications(q: { unreadOnly?: boolean; limit: number; before?: number }): Notification[] {
-    return this.#read((ctx) => notifications.listNotifications(ctx, q));
+    return this.read((ctx) => notifications.listNotifications(ctx, q));
   }
 
   markNotificationsRead(ids: number[] | 'all'): number {
-    return this.#write((ctx, now) => notifications.markNotificationsRead(ctx, ids, now));
+    return this.write((ctx, now) => notifications.markNotificationsRead(ctx, ids, now));
   }
 
   getSetting<T>(key: string, fallback: T): T {
-    return this.#read((ctx) => settings.getSetting(ctx, key, fallback));
+    return this.read((ctx) => settings.getSetting(ctx, key, fallback));
   }
 
   setSetting(key: string, value: unknown, actor: Actor): void {
-    this.#write((ctx, now) => settings.setSetting(ctx, key, value, actor, now));
+    this.write((ctx, now) => settings.setSetting(ctx, key, value, actor, now));
   }
 
   listSettings(): Record<string, unknown> {
-    return this.#read((ctx) => settings.listSettings(ctx));
+    return this.read((ctx) => settings.listSettings(ctx));
   }
 
   info(): StoreInfo {
@@ -596,7 +414,7 @@ export class RunStore {
   }
 
   doctor(): DoctorReport {
-    return this.#read((ctx, now) => ({
+    return this.read((ctx, now) => ({
       info: this.info(),
       contradictions: doctor.findContradictions(ctx),
       staleLeases: doctor.countStaleLeases(ctx, now),
@@ -608,20 +426,5 @@ export class RunStore {
         budgetBytes: settings.getSetting(ctx, 'logBudgetMb', DEFAULT_SETTINGS.logBudgetMb) * 1024 * 1024,
       },
     }));
-  }
-
-  /** The raw connection, for tests and the benchmark only. */
-  get db(): StoreContext['db'] {
-    return this.#ctx.db;
-  }
-
-  get isOpen(): boolean {
-    return !this.#closed;
-  }
-
-  close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#ctx.db.close();
   }
 }

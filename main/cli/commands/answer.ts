@@ -5,13 +5,13 @@ import {
   COMMON_HELP,
   COMMON_OPTIONS,
   noExtraPositionals,
-  openCliStore,
   parseCommand,
   printResult,
   requirePositional,
   UsageError,
   type Command,
 } from '../command';
+import { openCliStore } from '../open-cli-store';
 import { EXIT } from '../exit-codes';
 import { checkOptionalText, checkText, parseIntegerFlag, RANGES } from '../limits';
 import { humanActor } from '../human-actor';

@@ -3,15 +3,8 @@ import { isDeclaredChoice } from '../../../shared/answer-rules';
 import type { FieldType, InteractionField } from '../../../shared/domain';
 import { waitForInteraction } from '../../runner/ask';
 import { runnerActor } from '../../runner/owner-info';
-import {
-  COMMON_HELP,
-  COMMON_OPTIONS,
-  openCliStore,
-  parseCommand,
-  printResult,
-  UsageError,
-  type Command,
-} from '../command';
+import { COMMON_HELP, COMMON_OPTIONS, parseCommand, printResult, UsageError, type Command } from '../command';
+import { openCliStore } from '../open-cli-store';
 import { requireEnclosingRun } from '../enclosing-run';
 import { EXIT } from '../exit-codes';
 import { sanitizeLine } from '../sanitize';

@@ -7,13 +7,13 @@ import {
   COMMON_OPTIONS,
   JSON_HELP,
   JSON_OPTION,
-  openCliStore,
   parseCommand,
   printResult,
   requirePositional,
   UsageError,
   type Command,
 } from '../command';
+import { openCliStore } from '../open-cli-store';
 import { runBulkAction } from '../bulk-action';
 import { isBulk, SELECTION_HELP, SELECTION_OPTIONS, selectionView } from '../run-selection';
 import { shellQuote } from '../shell-quote';

@@ -7,11 +7,11 @@ import {
   JSON_HELP,
   JSON_OPTION,
   noExtraPositionals,
-  openCliStore,
   parseCommand,
   printResult,
   type Command,
 } from '../command';
+import { openCliStore } from '../open-cli-store';
 import { EXIT } from '../exit-codes';
 import type { Paint } from '../output';
 import { sanitizeLine } from '../sanitize';

@@ -8,14 +8,13 @@ import { basename } from 'node:path';
 import type { Effect } from '../../../shared/domain';
 import { RunwardenError } from '../../../shared/errors';
 import type { EnclosingClaim } from '../../runner/runner-env';
-import type { RunStore } from '../../store';
+import type { RunnerStore } from '../../store/runner-store';
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
   JSON_HELP,
   JSON_OPTION,
   noExtraPositionals,
-  openCliStore,
   parseCommand,
   printResult,
   requirePositional,
@@ -24,6 +23,7 @@ import {
   type CliContext,
   type Command,
 } from '../command';
+import { openRunnerCliStore } from '../open-runner-cli-store';
 import { appliedInLineage } from '../effect-lineage';
 import { requireEnclosingRun } from '../enclosing-run';
 import { EXIT } from '../exit-codes';
@@ -90,7 +90,7 @@ unknown and a person must resolve it; 2 outside a run or bad arguments; 1 the ru
       const id = parseIntegerFlag(requirePositional(positionals, 1, 'ID'), 'ID', RANGES.effectId) ?? 0;
       noExtraPositionals(positionals, 2);
       if (endings !== 1) throw new UsageError('say how it ended: --applied, --rejected or --unknown');
-      const store = openCliStore(ctx, values.store, { read: true, quickCheck: false });
+      const store = openRunnerCliStore(ctx, values.store, { mustExist: true });
       const status =
         values.applied === true ? 'applied' : values.rejected === true ? 'rejected' : 'ambiguous';
       const effect = store.settleEffect(claim, id, status);
@@ -127,7 +127,7 @@ unknown and a person must resolve it; 2 outside a run or bad arguments; 1 the ru
     const unknownExit =
       parseIntegerFlag(values['unknown-exit'], 'unknown-exit', RANGES.exitCode) ?? UNKNOWN_OUTCOME_EXIT;
 
-    const store = openCliStore(ctx, values.store, { read: true, quickCheck: false });
+    const store = openRunnerCliStore(ctx, values.store, { mustExist: true });
     const earlier = appliedInLineage(store, claim.runId, key);
     if (earlier !== null) {
       const where = earlier.runId === claim.runId ? 'in this run' : `in run ${earlier.runId}`;
@@ -178,7 +178,7 @@ unknown and a person must resolve it; 2 outside a run or bad arguments; 1 the ru
 };
 
 /** Parks the run `effectAmbiguous`: nothing may repeat the effect until a person says whether it happened. */
-function parkAmbiguous(ctx: CliContext, store: RunStore, claim: EnclosingClaim, effect: Effect): number {
+function parkAmbiguous(ctx: CliContext, store: RunnerStore, claim: EnclosingClaim, effect: Effect): number {
   store.park(
     claim,
     'effectAmbiguous',

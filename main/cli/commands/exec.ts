@@ -14,13 +14,13 @@ import {
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
-  openCliStore,
   parseCommand,
   splitCommand,
   storePathOf,
   UsageError,
   type Command,
 } from '../command';
+import { openCliStore } from '../open-cli-store';
 import { EXIT } from '../exit-codes';
 import { checkOptionalText, checkText, parseIntegerFlag, RANGES, rangeText, TEXT_CAPS } from '../limits';
 import { parkedByCommand } from '../parked-by-command';

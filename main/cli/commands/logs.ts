@@ -9,12 +9,12 @@ import type { RunStore } from '../../store';
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
-  openCliStore,
   parseRunCommand,
   UsageError,
   type CliContext,
   type Command,
 } from '../command';
+import { openCliStore } from '../open-cli-store';
 import { EXIT } from '../exit-codes';
 import { parseIntegerFlag } from '../limits';
 

@@ -8,12 +8,12 @@ import {
   JSON_HELP,
   JSON_OPTION,
   noExtraPositionals,
-  openCliStore,
   parseCommand,
   printResult,
   UsageError,
   type Command,
 } from '../command';
+import { openCliStore } from '../open-cli-store';
 import { EXIT } from '../exit-codes';
 import { checkOptionalText, parseIntegerFlag, RANGES, rangeText } from '../limits';
 import { projectLabels, realFolder } from '../project-path';

@@ -8,13 +8,13 @@ import {
   JSON_HELP,
   JSON_OPTION,
   noExtraPositionals,
-  openCliStore,
   parseCommand,
   printResult,
   requirePositional,
   UsageError,
   type Command,
 } from '../command';
+import { openRunnerCliStore } from '../open-runner-cli-store';
 import { EXIT } from '../exit-codes';
 import { humanActor } from '../human-actor';
 import { checkText } from '../limits';
@@ -53,7 +53,7 @@ ${COMMON_HELP}`,
     const claim = enclosingClaim(ctx.env);
     const runId = claim?.runId ?? values.run ?? null;
     const actor = claim !== null ? runnerActor({ ownerId: `notify:${process.pid}` }, 'cli') : humanActor();
-    const store = openCliStore(ctx, values.store, { quickCheck: false });
+    const store = openRunnerCliStore(ctx, values.store, { mustExist: false });
     const notification = store.notify(runId, { level, title, body }, actor);
     printResult(ctx, notification, () => '');
     return EXIT.ok;

@@ -5,12 +5,12 @@ import {
   JSON_HELP,
   JSON_OPTION,
   noExtraPositionals,
-  openCliStore,
   parseCommand,
   printResult,
   UsageError,
   type Command,
 } from '../command';
+import { openCliStore } from '../open-cli-store';
 import { requireEnclosingRun } from '../enclosing-run';
 import { EXIT } from '../exit-codes';
 import { checkText } from '../limits';

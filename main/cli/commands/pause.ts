@@ -4,11 +4,11 @@ import {
   COMMON_OPTIONS,
   JSON_HELP,
   JSON_OPTION,
-  openCliStore,
   parseRunCommand,
   printResult,
   type Command,
 } from '../command';
+import { openCliStore } from '../open-cli-store';
 import { EXIT } from '../exit-codes';
 import { checkOptionalText, parseIntegerFlag, RANGES } from '../limits';
 import { humanActor } from '../human-actor';

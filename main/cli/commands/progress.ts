@@ -5,12 +5,12 @@ import {
   JSON_HELP,
   JSON_OPTION,
   noExtraPositionals,
-  openCliStore,
   parseCommand,
   printResult,
   requirePositional,
   type Command,
 } from '../command';
+import { openRunnerCliStore } from '../open-runner-cli-store';
 import { requireEnclosingRun } from '../enclosing-run';
 import { EXIT } from '../exit-codes';
 import { checkText } from '../limits';
@@ -35,7 +35,7 @@ Exit status: 0 recorded; 2 outside a run or bad arguments; 1 the run lost its le
     const text = checkText(requirePositional(parsed.positionals, 0, 'TEXT'), 'the progress text', 'progress');
     noExtraPositionals(parsed.positionals, 1);
     const claim = requireEnclosingRun(ctx, 'progress');
-    const store = openCliStore(ctx, parsed.values.store, { read: true, quickCheck: false });
+    const store = openRunnerCliStore(ctx, parsed.values.store, { mustExist: true });
     const run = store.setProgress(claim, text);
     printResult(ctx, run, () => '');
     return EXIT.ok;

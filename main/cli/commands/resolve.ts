@@ -5,13 +5,13 @@ import {
   JSON_HELP,
   JSON_OPTION,
   noExtraPositionals,
-  openCliStore,
   parseCommand,
   printResult,
   requirePositional,
   UsageError,
   type Command,
 } from '../command';
+import { openCliStore } from '../open-cli-store';
 import { EXIT } from '../exit-codes';
 import { sanitizeLine } from '../sanitize';
 import { callHandler } from '../handler-call';

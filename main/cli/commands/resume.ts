@@ -4,13 +4,13 @@ import {
   COMMON_OPTIONS,
   JSON_HELP,
   JSON_OPTION,
-  openCliStore,
   parseCommand,
   printResult,
   requirePositional,
   UsageError,
   type Command,
 } from '../command';
+import { openCliStore } from '../open-cli-store';
 import { runBulkAction } from '../bulk-action';
 import { EXIT } from '../exit-codes';
 import { humanActor } from '../human-actor';

@@ -5,11 +5,11 @@ import {
   COMMON_OPTIONS,
   JSON_HELP,
   JSON_OPTION,
-  openCliStore,
   parseRunCommand,
   printResult,
   type Command,
 } from '../command';
+import { openCliStore } from '../open-cli-store';
 import { EXIT } from '../exit-codes';
 import { parseIntegerFlag, RANGES, rangeText } from '../limits';
 import { nextCommands } from '../next-commands';

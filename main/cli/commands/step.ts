@@ -7,7 +7,6 @@ import {
   JSON_HELP,
   JSON_OPTION,
   noExtraPositionals,
-  openCliStore,
   parseCommand,
   printResult,
   requirePositional,
@@ -15,6 +14,7 @@ import {
   UsageError,
   type Command,
 } from '../command';
+import { openRunnerCliStore } from '../open-runner-cli-store';
 import { requireEnclosingRun } from '../enclosing-run';
 import { EXIT } from '../exit-codes';
 import { sanitizeLine } from '../sanitize';
@@ -54,7 +54,7 @@ its lease (the runner must stop); 5 a step is already open (start) or none is (e
       noExtraPositionals(positionals, 1);
       if (values.failed !== undefined) throw new UsageError('--failed goes with "runwarden step end"');
       if (commandArgv.length === 0) throw new UsageError('missing the command to run after "--"');
-      const store = openCliStore(ctx, values.store, { read: true, quickCheck: false });
+      const store = openRunnerCliStore(ctx, values.store, { mustExist: true });
       const attempt = store.startAttempt(claim, name);
       const outcome = await runChild(commandArgv, ctx.env, ctx.cwd);
       const error =
@@ -75,7 +75,7 @@ its lease (the runner must stop); 5 a step is already open (start) or none is (e
       const name = checkText(requirePositional(positionals, 1, 'NAME'), 'the step name', 'name');
       noExtraPositionals(positionals, 2);
       if (values.failed !== undefined) throw new UsageError('--failed goes with "runwarden step end"');
-      const store = openCliStore(ctx, values.store, { read: true, quickCheck: false });
+      const store = openRunnerCliStore(ctx, values.store, { mustExist: true });
       const attempt = store.startAttempt(claim, name);
       printResult(ctx, attempt, () => '');
       return EXIT.ok;
@@ -84,7 +84,7 @@ its lease (the runner must stop); 5 a step is already open (start) or none is (e
       noExtraPositionals(positionals, 1);
       const message =
         values.failed === undefined ? undefined : checkText(values.failed, '--failed', 'detail');
-      const store = openCliStore(ctx, values.store, { read: true, quickCheck: false });
+      const store = openRunnerCliStore(ctx, values.store, { mustExist: true });
       const open = store
         .getRunDetail(claim.runId, { eventsLimit: 1 })
         .attempts.find((attempt) => ACTIVE_ATTEMPT_STATUSES.includes(attempt.status));

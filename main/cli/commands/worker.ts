@@ -10,11 +10,11 @@ import {
   COMMON_HELP,
   COMMON_OPTIONS,
   noExtraPositionals,
-  openCliStore,
   parseCommand,
   storePathOf,
   type Command,
 } from '../command';
+import { openCliStore } from '../open-cli-store';
 import { EXIT } from '../exit-codes';
 import { parseIntegerFlag, RANGES, rangeText } from '../limits';
 import { parkedByCommand } from '../parked-by-command';

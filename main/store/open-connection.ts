@@ -1,0 +1,453 @@
+/**
+ * Opening the store file safely (docs/ARCHITECTURE.md#the-store-file). The file is inspected before SQLite touches it: a file that
+ * is not ours (not SQLite, another application's id, truncated or damaged) is refused without writing a
+ * byte; a newer schema, a read-only file or a read-only folder open read-only with a sentence saying why;
+ * a 0-byte file is initialised only after checking, under the write lock, that it is still empty.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { DEFAULT_DISPLAY_OPTIONS, type DisplayOptions } from '../../shared/display-status';
+import { RunwardenError } from '../../shared/errors';
+import { MIGRATIONS, SUPPORTED_SCHEMA_VERSION, type Migration } from './migrations';
+import type { StoreMode, StoreModeReasonCode, StoreOpenState } from './runner-store';
+import { createLivenessCheck, type LivenessCheck } from './liveness';
+import { machineIdentity, SYSTEM_PROBE } from './process-identity';
+import {
+  createContext,
+  sqliteCode,
+  type Clock,
+  type StoreContext,
+  type StoreIdentity,
+} from './store-context';
+
+/**
+ * Runwarden's SQLite `application_id`: 0x52574431, the ASCII bytes "RWD1" (decimal 1381450801).
+ * Fixed forever: it is how a Runwarden store is told apart from any other SQLite file.
+ */
+export const APPLICATION_ID = 0x52574431;
+
+const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
+/** Files up to this size get a `quick_check` on open; bigger ones rely on `doctor`. */
+const QUICK_CHECK_MAX_BYTES = 32 * 1024 * 1024;
+
+export interface OpenStoreOptions {
+  clock?: Clock;
+  readonly?: boolean;
+  /** Refuse a missing file instead of creating the store (read commands: a typo must not show an empty store). */
+  mustExist?: boolean;
+  /**
+   * Run `quick_check` on open for files up to 32 MB (default true). A runner's frequent CLI calls (notify,
+   * progress, step, effect) skip it (about 100 ms at 5,000 runs) and rely on SQLite refusing each damaged
+   * page a statement reads (STORE_CORRUPT); `doctor` checks everything.
+   */
+  quickCheck?: boolean;
+  /** busy_timeout in ms (default 5000). Tests lower it to keep a "locked" case fast. */
+  busyTimeoutMs?: number;
+  /**
+   * Extra tries of a write still busy after busy_timeout (default 4, with backoff). The app and `serve` use
+   * a short timeout and no retry: their main thread must not wait on another process's long transaction.
+   */
+  busyRetries?: number;
+  displayOptions?: DisplayOptions;
+  /** Who the store acts as when it takes a control claim (default: this process on this host). */
+  identity?: StoreIdentity;
+  /** How long a control claim is taken for (default CONTROL_LEASE_MS). */
+  controlLeaseMs?: number;
+  /** The liveness check (default: this machine's, by /proc; docs/LIVENESS.md). */
+  liveness?: LivenessCheck;
+  /** Writability check (default fs.accessSync); injectable because tests run as root, who may write anything. */
+  access?: (target: string, mode: number) => void;
+}
+
+type Probe =
+  { kind: 'empty' } | { kind: 'sqlite'; fileSize: number } | { kind: 'refuse'; error: RunwardenError };
+
+function refuse(code: 'STORE_FOREIGN' | 'STORE_CORRUPT', file: string, why: string): Probe {
+  const advice =
+    code === 'STORE_FOREIGN'
+      ? 'Runwarden will not touch it: move it away, or point RUNWARDEN_STORE / --store at another path.'
+      : 'Runwarden will not write to it: restore a backup or move it away (then a new store is created).';
+  return { kind: 'refuse', error: new RunwardenError(code, `${file} ${why}. ${advice}`) };
+}
+
+function fileSize(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** The target of `file` when it is a symbolic link whose target does not exist; else null. */
+function danglingLink(file: string): string | null {
+  try {
+    if (!fs.lstatSync(file).isSymbolicLink() || fs.existsSync(file)) return null;
+    return fs.readlinkSync(file);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The store holds every run's commands, answers and notes: only its owner may read it. A file (or its
+ * -wal/-shm) open to its group or others loses those bits when this user owns it; otherwise it is left.
+ */
+function tightenPermissions(file: string): void {
+  for (const target of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      const stat = fs.statSync(target);
+      const uid = process.getuid?.();
+      // Drop the group and other bits only: a file its owner made read-only stays read-only.
+      if ((stat.mode & 0o077) !== 0 && (uid === undefined || stat.uid === uid)) {
+        fs.chmodSync(target, stat.mode & 0o700);
+      }
+    } catch {
+      // Missing -wal/-shm, or a file we may not change: nothing to do.
+    }
+  }
+}
+
+/** Reads the 100-byte SQLite header without SQLite (nothing is opened for writing). */
+function probeFile(file: string): Probe {
+  const stat = fs.statSync(file);
+  if (!stat.isFile()) return refuse('STORE_FOREIGN', file, 'is not a regular file');
+  if (stat.size === 0) {
+    // A 0-byte main file with a non-empty WAL is not empty: SQLite holds its pages in the WAL.
+    return fileSize(`${file}-wal`) > 0 ? { kind: 'sqlite', fileSize: 0 } : { kind: 'empty' };
+  }
+  const header = Buffer.alloc(100);
+  const fd = fs.openSync(file, 'r');
+  let read: number;
+  try {
+    read = fs.readSync(fd, header, 0, 100, 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+  const magicLength = Math.min(read, SQLITE_MAGIC.length);
+  if (!header.subarray(0, magicLength).equals(SQLITE_MAGIC.subarray(0, magicLength))) {
+    return refuse(
+      'STORE_FOREIGN',
+      file,
+      'is not a SQLite database (its first bytes are not the SQLite header)',
+    );
+  }
+  if (read < 100)
+    return refuse('STORE_CORRUPT', file, `is truncated (${read} bytes, shorter than a SQLite header)`);
+  const rawPageSize = header.readUInt16BE(16);
+  const pageSize = rawPageSize === 1 ? 65536 : rawPageSize;
+  if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) {
+    return refuse('STORE_CORRUPT', file, `has a damaged header (page size ${rawPageSize})`);
+  }
+  // With a non-empty WAL the main file may be mid-checkpoint after a crash: its header can already claim
+  // pages that only the WAL holds yet. SQLite recovers that on open, so the size checks only apply without one.
+  const walPending = fileSize(`${file}-wal`) > 0;
+  if (!walPending && stat.size % pageSize !== 0) {
+    return refuse(
+      'STORE_CORRUPT',
+      file,
+      `is truncated (${stat.size} bytes is not a whole number of ${pageSize}-byte pages)`,
+    );
+  }
+  const pages = header.readUInt32BE(28);
+  const sizeValid = header.readUInt32BE(24) === header.readUInt32BE(92);
+  if (!walPending && sizeValid && pages > 0 && stat.size < pages * pageSize) {
+    return refuse('STORE_CORRUPT', file, `is truncated (${stat.size} of ${pages * pageSize} bytes)`);
+  }
+  // Decided from the header alone, before SQLite opens the file: opening another program's WAL database
+  // would leave -wal/-shm files beside it. Only a 0-byte file is ours to initialise; a non-empty SQLite
+  // file without our id (even one with no tables) belongs to someone else.
+  const appId = header.readInt32BE(68);
+  if (appId !== APPLICATION_ID) {
+    return refuse(
+      'STORE_FOREIGN',
+      file,
+      appId === 0
+        ? 'is a SQLite database made by another program (no Runwarden application id)'
+        : `is a SQLite database of another application (application_id 0x${(appId >>> 0).toString(16)})`,
+    );
+  }
+  return { kind: 'sqlite', fileSize: stat.size };
+}
+
+function lockedError(file: string, busyTimeoutMs: number): RunwardenError {
+  return new RunwardenError(
+    'STORE_LOCKED',
+    `${file} is locked: another program has held an exclusive lock on it for over ${busyTimeoutMs} ms. Close that program (or wait) and try again.`,
+    { recovery: { kind: 'retryLater' } },
+  );
+}
+
+function mapOpenError(error: unknown, file: string, busyTimeoutMs: number): RunwardenError {
+  const code = sqliteCode(error) ?? '';
+  const detail = error instanceof Error ? error.message : String(error);
+  if (error instanceof RunwardenError) return error;
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))
+    return lockedError(file, busyTimeoutMs);
+  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
+    return new RunwardenError(
+      'STORE_CORRUPT',
+      `${file} is damaged (${code}: ${detail}). Runwarden will not write to it: restore a backup or move it away.`,
+    );
+  }
+  if (
+    code.startsWith('SQLITE_READONLY') ||
+    code.startsWith('SQLITE_CANTOPEN') ||
+    code.startsWith('SQLITE_PERM')
+  ) {
+    return new RunwardenError('READ_ONLY', `${file} cannot be opened for writing (${code}: ${detail}).`);
+  }
+  return new RunwardenError('INTERNAL', `Could not open ${file}: ${code || 'error'} ${detail}`);
+}
+
+interface Identity {
+  appId: number;
+  userVersion: number;
+  tables: number;
+}
+
+function readIdentity(db: Database.Database, quickCheck: boolean, file: string): Identity {
+  const identity = {
+    appId: db.pragma('application_id', { simple: true }) as number,
+    userVersion: db.pragma('user_version', { simple: true }) as number,
+    tables: (db.prepare(`SELECT count(*) AS n FROM sqlite_master`).get() as { n: number }).n,
+  };
+  if (quickCheck) {
+    const result = db.pragma('quick_check(1)', { simple: true }) as string;
+    if (result !== 'ok') {
+      throw new RunwardenError(
+        'STORE_CORRUPT',
+        `${file} is damaged (quick_check: ${result}). Runwarden will not write to it: restore a backup or move it away.`,
+      );
+    }
+  }
+  return identity;
+}
+
+/** Applies the pending migrations, each in its own IMMEDIATE transaction. Exported for migration tests. */
+export function migrate(
+  db: Database.Database,
+  migrations: readonly Migration[] = MIGRATIONS,
+  file = 'store',
+): number {
+  for (const migration of migrations) {
+    if ((db.pragma('user_version', { simple: true }) as number) >= migration.version) continue;
+    db.transaction(() => {
+      const version = db.pragma('user_version', { simple: true }) as number;
+      if (version >= migration.version) return;
+      if (version !== migration.version - 1) {
+        throw new RunwardenError(
+          'INTERNAL',
+          `Cannot apply migration ${migration.name} to schema v${version}.`,
+        );
+      }
+      if (version === 0) {
+        // docs/ARCHITECTURE.md#the-store-file: initialise only what is verifiably empty, checked under the write lock.
+        const tables = (db.prepare(`SELECT count(*) AS n FROM sqlite_master`).get() as { n: number }).n;
+        const appId = db.pragma('application_id', { simple: true }) as number;
+        if (tables !== 0 || appId !== 0) {
+          throw new RunwardenError(
+            'STORE_FOREIGN',
+            `${file} is a SQLite database made by another program (it has tables but no Runwarden id). Runwarden will not touch it.`,
+          );
+        }
+      }
+      db.exec(migration.sql);
+      db.pragma(`application_id = ${APPLICATION_ID}`);
+      db.pragma(`user_version = ${migration.version}`);
+    }).immediate();
+  }
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+/** Page cache per connection, in KiB as SQLite counts a negative cache_size. */
+export const PAGE_CACHE_KIB = -16_384;
+
+function applyPragmas(db: Database.Database, busyTimeoutMs: number, writable: boolean): void {
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  db.pragma('foreign_keys = ON');
+  // 16 MiB of page cache (SQLite's default is 2 MiB): the attention summary and the needs-you page touch
+  // more than 2 MiB of a 100k-run store and re-read it from the OS on every call (6 → 3.5 ms at 100k).
+  db.pragma(`cache_size = ${PAGE_CACHE_KIB}`);
+  if (writable) {
+    db.pragma('journal_mode = WAL');
+    // better-sqlite3 compiles WAL with synchronous=NORMAL; the store wants FULL (docs/ARCHITECTURE.md#the-store-file), set explicitly.
+    db.pragma('synchronous = FULL');
+  }
+}
+
+/** A read-only copy in memory, for a folder where SQLite cannot create its -wal/-shm files. */
+function openSnapshot(file: string): Database.Database {
+  const bytes = fs.readFileSync(file);
+  // An in-memory database cannot use WAL: mark the copy as rollback-journal (bytes 18-19). The file is untouched.
+  if (bytes.length >= 20 && bytes[18] === 2) {
+    bytes[18] = 1;
+    bytes[19] = 1;
+  }
+  return new Database(bytes, { readonly: true });
+}
+
+/** An open connection and what it was opened as; `openStore` / `openRunnerStore` wrap it in their class. */
+export interface OpenedStore {
+  ctx: StoreContext;
+  state: StoreOpenState;
+}
+
+/**
+ * Opens (creating if needed) the store at `storePath`. See the module comment for the bad-file rules.
+ * Shared by the whole store (open-store.ts) and the runner's side (runner-store.ts), so both refuse the same files.
+ */
+export function openConnection(storePath: string, opts: OpenStoreOptions = {}): OpenedStore {
+  const file = path.resolve(storePath);
+  const dir = path.dirname(file);
+  const busyTimeoutMs = opts.busyTimeoutMs ?? 5000;
+  const clock: Clock = opts.clock ?? Date.now;
+  const access = opts.access ?? ((target: string, mode: number) => fs.accessSync(target, mode));
+  const writable = (target: string): boolean => {
+    try {
+      access(target, fs.constants.W_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const displayOptions = opts.displayOptions ?? DEFAULT_DISPLAY_OPTIONS;
+
+  const link = danglingLink(file);
+  if (link !== null) {
+    throw new RunwardenError(
+      'NOT_FOUND',
+      `${file} is a symbolic link to ${link}, which does not exist. Runwarden will not create a store through it: fix or remove the link, or point RUNWARDEN_STORE / --store at the real file.`,
+    );
+  }
+  if (!fs.existsSync(file)) {
+    if (opts.readonly === true || opts.mustExist === true) {
+      throw new RunwardenError(
+        'NOT_FOUND',
+        `There is no store at ${file}. Check the path (--store, RUNWARDEN_STORE); a store is created by the first command that writes.`,
+      );
+    }
+    try {
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    } catch (error) {
+      throw new RunwardenError(
+        'READ_ONLY',
+        `Cannot create the store folder ${dir}: ${(error as Error).message}`,
+      );
+    }
+    if (!writable(dir)) {
+      throw new RunwardenError('READ_ONLY', `Cannot create a store in ${dir}: the folder is read-only.`);
+    }
+    try {
+      fs.closeSync(fs.openSync(file, 'wx', 0o600));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw new RunwardenError('READ_ONLY', `Cannot create ${file}: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  const probe = probeFile(file);
+  if (probe.kind === 'refuse') throw probe.error;
+  tightenPermissions(file);
+
+  let mode: StoreMode = 'read-write';
+  let reason: string | null = null;
+  let reasonCode: StoreModeReasonCode | null = null;
+  let identity: Identity = { appId: 0, userVersion: 0, tables: 0 };
+  const dirWritable = writable(dir);
+
+  if (probe.kind === 'sqlite') {
+    let db: Database.Database | null = null;
+    try {
+      db =
+        dirWritable || fs.existsSync(`${file}-shm`)
+          ? new Database(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs })
+          : openSnapshot(file);
+      identity = readIdentity(db, (opts.quickCheck ?? true) && probe.fileSize <= QUICK_CHECK_MAX_BYTES, file);
+    } catch (error) {
+      throw mapOpenError(error, file, busyTimeoutMs);
+    } finally {
+      db?.close();
+    }
+    const emptyButWal = probe.fileSize === 0 && identity.appId === 0 && identity.tables === 0;
+    if ((identity.appId !== APPLICATION_ID || identity.userVersion < 1) && !emptyButWal) {
+      throw new RunwardenError(
+        'STORE_FOREIGN',
+        identity.appId === 0 || identity.appId === APPLICATION_ID
+          ? `${file} is a SQLite database made by another program (no Runwarden schema). Runwarden will not touch it.`
+          : `${file} is a SQLite database of another application (application_id 0x${(identity.appId >>> 0).toString(16)}). Runwarden will not touch it.`,
+      );
+    }
+    if (identity.userVersion > SUPPORTED_SCHEMA_VERSION) {
+      mode = 'read-only';
+      reasonCode = 'STORE_NEWER';
+      reason = `This store was written by a newer Runwarden (schema v${identity.userVersion}; this version understands up to v${SUPPORTED_SCHEMA_VERSION}). It is shown read-only; update Runwarden to change it.`;
+    }
+  }
+
+  if (mode === 'read-write') {
+    if (opts.readonly === true) {
+      mode = 'read-only';
+      reasonCode = 'READ_ONLY';
+      reason = 'Opened read-only on request.';
+    } else if (!writable(file)) {
+      mode = 'read-only';
+      reasonCode = 'READ_ONLY';
+      reason = `The store file ${file} is read-only (check its permissions or attributes); changes are disabled.`;
+    } else if (!dirWritable) {
+      mode = 'read-only';
+      reasonCode = 'READ_ONLY';
+      reason = `The store folder ${dir} is read-only, so SQLite cannot create its journal files; showing a read-only snapshot.`;
+    }
+  }
+
+  if (mode === 'read-only' && (probe.kind === 'empty' || identity.userVersion < SUPPORTED_SCHEMA_VERSION)) {
+    throw new RunwardenError(
+      'READ_ONLY',
+      `${file} ${probe.kind === 'empty' ? 'is empty' : `uses schema v${identity.userVersion}`} and needs initialising, but ${reason ?? 'it is read-only'}`,
+    );
+  }
+
+  let db: Database.Database;
+  try {
+    if (mode === 'read-only') {
+      db =
+        dirWritable || fs.existsSync(`${file}-shm`)
+          ? new Database(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs })
+          : openSnapshot(file);
+      applyPragmas(db, busyTimeoutMs, false);
+      db.prepare('SELECT count(*) FROM sqlite_master').get();
+    } else {
+      db = new Database(file, { fileMustExist: true, timeout: busyTimeoutMs });
+      try {
+        db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+        migrate(db, MIGRATIONS, file);
+        applyPragmas(db, busyTimeoutMs, true);
+      } catch (error) {
+        db.close();
+        throw error;
+      }
+    }
+  } catch (error) {
+    throw mapOpenError(error, file, busyTimeoutMs);
+  }
+  const schemaVersion = db.pragma('user_version', { simple: true }) as number;
+  const ctx = createContext(
+    db,
+    clock,
+    displayOptions,
+    mode === 'read-only' ? (reason ?? 'read-only') : null,
+    {
+      busyRetries: opts.busyRetries,
+      identity: opts.identity ?? { pid: process.pid, hostname: os.hostname() },
+      controlLeaseMs: opts.controlLeaseMs,
+      liveness: opts.liveness ?? createLivenessCheck(machineIdentity(), SYSTEM_PROBE),
+    },
+  );
+  return {
+    ctx,
+    state: { path: file, mode, modeReason: reason, modeReasonCode: reasonCode, schemaVersion },
+  };
+}
