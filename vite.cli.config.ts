@@ -83,7 +83,9 @@ export function nodeBuildConfig(entries: Record<string, string>, outDir: string)
           format: 'es',
           entryFileNames: '[name].js',
           chunkFileNames: 'chunks/[name]-[hash].js',
-          ...('runwarden' in entries && { codeSplitting: { groups: [{ name: cliChunkName, debugName: 'cli' }] } }),
+          ...('runwarden' in entries && {
+            codeSplitting: { groups: [{ name: cliChunkName, debugName: 'cli' }] },
+          }),
         },
       },
     },

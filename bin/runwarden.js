@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 // The `runwarden` command: a thin shim over the built CLI bundle (npm run build:cli).
-import { existsSync } from 'node:fs';
-import { enableCompileCache } from 'node:module';
 import { fileURLToPath } from 'node:url';
+
+// Node's own objects, not through `import`: the ESM wrapper of node:fs reads every export, which loads
+// fs/promises, readline and the stream modules into every start (docs/CLI.md#start-up).
+const { existsSync } = process.getBuiltinModule('node:fs');
+const { enableCompileCache } = process.getBuiltinModule('node:module');
 
 const bundle = new URL('../out/cli/runwarden.js', import.meta.url);
 if (!existsSync(bundle)) {

@@ -14,16 +14,36 @@ export interface OutputStream {
  * The CLI's stdout / stderr: every chunk goes through sanitizeTerminal, so a field some command forgot to
  * sanitize still cannot drive the terminal.
  */
-export function guardedStream(stream: OutputStream, colour: boolean): OutputStream {
-  return { write: (chunk: string) => stream.write(sanitizeTerminal(chunk, colour)), isTTY: stream.isTTY };
+export function guardedStream(stream: OutputStream, colour: boolean | (() => boolean)): OutputStream {
+  const on = typeof colour === 'boolean' ? () => colour : colour;
+  return {
+    write: (chunk: string) => stream.write(sanitizeTerminal(chunk, on())),
+    get isTTY() {
+      return stream.isTTY;
+    },
+  };
 }
 
 /**
  * A stream made on its first write: Node builds `process.stdout` / `stderr` (and loads the stream modules)
- * on first access, a few ms a command that prints nothing (`notify`, `progress`) need not pay.
+ * on first access, a few ms a command that prints nothing (`notify`, `progress`) need not pay. Whether it
+ * is a terminal is asked on first read too (node:tty loads net and the stream modules).
  */
-export function lazyStream(open: () => OutputStream, isTTY: boolean): OutputStream {
-  return { write: (chunk: string) => open().write(chunk), isTTY };
+export function lazyStream(open: () => OutputStream, isTTY: () => boolean): OutputStream {
+  let tty: boolean | undefined;
+  return {
+    write: (chunk: string) => open().write(chunk),
+    get isTTY() {
+      tty ??= isTTY();
+      return tty;
+    },
+  };
+}
+
+/** `painter`, decided on its first use: a command that prints nothing never asks whether stdout is a terminal. */
+export function lazyPainter(enabled: () => boolean): Paint {
+  let paint: Paint | undefined;
+  return (style, text) => (paint ??= painter(enabled()))(style, text);
 }
 
 export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'blue' | 'magenta' | 'cyan';

@@ -1,13 +1,16 @@
 /**
  * Entry point of the `runwarden` CLI bundle (out/cli/runwarden.js, started by bin/runwarden.js).
  */
-import { existsSync } from 'node:fs';
-import { isatty } from 'node:tty';
 import { fileURLToPath } from 'node:url';
 import type { CliContext } from './command';
-import { colourEnabled, guardedStream, lazyStream, painter } from './output';
+import { colourEnabled, guardedStream, lazyPainter, lazyStream } from './output';
 import { runCli } from './run-cli';
 import { stopBetweenStatements } from './stop-between-statements';
+
+// node:fs and node:tty as Node's own objects, not through `import`: their ESM wrappers read every export,
+// which loads fs/promises, readline, net and the stream modules (docs/CLI.md#start-up).
+const { existsSync } = process.getBuiltinModule('node:fs');
+const isatty = (fd: number): boolean => process.getBuiltinModule('node:tty').isatty(fd);
 
 function binPath(): string {
   // This file is out/cli/runwarden.js once built; the shim sits at bin/runwarden.js beside out/.
@@ -19,9 +22,16 @@ function binPath(): string {
 async function main(): Promise<void> {
   stopBetweenStatements();
   const cleanups: Array<() => void> = [];
-  const stdout = lazyStream(() => process.stdout, isatty(1));
-  const stderr = lazyStream(() => process.stderr, isatty(2));
-  const colour = colourEnabled(stdout, process.env);
+  const stdout = lazyStream(
+    () => process.stdout,
+    () => isatty(1),
+  );
+  const stderr = lazyStream(
+    () => process.stderr,
+    () => isatty(2),
+  );
+  let decided: boolean | undefined;
+  const colour = (): boolean => (decided ??= colourEnabled(stdout, process.env));
   const ctx: CliContext = {
     stdout: guardedStream(stdout, colour),
     stderr: guardedStream(stderr, colour),
@@ -30,7 +40,7 @@ async function main(): Promise<void> {
     cwd: process.cwd(),
     binPath: binPath(),
     json: false,
-    paint: painter(colour),
+    paint: lazyPainter(colour),
     now: () => Date.now(),
     defer: (cleanup) => cleanups.push(cleanup),
   };

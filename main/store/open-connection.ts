@@ -4,8 +4,6 @@
  * byte; a newer schema, a read-only file or a read-only folder open read-only with a sentence saying why;
  * a 0-byte file is initialised only after checking, under the write lock, that it is still empty.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { DEFAULT_DISPLAY_OPTIONS, type DisplayOptions } from '../../shared/display-status';
@@ -27,6 +25,11 @@ import {
  * Fixed forever: it is how a Runwarden store is told apart from any other SQLite file.
  */
 export const APPLICATION_ID = 0x52574431;
+
+// node:fs and node:os as Node's own objects, not through `import`: the ESM wrapper of node:fs reads every
+// export, which loads fs/promises, readline and the stream modules (docs/CLI.md#start-up).
+const fs = process.getBuiltinModule('node:fs');
+const os = process.getBuiltinModule('node:os');
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 /** Files up to this size get a `quick_check` on open; bigger ones rely on `doctor`. */

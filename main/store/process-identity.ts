@@ -1,7 +1,10 @@
 /** Process start identity, so a reused pid is not mistaken for a live runner (docs/ARCHITECTURE.md#liveness). */
-import fs from 'node:fs';
-import { hostname as osHostname } from 'node:os';
 import type { MachineIdentity, ProcessProbe } from './liveness';
+
+// Node's own objects, not through `import` (the ESM wrapper of node:fs loads fs/promises and the stream
+// modules: docs/CLI.md#start-up).
+const fs = process.getBuiltinModule('node:fs');
+const { hostname: osHostname } = process.getBuiltinModule('node:os');
 
 /**
  * Linux: field 22 (starttime, clock ticks since boot) of /proc/<pid>/stat. Other platforms, or a pid

@@ -29,7 +29,6 @@ import { requireEnclosingRun } from '../enclosing-run';
 import { EXIT } from '../exit-codes';
 import { sanitizeLine } from '../sanitize';
 import { checkText, parseIntegerFlag, RANGES } from '../limits';
-import { runChild } from '../run-child';
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -154,6 +153,8 @@ unknown and a person must resolve it; 2 outside a run or bad arguments; 1 the ru
       else ctx.stdout.write(`${applying.id}\n`);
       return EXIT.ok;
     }
+    // node:child_process (with net and the stream modules) is loaded only when there is a command to run.
+    const { runChild } = await import('../run-child');
     const outcome = await runChild(commandArgv ?? [], ctx.env, ctx.cwd);
     if (outcome.spawnError !== null) ctx.stderr.write(`runwarden: ${sanitizeLine(outcome.spawnError)}\n`);
     if (outcome.exitCode === 0) {

@@ -19,7 +19,6 @@ import { requireEnclosingRun } from '../enclosing-run';
 import { EXIT } from '../exit-codes';
 import { sanitizeLine } from '../sanitize';
 import { checkText } from '../limits';
-import { runChild } from '../run-child';
 
 const OPTIONS = { ...COMMON_OPTIONS, ...JSON_OPTION, failed: { type: 'string' } } as const;
 
@@ -56,6 +55,8 @@ its lease (the runner must stop); 5 a step is already open (start) or none is (e
       if (commandArgv.length === 0) throw new UsageError('missing the command to run after "--"');
       const store = openRunnerCliStore(ctx, values.store, { mustExist: true });
       const attempt = store.startAttempt(claim, name);
+      // node:child_process (with net and the stream modules) is loaded only when there is a command to run.
+      const { runChild } = await import('../run-child');
       const outcome = await runChild(commandArgv, ctx.env, ctx.cwd);
       const error =
         outcome.spawnError ??
