@@ -65,7 +65,10 @@ export interface OpenStoreOptions {
 }
 
 type Probe =
-  { kind: 'empty' } | { kind: 'sqlite'; fileSize: number } | { kind: 'refuse'; error: RunwardenError };
+  | { kind: 'empty' }
+  /** `userVersion`: the header's (bytes 60-63); a WAL may hold a newer one, so it proves nothing alone. */
+  | { kind: 'sqlite'; fileSize: number; userVersion: number }
+  | { kind: 'refuse'; error: RunwardenError };
 
 function refuse(code: 'STORE_FOREIGN' | 'STORE_CORRUPT', file: string, why: string): Probe {
   const advice =
@@ -118,7 +121,7 @@ function probeFile(file: string): Probe {
   if (!stat.isFile()) return refuse('STORE_FOREIGN', file, 'is not a regular file');
   if (stat.size === 0) {
     // A 0-byte main file with a non-empty WAL is not empty: SQLite holds its pages in the WAL.
-    return fileSize(`${file}-wal`) > 0 ? { kind: 'sqlite', fileSize: 0 } : { kind: 'empty' };
+    return fileSize(`${file}-wal`) > 0 ? { kind: 'sqlite', fileSize: 0, userVersion: 0 } : { kind: 'empty' };
   }
   const header = Buffer.alloc(100);
   const fd = fs.openSync(file, 'r');
@@ -171,7 +174,7 @@ function probeFile(file: string): Probe {
         : `is a SQLite database of another application (application_id 0x${(appId >>> 0).toString(16)})`,
     );
   }
-  return { kind: 'sqlite', fileSize: stat.size };
+  return { kind: 'sqlite', fileSize: stat.size, userVersion: header.readUInt32BE(60) };
 }
 
 function lockedError(file: string, busyTimeoutMs: number): RunwardenError {
@@ -228,6 +231,41 @@ function readIdentity(db: Database.Database, quickCheck: boolean, file: string):
   return identity;
 }
 
+/**
+ * What identifies the store, read through the read-write connection in one statement: the header's id and
+ * version may be older than what the WAL holds, and counting sqlite_master makes SQLite read and parse the
+ * schema, as the read-only identity connection does (a damaged schema page fails here, before any write).
+ */
+const CURRENT_IDENTITY_SQL = `SELECT a.application_id AS appId, u.user_version AS userVersion,
+  (SELECT count(*) FROM sqlite_master) AS tables FROM pragma_application_id AS a, pragma_user_version AS u`;
+
+/**
+ * One connection instead of two when the header already shows a current Runwarden store and no
+ * `quick_check` is due: the read-write connection itself confirms the id and version before anything is
+ * written, and the store is used as it is (no migration is pending). Null when the connection shows
+ * anything else (a newer schema in the WAL, say): the caller then takes the careful path.
+ */
+function openCurrent(file: string, busyTimeoutMs: number): Database.Database | null {
+  const db = new Database(file, { fileMustExist: true, timeout: busyTimeoutMs });
+  try {
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    const identity = db.prepare(CURRENT_IDENTITY_SQL).get() as Identity;
+    if (
+      identity.appId !== APPLICATION_ID ||
+      identity.userVersion !== SUPPORTED_SCHEMA_VERSION ||
+      identity.tables === 0
+    ) {
+      db.close();
+      return null;
+    }
+    applyPragmas(db, busyTimeoutMs, true);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
 /** Applies the pending migrations, each in its own IMMEDIATE transaction. Exported for migration tests. */
 export function migrate(
   db: Database.Database,
@@ -268,16 +306,14 @@ export function migrate(
 export const PAGE_CACHE_KIB = -16_384;
 
 function applyPragmas(db: Database.Database, busyTimeoutMs: number, writable: boolean): void {
-  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-  db.pragma('foreign_keys = ON');
+  // One exec, not a db.pragma() each: every call of it prepares a statement (a runner's call opens often).
   // 16 MiB of page cache (SQLite's default is 2 MiB): the attention summary and the needs-you page touch
   // more than 2 MiB of a 100k-run store and re-read it from the OS on every call (6 → 3.5 ms at 100k).
-  db.pragma(`cache_size = ${PAGE_CACHE_KIB}`);
-  if (writable) {
-    db.pragma('journal_mode = WAL');
-    // better-sqlite3 compiles WAL with synchronous=NORMAL; the store wants FULL (docs/ARCHITECTURE.md#the-store-file), set explicitly.
-    db.pragma('synchronous = FULL');
-  }
+  // better-sqlite3 compiles WAL with synchronous=NORMAL; the store wants FULL (docs/ARCHITECTURE.md#the-store-file), set explicitly.
+  db.exec(
+    `PRAGMA busy_timeout = ${busyTimeoutMs}; PRAGMA foreign_keys = ON; PRAGMA cache_size = ${PAGE_CACHE_KIB};` +
+      (writable ? ' PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;' : ''),
+  );
 }
 
 /** A read-only copy in memory, for a folder where SQLite cannot create its -wal/-shm files. */
@@ -360,6 +396,43 @@ export function openConnection(storePath: string, opts: OpenStoreOptions = {}): 
   let reasonCode: StoreModeReasonCode | null = null;
   let identity: Identity = { appId: 0, userVersion: 0, tables: 0 };
   const dirWritable = writable(dir);
+  const quickCheck =
+    (opts.quickCheck ?? true) && probe.kind === 'sqlite' && probe.fileSize <= QUICK_CHECK_MAX_BYTES;
+  const opened = (db: Database.Database, schemaVersion: number): OpenedStore => {
+    const ctx = createContext(
+      db,
+      clock,
+      displayOptions,
+      mode === 'read-only' ? (reason ?? 'read-only') : null,
+      {
+        busyRetries: opts.busyRetries,
+        identity: opts.identity ?? { pid: process.pid, hostname: os.hostname() },
+        controlLeaseMs: opts.controlLeaseMs,
+        liveness: opts.liveness ?? createLivenessCheck(machineIdentity(), SYSTEM_PROBE),
+      },
+    );
+    return {
+      ctx,
+      state: { path: file, mode, modeReason: reason, modeReasonCode: reasonCode, schemaVersion },
+    };
+  };
+
+  if (
+    probe.kind === 'sqlite' &&
+    probe.userVersion === SUPPORTED_SCHEMA_VERSION &&
+    !quickCheck &&
+    opts.readonly !== true &&
+    dirWritable &&
+    writable(file)
+  ) {
+    let db: Database.Database | null;
+    try {
+      db = openCurrent(file, busyTimeoutMs);
+    } catch (error) {
+      throw mapOpenError(error, file, busyTimeoutMs);
+    }
+    if (db !== null) return opened(db, SUPPORTED_SCHEMA_VERSION);
+  }
 
   if (probe.kind === 'sqlite') {
     let db: Database.Database | null = null;
@@ -368,7 +441,7 @@ export function openConnection(storePath: string, opts: OpenStoreOptions = {}): 
         dirWritable || fs.existsSync(`${file}-shm`)
           ? new Database(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs })
           : openSnapshot(file);
-      identity = readIdentity(db, (opts.quickCheck ?? true) && probe.fileSize <= QUICK_CHECK_MAX_BYTES, file);
+      identity = readIdentity(db, quickCheck, file);
     } catch (error) {
       throw mapOpenError(error, file, busyTimeoutMs);
     } finally {
@@ -436,21 +509,5 @@ export function openConnection(storePath: string, opts: OpenStoreOptions = {}): 
   } catch (error) {
     throw mapOpenError(error, file, busyTimeoutMs);
   }
-  const schemaVersion = db.pragma('user_version', { simple: true }) as number;
-  const ctx = createContext(
-    db,
-    clock,
-    displayOptions,
-    mode === 'read-only' ? (reason ?? 'read-only') : null,
-    {
-      busyRetries: opts.busyRetries,
-      identity: opts.identity ?? { pid: process.pid, hostname: os.hostname() },
-      controlLeaseMs: opts.controlLeaseMs,
-      liveness: opts.liveness ?? createLivenessCheck(machineIdentity(), SYSTEM_PROBE),
-    },
-  );
-  return {
-    ctx,
-    state: { path: file, mode, modeReason: reason, modeReasonCode: reasonCode, schemaVersion },
-  };
+  return opened(db, db.pragma('user_version', { simple: true }) as number);
 }
