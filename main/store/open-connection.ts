@@ -243,9 +243,10 @@ const CURRENT_IDENTITY_SQL = `SELECT a.application_id AS appId, u.user_version A
  * One connection instead of two when the header already shows a current Runwarden store and no
  * `quick_check` is due: the read-write connection itself confirms the id and version before anything is
  * written, and the store is used as it is (no migration is pending). Null when the connection shows
- * anything else (a newer schema in the WAL, say): the caller then takes the careful path.
+ * anything else (a newer schema in the WAL, say): the caller then takes the careful path. Exported for its
+ * tests (test/main/store/open-current.test.ts).
  */
-function openCurrent(file: string, busyTimeoutMs: number): Database.Database | null {
+export function openCurrent(file: string, busyTimeoutMs: number): Database.Database | null {
   const db = new Database(file, { fileMustExist: true, timeout: busyTimeoutMs });
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
@@ -255,14 +256,36 @@ function openCurrent(file: string, busyTimeoutMs: number): Database.Database | n
       identity.userVersion !== SUPPORTED_SCHEMA_VERSION ||
       identity.tables === 0
     ) {
-      db.close();
+      closeLeavingWal(db, file);
       return null;
     }
     applyPragmas(db, busyTimeoutMs, true);
     return db;
   } catch (error) {
-    db.close();
+    closeLeavingWal(db, file);
     throw error;
+  }
+}
+
+/**
+ * Closes a read-write connection without letting it checkpoint: the last connection to close copies the
+ * WAL into the file, and a store this open turned down (damaged, or a newer schema only its WAL holds) is
+ * left exactly as it was. A read-only connection that has read (and so holds its shared lock) keeps this
+ * close from being the last, and a read-only one never checkpoints.
+ */
+function closeLeavingWal(db: Database.Database, file: string): void {
+  let guard: Database.Database | null = null;
+  try {
+    guard = new Database(file, { readonly: true, fileMustExist: true });
+    // A connection takes its lasting shared lock on its first read, not when it is opened.
+    guard.pragma('user_version', { simple: true });
+  } catch {
+    // Not even read-only: the close below may then checkpoint, as any last connection's does.
+  }
+  try {
+    db.close();
+  } finally {
+    guard?.close();
   }
 }
 
