@@ -3,6 +3,7 @@
  * dependency external, so better-sqlite3's native addon is loaded from node_modules at run time.
  * Add an entry by adding a line to `CLI_ENTRIES`; each lands in `out/cli/<name>.js`.
  */
+import { readFileSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,11 +16,7 @@ export const CLI_ENTRIES: Record<string, string> = {
   bench: 'bench/bench.ts',
 };
 
-const EXTERNAL = [
-  'electron',
-  ...builtinModules,
-  ...builtinModules.map((name) => `node:${name}`),
-];
+const EXTERNAL = ['electron', ...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 
 /**
  * A runner starts `runwarden notify` / `progress` / `step` / `effect` often, and each ES module file a process
@@ -62,9 +59,12 @@ function cliChunkName(id: string, ctx: ChunkingContext): string | null {
 
 /**
  * better-sqlite3's JavaScript (14 CommonJS files, each a resolution, a read and a compile: ~7 ms of every
- * command that opens the store) is bundled into the chunks; only its native addon is loaded at run time,
- * through the package's own `binding.js` (found from the installed package, so its prebuilt-binary lookup
- * is unchanged). Its `Database` is built by its own factory, as its index.js does.
+ * command that opens the store) is bundled into the chunks, and `Database` is built by its own factory, as
+ * its index.js does. Its `binding.js`, which finds the native addon (a local build, else the prebuilt binary
+ * for this platform), runs unchanged inside the bundle with its `__dirname` set to the installed package's
+ * lib folder: the nearest node_modules/better-sqlite3 above the bundle, else wherever Node resolves it. The
+ * addon is loaded with `process.dlopen`, as Node's loader does for a `.node` file, so no CommonJS loading
+ * (resolution through the package's exports, package.json reads) is left on the path (docs/CLI.md#start-up).
  */
 const SQLITE_LIB = path.dirname(createRequire(import.meta.url).resolve('better-sqlite3'));
 const SQLITE_ENTRY = '\0better-sqlite3';
@@ -76,12 +76,40 @@ function bundledSqlite(): Plugin {
     resolveId: (id) => (id === 'better-sqlite3' ? SQLITE_ENTRY : null),
     load(id) {
       if (id !== SQLITE_ENTRY) return null;
+      const binding = readFileSync(path.join(SQLITE_LIB, 'binding.js'), 'utf8');
       return `import createDatabase from ${JSON.stringify(path.join(SQLITE_LIB, 'database.js'))};
 import SqliteError from ${JSON.stringify(path.join(SQLITE_LIB, 'sqlite-error.js'))};
-const requireHere = process.getBuiltinModule('node:module').createRequire(import.meta.url);
-const lib = process.getBuiltinModule('node:path').dirname(requireHere.resolve('better-sqlite3'));
-const { getBinding } = requireHere(process.getBuiltinModule('node:path').join(lib, 'binding.js'));
-const Database = createDatabase(getBinding, true);
+
+const nodeFs = process.getBuiltinModule('node:fs');
+const nodePath = process.getBuiltinModule('node:path');
+
+function installedLib() {
+  const tail = nodePath.join('node_modules', 'better-sqlite3', 'lib');
+  for (let dir = nodePath.dirname(process.getBuiltinModule('node:url').fileURLToPath(import.meta.url)); ; ) {
+    if (nodeFs.existsSync(nodePath.join(dir, tail, 'binding.js'))) return nodePath.join(dir, tail);
+    const up = nodePath.dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  const { createRequire } = process.getBuiltinModule('node:module');
+  return nodePath.dirname(createRequire(import.meta.url).resolve('better-sqlite3'));
+}
+
+function bindingModule(__dirname) {
+  const module = { exports: {} };
+  const exports = module.exports;
+  const require = (id) => {
+    if (!id.endsWith('.node')) return process.getBuiltinModule(id);
+    const addon = { exports: {} };
+    process.dlopen(addon, nodePath.toNamespacedPath(id));
+    return addon.exports;
+  };
+  require.main = undefined;
+  ${binding.replace("'use strict';", '')}
+  return module.exports;
+}
+
+const Database = createDatabase(bindingModule(installedLib()).getBinding, true);
 Database.SqliteError = SqliteError;
 export default Database;
 `;
