@@ -1,6 +1,7 @@
 /** Sortable ids (time prefix + monotonic random tail) and lease tokens (only their hash is stored). */
 import type * as NodeCrypto from 'node:crypto';
 import { createRequire } from 'node:module';
+import { sha256Hex } from './sha256';
 
 // Loaded on first use, not with the store: a command that makes no id and checks no token (`notify` inside a
 // run) then starts without node:crypto, about 5 ms of a short process's start-up (docs/PERFORMANCE.md, round 6).
@@ -61,6 +62,7 @@ export function newToken(): string {
   return crypto().randomBytes(32).toString('hex');
 }
 
+/** SHA-256 of the token, hex (sha256.ts: the same digest as node:crypto, without loading it). */
 export function hashToken(token: string): string {
-  return crypto().createHash('sha256').update(token).digest('hex');
+  return sha256Hex(token);
 }

@@ -98,10 +98,12 @@ describe('CLI start-up', () => {
       ])
         expect(modules).not.toContain(`NativeModule ${other}`);
     }
-    // progress checks the run's token (a hash; node:crypto loads the stream modules); notify needs no id and
-    // no token, and prints nothing, so it loads no stream module at all.
-    expect(notify).not.toContain('NativeModule crypto');
-    expect(notify).not.toContain('NativeModule stream');
+    // progress checks the run's token by its SHA-256 (main/store/sha256.ts), notify needs no id and no token:
+    // neither loads node:crypto (and the stream modules it needs), and neither prints, so no stream module.
+    for (const modules of [notify, progress]) {
+      expect(modules).not.toContain('NativeModule crypto');
+      expect(modules).not.toContain('NativeModule stream');
+    }
     expect(t.store.getRun(claim.runId).statusDetail).toBe('halfway');
   });
 
