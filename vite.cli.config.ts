@@ -1,6 +1,7 @@
 /**
- * Node build of the `runwarden` CLI (and other plain-Node entries: the benchmark in bench/, serve). SSR mode keeps every
- * dependency external, so better-sqlite3's native addon is loaded from node_modules at run time.
+ * Node build of the `runwarden` CLI (and other plain-Node entries: the benchmark in bench/, serve). SSR mode keeps the
+ * built-in modules and electron external; better-sqlite3's JavaScript is bundled and its native addon loaded
+ * from node_modules at run time (`bundledSqlite` below).
  * Add an entry by adding a line to `CLI_ENTRIES`; each lands in `out/cli/<name>.js`.
  */
 import { readFileSync } from 'node:fs';
@@ -99,7 +100,11 @@ function bindingModule(__dirname) {
   const module = { exports: {} };
   const exports = module.exports;
   const require = (id) => {
-    if (!id.endsWith('.node')) return process.getBuiltinModule(id);
+    if (!id.endsWith('.node')) {
+      const builtin = process.getBuiltinModule(id);
+      if (builtin === undefined) throw new Error('better-sqlite3/lib/binding.js now requires ' + id + ': bundle it');
+      return builtin;
+    }
     const addon = { exports: {} };
     process.dlopen(addon, nodePath.toNamespacedPath(id));
     return addon.exports;
