@@ -129,7 +129,9 @@ export function nodeBuildConfig(entries: Record<string, string>, outDir: string)
     logLevel: 'warn',
     publicDir: false,
     plugins: [bundledSqlite()],
-    ssr: { target: 'node', noExternal: [] },
+    // @noble/hashes is bundled: its three ES module files would each be a resolution and a read on every
+    // runner call that checks a token (docs/CLI.md#start-up).
+    ssr: { target: 'node', noExternal: ['@noble/hashes'] },
     build: {
       ssr: true,
       target: 'node20',

@@ -1,7 +1,8 @@
 /** Sortable ids (time prefix + monotonic random tail) and lease tokens (only their hash is stored). */
 import type * as NodeCrypto from 'node:crypto';
 import { createRequire } from 'node:module';
-import { sha256Hex } from './sha256';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 
 // Loaded on first use, not with the store: a command that makes no id and checks no token (`notify` inside a
 // run) then starts without node:crypto, about 5 ms of a short process's start-up (docs/PERFORMANCE.md, round 6).
@@ -62,7 +63,11 @@ export function newToken(): string {
   return crypto().randomBytes(32).toString('hex');
 }
 
-/** SHA-256 of the token, hex (sha256.ts: the same digest as node:crypto, without loading it). */
+/**
+ * SHA-256 of the token, hex. From @noble/hashes, not node:crypto: `progress`, `step` and `effect` check their
+ * run's token and need nothing else of node:crypto, whose load is ~8 ms of such a call (docs/CLI.md#start-up).
+ * Its digest is node:crypto's (test/main/store/token-hash.test.ts).
+ */
 export function hashToken(token: string): string {
-  return sha256Hex(token);
+  return bytesToHex(sha256(utf8ToBytes(token)));
 }

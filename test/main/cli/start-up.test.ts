@@ -98,7 +98,7 @@ describe('CLI start-up', () => {
       ])
         expect(modules).not.toContain(`NativeModule ${other}`);
     }
-    // progress checks the run's token by its SHA-256 (main/store/sha256.ts), notify needs no id and no token:
+    // progress checks the run's token by its SHA-256 (`hashToken`, @noble/hashes), notify needs no id and no token:
     // neither loads node:crypto (and the stream modules it needs), and neither prints, so no stream module.
     for (const modules of [notify, progress]) {
       expect(modules).not.toContain('NativeModule crypto');
