@@ -272,7 +272,7 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
     }
     res.writeHead(200, {
       'Content-Type': MIME[path.extname(file)] ?? 'application/octet-stream',
-      'Cache-Control': 'no-cache',
+      'Cache-Control': cacheControlFor(relative),
     });
     res.end(bytes);
   }
@@ -315,6 +315,17 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
       return closed;
     },
   };
+}
+
+/**
+ * The build names every file under `assets/` after a hash of its content, so a name always means the same
+ * bytes: the browser keeps them and does not ask again, and Chromium keeps the compiled script beside them
+ * (a reload compiles nothing). The rest (index.html, which names the current assets) is checked every time.
+ */
+export function cacheControlFor(relative: string): string {
+  return /^assets\/[^/]+-[A-Za-z0-9_-]{8,}\.(?:js|css|woff2|svg|png)$/.test(relative)
+    ? 'max-age=31536000, immutable'
+    : 'no-cache';
 }
 
 /** The sign-in page: index.html with the session key in a meta tag (CSP allows no inline script). */

@@ -3,7 +3,12 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startHttpServer, type ServeHandle, type ServeOptions } from '../../../main/serve/http-server';
+import {
+  cacheControlFor,
+  startHttpServer,
+  type ServeHandle,
+  type ServeOptions,
+} from '../../../main/serve/http-server';
 
 const TOKEN = 'a'.repeat(64);
 let server: ServeHandle;
@@ -20,6 +25,7 @@ function makeUiDir(): string {
   );
   mkdirSync(path.join(dir, 'assets'));
   writeFileSync(path.join(dir, 'assets', 'app.js'), 'console.log(1)');
+  writeFileSync(path.join(dir, 'assets', 'index-DuElrMrj.js'), 'console.log(2)');
   return dir;
 }
 
@@ -336,6 +342,21 @@ describe('runwarden serve over real HTTP', () => {
     expect(malformedChannel.status).toBe(404);
     expect((await fetch(`${base()}/assets`)).status).toBe(404);
     expect((await fetch(`${base()}/assets/app.js`)).status).toBe(200);
+  });
+
+  it('lets the browser keep the built assets, named by their content, and checks the rest every time', async () => {
+    const hashed = await fetch(`${base()}/assets/index-DuElrMrj.js`);
+    expect(hashed.status).toBe(200);
+    expect(hashed.headers.get('cache-control')).toBe('max-age=31536000, immutable');
+    for (const plain of ['/', '/index.html', '/assets/app.js'])
+      expect((await fetch(`${base()}${plain}`)).headers.get('cache-control')).toBe('no-cache');
+    // A missing hashed name is a 404 the browser must not keep.
+    const missing = await fetch(`${base()}/assets/index-AAAAAAAA.js`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('cache-control') ?? '').not.toContain('immutable');
+    expect(cacheControlFor('assets/index-DuElrMrj.css')).toContain('immutable');
+    expect(cacheControlFor('assets/sub/index-DuElrMrj.js')).toBe('no-cache');
+    expect(cacheControlFor('favicon.svg')).toBe('no-cache');
   });
 
   it('refuses a symlink inside the UI folder that points outside it, signed in or not', async () => {
