@@ -12,11 +12,13 @@ import type { PushEvent } from '../../shared/channel-names';
 import { isChannel, type Pushes } from '../../shared/contract';
 import { CONTENT_SECURITY_POLICY_HEADER } from '../../shared/csp';
 import {
+  PUSH_COUNT_HEADER,
   SESSION_CHECK_PATH,
   SESSION_KEY_HEADER,
   SESSION_KEY_META,
   SESSION_KEY_PARAM,
   SIGN_IN_PARAM,
+  STREAM_HELLO_EVENT,
 } from '../../shared/browser-session';
 import type { ErrorInfo, Result } from '../../shared/errors';
 import { limitPendingConnections } from './pending-connections';
@@ -72,6 +74,8 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
   const sessions = createSessionStore({ lifetimeMs: options.sessionLifetimeMs });
   let port = 0;
   let cookieName = '';
+  /** Pushes sent so far: tells a page whether its first reads ran before or after a push its stream missed. */
+  let pushCount = 0;
 
   const server = http.createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -152,8 +156,11 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
           sendJson(res, 400, envelopeError('VALIDATION', 'The request body is not valid JSON.'));
           return;
         }
+        // Read before the dispatch: a push sent while it runs counts as one this answer may not show.
+        const pushesBefore = pushCount;
         const result = await options.dispatch(channel, input);
         if (clientGone(req, res)) return;
+        res.setHeader(PUSH_COUNT_HEADER, String(pushesBefore));
         sendJson(res, 200, result);
         return;
       }
@@ -242,9 +249,12 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
 
   function openEventStream(res: http.ServerResponse, access: { sessionId: string | null }): void {
     res.writeHead(200, { 'Content-Type': 'text/event-stream', Connection: 'keep-alive' });
-    res.write(': connected\n\n');
     const client: StreamClient = { res, sessionId: access.sessionId };
     clients.add(client);
+    // From here on every push reaches this stream: say how many went before it.
+    res.write(
+      `: connected\n\nevent: ${STREAM_HELLO_EVENT}\ndata: ${JSON.stringify({ pushes: pushCount })}\n\n`,
+    );
     res.on('close', () => clients.delete(client));
   }
 
@@ -301,6 +311,7 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
     url: signInUrl(),
     signInUrl,
     push(event, payload) {
+      pushCount += 1;
       const frame = `event: ${event}\ndata: ${JSON.stringify(payload)}\n\n`;
       for (const client of clients) client.res.write(frame);
     },

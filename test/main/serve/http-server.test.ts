@@ -420,6 +420,49 @@ describe('runwarden serve over real HTTP', () => {
     }
   });
 
+  it('says how many pushes it had sent: on each answer, and as the first event of a stream', async () => {
+    // Its own server: the count starts at 0 and only this test pushes.
+    const counting = await start();
+    others.push(counting);
+    const at = `http://127.0.0.1:${counting.port}`;
+    const answer = () =>
+      fetch(`${at}/api/invoke/runs:list`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${TOKEN}` },
+        body: '{}',
+      });
+    expect((await answer()).headers.get('x-runwarden-pushes')).toBe('0');
+    counting.push('changed', { seq: 1, runIds: [], at: 1 });
+    counting.push('attention', { counts: {}, needsYou: 0, tray: 'idle' });
+    expect((await answer()).headers.get('x-runwarden-pushes')).toBe('2');
+
+    const controller = new AbortController();
+    const res = await fetch(`${at}/api/events`, {
+      headers: { Authorization: `Bearer ${TOKEN}` },
+      signal: controller.signal,
+    });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('event: hello\ndata: {"pushes":2}\n\n')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value);
+    }
+    // Before any push: a page compares it with its answers' counts.
+    expect(text.indexOf('event: hello')).toBeGreaterThanOrEqual(0);
+    expect(text).not.toContain('event: changed');
+    counting.push('changed', { seq: 2, runIds: [], at: 2 });
+    while (!text.includes('event: changed')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value);
+    }
+    expect(text).toContain('event: changed\ndata: {"seq":2,"runIds":[],"at":2}');
+    expect((await answer()).headers.get('x-runwarden-pushes')).toBe('3');
+    controller.abort();
+  });
+
   it('streams pushes as server-sent events, to a Bearer client or a session with its key', async () => {
     const controller = new AbortController();
     const res = await fetch(`${base()}/api/events`, {

@@ -5,9 +5,11 @@
  * to a ConnectionSink, so the page can say Live / Reconnecting / Disconnected / session expired.
  */
 import {
+  PUSH_COUNT_HEADER,
   SESSION_CHECK_PATH,
   SESSION_KEY_HEADER,
   SESSION_KEY_PARAM,
+  STREAM_HELLO_EVENT,
 } from '../../../../shared/browser-session';
 import { CHANNEL_METHODS, type Channel, type PushEvent } from '../../../../shared/channel-names';
 import type { Pushes, RunwardenApi } from '../../../../shared/contract';
@@ -43,6 +45,8 @@ export interface HttpClientDeps {
   connection?: ConnectionSink;
   /** How long to wait before reopening a stream the browser gave up on. */
   reopenDelayMs?: number;
+  /** How long the first open of the stream waits for serve's `hello` before re-reading anyway. */
+  helloWaitMs?: number;
   setTimer?: (run: () => void, ms: number) => unknown;
   clearTimer?: (timer: unknown) => void;
 }
@@ -54,14 +58,31 @@ export const LOST_MESSAGE =
 export const EXPIRED_MESSAGE =
   'This browser is no longer signed in to runwarden serve (it was restarted, or the session expired), so nothing was changed. Open the newest URL serve printed.';
 
+/**
+ * What the page's answers have seen of serve's pushes (PUSH_COUNT_HEADER): the fewest pushes any answer ran
+ * after, and a hook the push hub sets to hear of each answer while its first stream is open.
+ */
+interface AnswerWatch {
+  fewest: number;
+  onAnswer: ((pushes: number) => void) | null;
+}
+
 /** Builds a RunwardenApi over fetch + EventSource; never throws, every failure is a Result error. */
 export function createHttpClient(deps: HttpClientDeps): RunwardenApi {
   const api: Record<string, unknown> = {};
+  const watch: AnswerWatch = { fewest: Number.POSITIVE_INFINITY, onAnswer: null };
   for (const [channel, method] of Object.entries(CHANNEL_METHODS) as Array<[Channel, string]>) {
-    api[method] = (input: unknown) => invoke(deps, channel, input);
+    api[method] = (input: unknown) => invoke(deps, channel, input, watch);
   }
-  api.on = createPushHub(deps);
+  api.on = createPushHub(deps, watch);
   return api as RunwardenApi;
+}
+
+/** An answer's push count; -1 (before any push) when serve did not say, so it never counts as up to date. */
+function pushesOf(response: Response): number {
+  const text = response.headers?.get(PUSH_COUNT_HEADER) ?? null;
+  const n = text === null ? Number.NaN : Number(text);
+  return Number.isSafeInteger(n) && n >= 0 ? n : -1;
 }
 
 function keyHeaders(deps: HttpClientDeps): Record<string, string> {
@@ -69,7 +90,12 @@ function keyHeaders(deps: HttpClientDeps): Record<string, string> {
   return key === null ? {} : { [SESSION_KEY_HEADER]: key };
 }
 
-async function invoke(deps: HttpClientDeps, channel: Channel, input: unknown): Promise<Result<unknown>> {
+async function invoke(
+  deps: HttpClientDeps,
+  channel: Channel,
+  input: unknown,
+  watch: AnswerWatch,
+): Promise<Result<unknown>> {
   const connection = deps.connection ?? NO_SINK;
   let response: Response;
   try {
@@ -87,6 +113,9 @@ async function invoke(deps: HttpClientDeps, channel: Channel, input: unknown): P
     connection.expired();
     return failure({ code: 'FORBIDDEN', message: EXPIRED_MESSAGE });
   }
+  const pushes = pushesOf(response);
+  watch.fewest = Math.min(watch.fewest, pushes);
+  watch.onAnswer?.(pushes);
   let body: unknown;
   try {
     body = await response.json();
@@ -129,9 +158,10 @@ type AnyListener = (payload: unknown) => void;
  * The browser retries a dropped stream by itself; a stream it gave up on (a non-200 answer) is checked
  * with SESSION_CHECK_PATH: 401 means the session is gone for good, anything else is reopened after a delay.
  */
-function createPushHub(deps: HttpClientDeps): RunwardenApi['on'] {
+function createPushHub(deps: HttpClientDeps, watch: AnswerWatch): RunwardenApi['on'] {
   const connection = deps.connection ?? NO_SINK;
   const reopenDelayMs = deps.reopenDelayMs ?? 3_000;
+  const helloWaitMs = deps.helloWaitMs ?? 1_000;
   const setTimer = deps.setTimer ?? ((run: () => void, ms: number) => setTimeout(run, ms));
   const clearTimer = deps.clearTimer ?? ((timer: unknown) => clearTimeout(timer as number));
   const listeners = new Map<string, Set<AnyListener>>();
@@ -139,6 +169,8 @@ function createPushHub(deps: HttpClientDeps): RunwardenApi['on'] {
   let attached = new Set<string>();
   let reopenTimer: unknown = null;
   let gone = false;
+  /** The first stream of this page has not opened yet: its open re-reads only what a push may have changed. */
+  let firstOpen = true;
 
   const deliver = (from: EventSourceLike, event: string, message: MessageEvent<string>) => {
     if (from !== source) return; // a stream already replaced
@@ -171,11 +203,55 @@ function createPushHub(deps: HttpClientDeps): RunwardenApi['on'] {
     for (const event of listeners.keys()) attach(event);
     // serve sends a push only to the streams open at that moment: whatever changed before this one opened
     // (while it was down, or on the first open, between the page's first reads and the stream reaching
-    // serve) is told to no one. So on every open, tell the UI that anything may have changed.
+    // serve) is told to no one. So after a reconnect the UI re-reads as if anything changed. On the first
+    // open, serve's `hello` says how many pushes it had sent when the stream joined, and each answer how
+    // many it had sent when it ran: only an answer that ran before one of those pushes needs a re-read
+    // (docs/ARCHITECTURE.md#the-pages-connection).
+    const rereadAll = () => {
+      for (const listener of listeners.get('changed') ?? []) listener({ seq: 0, runIds: [], at: Date.now() });
+    };
+    const first = firstOpen;
+    firstOpen = false;
+    let helloTimer: ReturnType<typeof setTimeout> | null = null;
+    let helloSeen = false;
+    let reread = false;
+    let opens = 0;
+    const rereadOnce = () => {
+      if (reread || source !== created) return;
+      reread = true;
+      watch.onAnswer = null;
+      rereadAll();
+    };
     created.addEventListener('open', () => {
       if (source !== created) return;
       connection.opened();
-      for (const listener of listeners.get('changed') ?? []) listener({ seq: 0, runIds: [], at: Date.now() });
+      opens += 1;
+      // The browser reopens a dropped stream by itself: the same source opening again is a reconnect.
+      if (!first || opens > 1) {
+        watch.onAnswer = null;
+        rereadAll();
+      }
+      // A serve that says no hello: re-read as on a reconnect.
+      else if (!helloSeen) helloTimer ??= setTimeout(rereadOnce, helloWaitMs);
+    });
+    created.addEventListener(STREAM_HELLO_EVENT, (message) => {
+      if (!first || source !== created || helloSeen) return;
+      helloSeen = true;
+      if (helloTimer !== null) clearTimeout(helloTimer);
+      let joinedAt = Number.NaN;
+      try {
+        joinedAt = (JSON.parse(message.data) as { pushes?: unknown }).pushes as number;
+      } catch {
+        // read below as unknown
+      }
+      if (!Number.isSafeInteger(joinedAt) || watch.fewest < joinedAt) {
+        rereadOnce();
+        return;
+      }
+      // Answers still on their way may have run before the stream joined, and before a push it missed.
+      watch.onAnswer = (pushes) => {
+        if (pushes < joinedAt) rereadOnce();
+      };
     });
     created.addEventListener('error', () => {
       if (source !== created) return;

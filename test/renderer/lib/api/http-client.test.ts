@@ -127,9 +127,10 @@ describe('browser-mode HTTP client', () => {
     expect(sources[0]?.closed).toBe(true);
   });
 
-  it('whenever the event stream opens, first time or again, tells changed-listeners to re-read', () => {
+  it('tells changed-listeners to re-read on every reopen, and on a first open serve says no hello for', async () => {
     // Pushes go only to open streams: the gap before the first open (after the page's first reads) and
-    // every reconnect's gap are lost.
+    // every reconnect's gap are lost. A serve that does not say how many pushes the stream missed
+    // (`hello`) leaves the first open not knowing: it re-reads after a short wait.
     const { api, sources } = client(() => json({ ok: true, value: null }));
     const changes: unknown[] = [];
     const stop = api.on('changed', (payload) => changes.push(payload));
@@ -137,7 +138,7 @@ describe('browser-mode HTTP client', () => {
     if (source === undefined) throw new Error('no event source');
     expect(changes).toEqual([]);
     source.dispatch('open', '');
-    expect(changes).toHaveLength(1);
+    await until(() => changes.length === 1);
     expect(changes[0]).toMatchObject({ runIds: [] });
     source.dispatch('open', '');
     expect(changes).toHaveLength(2);
@@ -145,6 +146,116 @@ describe('browser-mode HTTP client', () => {
     stop();
     source.dispatch('open', '');
     expect(changes).toHaveLength(2);
+  });
+
+  describe('the first open re-reads only when an answer may have missed a push', () => {
+    /** Answers with serve's push count at the time it ran; `pending` holds answers to release later. */
+    function counted() {
+      const pending: Array<() => void> = [];
+      let pushes = 0;
+      let hold = false;
+      const respond = () => {
+        const at = pushes;
+        const answer = () =>
+          new Response(JSON.stringify({ ok: true, value: null }), {
+            headers: { 'Content-Type': 'application/json', 'X-Runwarden-Pushes': String(at) },
+          });
+        if (!hold) return Promise.resolve(answer());
+        return new Promise<Response>((resolve) => pending.push(() => resolve(answer())));
+      };
+      const made = client(respond);
+      return {
+        ...made,
+        push: () => (pushes += 1),
+        hold: (on: boolean) => (hold = on),
+        release: () => pending.splice(0).forEach((run) => run()),
+      };
+    }
+
+    it('no push between the first reads and the stream joining: nothing is re-read', async () => {
+      const c = counted();
+      const changes: unknown[] = [];
+      c.api.on('changed', (p) => changes.push(p));
+      await c.api.listRuns({ view: 'all', limit: 5 });
+      await c.api.listProjects({});
+      const source = c.sources[0] as FakeEventSource;
+      source.dispatch('open', '');
+      source.dispatch('hello', JSON.stringify({ pushes: 0 }));
+      await new Promise((r) => setTimeout(r, 40));
+      expect(changes).toEqual([]);
+      // A real push still arrives as itself.
+      source.dispatch('changed', JSON.stringify({ seq: 9, runIds: ['r'], at: 1 }));
+      expect(changes).toEqual([{ seq: 9, runIds: ['r'], at: 1 }]);
+    });
+
+    it('a push sent after a read ran and before the stream joined: re-read once', async () => {
+      const c = counted();
+      const changes: unknown[] = [];
+      c.api.on('changed', (p) => changes.push(p));
+      await c.api.listRuns({ view: 'all', limit: 5 });
+      c.push();
+      await c.api.listProjects({});
+      const source = c.sources[0] as FakeEventSource;
+      source.dispatch('open', '');
+      source.dispatch('hello', JSON.stringify({ pushes: 1 }));
+      expect(changes).toHaveLength(1);
+      expect(changes[0]).toMatchObject({ runIds: [] });
+      await c.api.listRuns({ view: 'all', limit: 5 });
+      expect(changes).toHaveLength(1);
+    });
+
+    it('an answer still on its way when the stream joined is checked when it lands', async () => {
+      const c = counted();
+      const changes: unknown[] = [];
+      c.api.on('changed', (p) => changes.push(p));
+      c.hold(true);
+      const early = c.api.listRuns({ view: 'all', limit: 5 });
+      const late = c.api.listProjects({});
+      c.push();
+      const source = c.sources[0] as FakeEventSource;
+      source.dispatch('open', '');
+      source.dispatch('hello', JSON.stringify({ pushes: 1 }));
+      expect(changes).toEqual([]);
+      c.release();
+      await Promise.all([early, late]);
+      // Both ran before the push the stream missed: one re-read for the two.
+      expect(changes).toHaveLength(1);
+    });
+
+    it('an answer without a push count, or a hello that says nothing usable, re-reads', async () => {
+      const bare = client(() => json({ ok: true, value: null }));
+      const changes: unknown[] = [];
+      bare.api.on('changed', (p) => changes.push(p));
+      await bare.api.listRuns({ view: 'all', limit: 5 });
+      const source = bare.sources[0] as FakeEventSource;
+      source.dispatch('open', '');
+      source.dispatch('hello', JSON.stringify({ pushes: 0 }));
+      expect(changes).toHaveLength(1);
+
+      const odd = counted();
+      const more: unknown[] = [];
+      odd.api.on('changed', (p) => more.push(p));
+      const oddSource = odd.sources[0] as FakeEventSource;
+      oddSource.dispatch('open', '');
+      oddSource.dispatch('hello', 'not json');
+      expect(more).toHaveLength(1);
+    });
+
+    it('the browser reopening the same stream is a reconnect: it re-reads whatever hello said', async () => {
+      const c = counted();
+      const changes: unknown[] = [];
+      c.api.on('changed', (p) => changes.push(p));
+      const source = c.sources[0] as FakeEventSource;
+      source.dispatch('open', '');
+      source.dispatch('hello', JSON.stringify({ pushes: 0 }));
+      expect(changes).toEqual([]);
+      source.readyState = 0;
+      source.dispatch('error', '');
+      source.readyState = 1;
+      source.dispatch('open', '');
+      source.dispatch('hello', JSON.stringify({ pushes: 0 }));
+      expect(changes).toHaveLength(1);
+    });
   });
 
   it('sends the session key as a header on every call and in the event stream URL, reading it each time', async () => {
@@ -262,11 +373,13 @@ describe('browser-mode HTTP client', () => {
     timers.shift()?.();
     expect(sources).toHaveLength(2);
     const second = sources[1] as FakeEventSource;
+    // The first open was still waiting for serve's hello (this fake sends none) when its stream failed.
+    expect(changes).toHaveLength(0);
     second.dispatch('open', '');
     expect(sink.calls.at(-1)).toBe('opened');
-    // Pushes in the gap were lost: listeners re-read (as on the first open), and the new stream delivers
-    // to the same listeners.
-    expect(changes).toHaveLength(2);
+    // Pushes in the gap were lost: listeners re-read at once, and the new stream delivers to the same
+    // listeners.
+    expect(changes).toHaveLength(1);
     second.dispatch('open-run', JSON.stringify({ runId: 'b' }));
     first.dispatch('open-run', JSON.stringify({ runId: 'stale' }));
     expect(opened).toEqual([{ runId: 'b' }]);
