@@ -43,6 +43,27 @@ describe('RunListState over the real host', () => {
     expect(h.count('listRuns')).toBe(3);
   });
 
+  it('reads a short first page of a view in the store order, and full pages after it', async () => {
+    const ids = seedRunningRuns(h, 30);
+    const list = new RunListState(h.api, 20, 6);
+    await list.load(ALL);
+    expect(list.items.map((i) => i.run.id)).toEqual(ids.toReversed().slice(0, 6));
+    expect(list.hasMore).toBe(true);
+    await list.loadMore();
+    expect(list.items).toHaveLength(26);
+    await list.loadMore();
+    expect(list.items.map((i) => i.run.id)).toEqual(ids.toReversed());
+    expect(h.count('listRuns')).toBe(3);
+  });
+
+  it('gives Needs you its full first page: the window sorts what it loads into triage order', async () => {
+    for (let i = 0; i < 9; i++) seedQuestion(h);
+    const list = new RunListState(h.api, 20, 4);
+    await list.load({ ...ALL, view: 'needs-you' });
+    expect(list.items).toHaveLength(9);
+    expect(h.count('listRuns')).toBe(1);
+  });
+
   it('appends after a refresh without duplicates when newer runs pushed the loaded rows down', async () => {
     seedRunningRuns(h, 30);
     const list = new RunListState(h.api, 10);

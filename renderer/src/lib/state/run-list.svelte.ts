@@ -14,6 +14,12 @@ export interface ListQuery {
 }
 
 const MAX_PAGE = 500;
+/**
+ * The first page of a view in the store's order: two screens of rows. The window shows ~30; a full page
+ * (200 rows, ~270 KB of JSON) took serve longer to send than to read, and the page longer to parse. Needs
+ * you is sorted here (triage order), so it keeps the full page it sorts.
+ */
+export const FIRST_PAGE_SIZE = 60;
 /** Refresh re-reads at most this many rows from the top; rows below keep their last known state. */
 const REFRESH_CAP = 1000;
 
@@ -42,9 +48,12 @@ export class RunListState {
   /** A refresh asked for while a load was in flight: it runs once the load has landed. */
   #afterLoad: { promise: Promise<void>; resolve: () => void } | null = null;
 
-  constructor(api: RunwardenApi, pageSize = LIST_PAGE_SIZE) {
+  readonly #firstPageSize: number;
+
+  constructor(api: RunwardenApi, pageSize = LIST_PAGE_SIZE, firstPageSize = FIRST_PAGE_SIZE) {
     this.#api = api;
     this.#pageSize = Math.min(pageSize, MAX_PAGE);
+    this.#firstPageSize = Math.min(firstPageSize, this.#pageSize);
   }
 
   #request(query: ListQuery, limit: number, cursor: string | null) {
@@ -64,7 +73,8 @@ export class RunListState {
     this.loading = true;
     this.loadingMore = false;
     this.error = null;
-    const result = await this.#request(query, this.#pageSize, null);
+    const first = query.view === 'needs-you' ? this.#pageSize : this.#firstPageSize;
+    const result = await this.#request(query, first, null);
     if (generation !== this.#generation) return;
     this.loading = false;
     this.loaded = true;
