@@ -95,6 +95,58 @@ const VIEW_BRANCHES: Partial<Record<ListView, string[]>> = {
 /** Views whose branches select only rows of the view (each branch condition implies the view's condition). */
 const BRANCHES_WITHIN_VIEW = new Set<ListView>(['needs-you', 'stale', ...MULTI_STATUS_VIEWS]);
 
+/**
+ * Needs you is dense in some stores (many recent runs wait on a person) and sparse in others (a long history,
+ * few live runs). Its union walks the lapsed-owner and unattended time ranges in full; where those grow with
+ * the store, a walk of the newest runs testing the condition on each fills the page sooner
+ * (docs/PERFORMANCE.md#round-7-needs-you-at-a-million-runs). The plan (one statement, index-only):
+ * - `floor`, the static branch's @limit-th newest id. The union's page lies at or above it, so a walk down
+ *   to it is exact. Fewer static runs than a page: no floor, the union.
+ * - `above`, the runs of the filter at or above the floor, counted up to NEEDS_YOU_WINDOW pages' worth: the
+ *   most the walk reads. A floor deeper than that (a sparse store): the union.
+ * - the entries of the union's time ranges, counted up to NEEDS_YOU_WALK_COST × `above`: the walk is taken
+ *   when they reach it (the union would walk more index entries than that per row the walk reads). Few of
+ *   them is the common case, cheap to count, and leaves the union.
+ */
+export const NEEDS_YOU_WINDOW = 50;
+export const NEEDS_YOU_WALK_COST = 1;
+
+/** NEEDS_YOU_SQL with its columns behind unary plus: tested on each row walked, never an index to walk. */
+const NEEDS_YOU_TESTED = NEEDS_YOU_SQL.replace(/\br\./g, '+r.');
+
+function filterTerms(alias: string, opts: { project: boolean; cursor: boolean }): string {
+  const where: string[] = [];
+  if (opts.project) where.push(`AND ${alias}.project_id = @projectId`);
+  if (opts.cursor) where.push(`AND ${alias}.id < @cursor`);
+  return where.join(' ');
+}
+
+/**
+ * The Needs-you plan: no row (the union), or `floor` and `walk` (1: walk down to the floor; 0: the union).
+ * The time ranges' count names its cap through a subquery: a LIMIT cannot name an outer column.
+ */
+export interface NeedsYouPlan {
+  floor: string;
+  walk: 0 | 1;
+}
+
+export function needsYouPlanSql(opts: { project: boolean; cursor: boolean }): string {
+  const window = `@limit * ${NEEDS_YOU_WINDOW}`;
+  const cap = `(SELECT above * ${NEEDS_YOU_WALK_COST} FROM needs_you_floor)`;
+  const ranges = `(SELECT count(*) FROM (
+      SELECT 1 FROM runs x WHERE x.owner_expires_at IS NOT NULL AND x.owner_expires_at <= @now ${filterTerms('x', opts)}
+      UNION ALL
+      SELECT 1 FROM runs x WHERE x.unattended_since IS NOT NULL AND x.unattended_since <= @unattendedBefore
+        ${filterTerms('x', opts)}
+      LIMIT ${cap}))`;
+  return `WITH needs_you_floor AS MATERIALIZED (SELECT f.id AS floor,
+      (SELECT count(*) FROM (SELECT 1 FROM runs w WHERE w.id >= f.id ${filterTerms('w', opts)} LIMIT ${window}))
+        AS above
+      FROM (SELECT x.id FROM runs x WHERE x.needs_you_static = 1 ${filterTerms('x', opts)}
+        ORDER BY x.id DESC LIMIT 1 OFFSET @limit - 1) f)
+    SELECT floor, CASE WHEN above < ${window} THEN ${ranges} >= ${cap} ELSE 0 END AS walk FROM needs_you_floor`;
+}
+
 function branchSql(condition: string, opts: { project: boolean; cursor: boolean; limited: boolean }): string {
   const where = [condition];
   if (opts.project) where.push('x.project_id = @projectId');
@@ -115,15 +167,22 @@ interface ListShape {
   search: boolean;
   cursor: boolean;
   indexedSearch?: boolean;
+  /** `r.id >= @floor`: a search's window, or the Needs-you walk's floor. */
   floor?: boolean;
+  /** Needs you as a walk of the newest runs (down to @floor), not as the union (NEEDS_YOU_WINDOW). */
+  walk?: boolean;
 }
 
 /** The page query's FROM and WHERE for a view and the filters given. */
 function listRunsParts(view: ListView, opts: ListShape): { from: string; where: string } {
-  const branches = opts.search ? undefined : VIEW_BRANCHES[view];
+  const walk = view === 'needs-you' && opts.walk === true && !opts.search;
+  const branches = opts.search || walk ? undefined : VIEW_BRANCHES[view];
   // A union of branches within the view is the view: its condition again would only let SQLite walk the
   // status index for it (two IN lists) and sort the page, rather than read the page's ids in order.
-  const where = branches !== undefined && BRANCHES_WITHIN_VIEW.has(view) ? [] : [viewCondition(view)];
+  const where =
+    branches !== undefined && BRANCHES_WITHIN_VIEW.has(view)
+      ? []
+      : [walk ? NEEDS_YOU_TESTED : viewCondition(view)];
   if (branches !== undefined) {
     const shape = { project: opts.project, cursor: opts.cursor, limited: true };
     // The newest page of the union lies at or above the page-th newest id of any one branch: the first
@@ -237,6 +296,12 @@ export function listRuns(ctx: StoreContext, q: ListRunsQuery, now: number): RunL
     );
     // The window held less than a page and older runs exist: the newest matches may be older still.
     if (rows.length <= q.limit && floor !== undefined) rows = byIndex();
+  } else if (view === 'needs-you' && search === null) {
+    const chosen = ctx.prep(needsYouPlanSql(shape)).get(params) as NeedsYouPlan | undefined;
+    rows =
+      chosen?.walk === 1
+        ? run(listPageSql(view, { ...shape, walk: true, floor: true }), { floor: chosen.floor })
+        : run(listPageSql(view, shape));
   } else {
     rows = run(listPageSql(view, shape));
   }
