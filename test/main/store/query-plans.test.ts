@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DISPLAY_STATUSES } from '../../../shared/display-status';
 import { DEADLINE_SQL, EXPIRE_PRESENTERS_SQL } from '../../../main/store/interaction-deadlines';
 import { EXPIRED_LEASES_SQL, STALE_LEASES_SQL } from '../../../main/store/leases';
-import { listRunsSql, unionIdsSql } from '../../../main/store/run-views';
+import { listRunsSql, needsYouPlanSql, unionIdsSql } from '../../../main/store/run-views';
 import { CLAIM_NEXT_SQL } from '../../../main/store/runner-transitions';
 import type { ListView } from '../../../main/store/store-types';
 import { createTempStore, reserve, reserveAndClaim, type TempStore } from '../../helpers/temp-store';
@@ -32,6 +32,7 @@ const PARAMS = {
   cursor: 'run_x',
   limit: 51,
   search: 'a',
+  floor: 'run_0',
   idFrom: '',
   idTo: '',
   projects: null,
@@ -93,6 +94,26 @@ describe('listRuns', () => {
       const details = plan(listRunsSql('all', { project, search: false, cursor: false }));
       expect(fullScans(details)).toEqual([]);
       expect(details.join(' | ')).not.toMatch(/TEMP B-TREE/);
+    }
+  });
+
+  it('the needs-you walk reads the id index newest first, and its plan reads indexes only', () => {
+    for (const project of [false, true]) {
+      for (const cursor of [false, true]) {
+        const walk = plan(
+          listRunsSql('needs-you', { project, search: false, cursor, walk: true, floor: true }),
+        );
+        expect(fullScans(walk), walk.join(' | ')).toEqual([]);
+        expect(walk.join(' | ')).not.toMatch(/TEMP B-TREE/);
+        expect(walk.join(' | ')).toMatch(
+          project
+            ? /SEARCH r USING INDEX runs_project \(project_id=\? AND id/
+            : /SEARCH r USING INDEX sqlite_autoindex_runs_1 \(id/,
+        );
+        const chosen = plan(needsYouPlanSql({ project, cursor }));
+        expect(fullScans(chosen), chosen.join(' | ')).toEqual([]);
+        expect(chosen.filter((d) => /^SCAN (x|w)\b/.test(d) && !/COVERING INDEX/.test(d))).toEqual([]);
+      }
     }
   });
 
