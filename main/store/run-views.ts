@@ -92,6 +92,9 @@ const VIEW_BRANCHES: Partial<Record<ListView, string[]>> = {
   ),
 };
 
+/** Views whose branches after the first walk a time range (lapsed owners, unattended runs), not a status. */
+const TIME_RANGE_VIEWS = new Set<ListView>(['needs-you', 'stale']);
+
 /** Views whose branches select only rows of the view (each branch condition implies the view's condition). */
 const BRANCHES_WITHIN_VIEW = new Set<ListView>(['needs-you', 'stale', ...MULTI_STATUS_VIEWS]);
 
@@ -189,8 +192,13 @@ function listRunsParts(view: ListView, opts: ListShape): { from: string; where: 
     // branch's bounds the others, so a branch over a time range (lapsed owners, unattended runs) walks its
     // range in its covering index but keeps and sorts only the ids above it, not every run in the range.
     // Unary plus: the bound only filters; as a range it would let SQLite walk the id index instead.
+    // Only there: a status branch stops after its page anyway, and the bound cost Failed at 1M runs
+    // 0.6 ms of its 2.5 (docs/PERFORMANCE.md#round-7-needs-you-at-a-million-runs).
     const floor = `(SELECT CASE WHEN count(*) = @limit THEN min(id) ELSE '' END FROM (${branchSql(branches[0] as string, shape)}))`;
-    const union = branches.map((c, i) => branchSql(i === 0 ? c : `${c} AND +x.id >= ${floor}`, shape));
+    const bounded = TIME_RANGE_VIEWS.has(view);
+    const union = branches.map((c, i) =>
+      branchSql(i === 0 || !bounded ? c : `${c} AND +x.id >= ${floor}`, shape),
+    );
     // When every branch row is in the view, the page is the newest @limit of their union: only those rows
     // are read from runs, not up to @limit per branch. (A parked run with an expired owner is stale, not
     // parked: that view keeps the filter on every branch row.)
