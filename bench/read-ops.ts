@@ -139,6 +139,39 @@ function listCases(ctx: ReadContext, deepCursor: string): ReadCase[] {
   ];
 }
 
+/**
+ * The CPU time (user + system, this process) of the app and of its baseline, per call: the median of `rounds`
+ * batches of 10 calls each, the two interleaved. On a loaded machine a call's wall time includes the time
+ * its process waited for a core, which lengthens a longer call more than a shorter one (it is more often
+ * preempted part-way); the CPU time does not, so its ratio is the steadier of the two there.
+ */
+function cpuPaired(
+  app: () => unknown,
+  baseline: () => unknown,
+  rounds: number,
+): { cpuMs: number; cpuRawMs: number; cpuRatio: number } {
+  const batch = (fn: () => unknown) => {
+    const start = process.cpuUsage();
+    for (let i = 0; i < 10; i += 1) fn();
+    const used = process.cpuUsage(start);
+    return (used.user + used.system) / 10_000;
+  };
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < rounds; i += 1) {
+    if (i % 2 === 0) {
+      a.push(batch(app));
+      b.push(batch(baseline));
+    } else {
+      b.push(batch(baseline));
+      a.push(batch(app));
+    }
+  }
+  const cpuMs = summarize(a).median;
+  const cpuRawMs = summarize(b).median;
+  return { cpuMs: round(cpuMs), cpuRawMs: round(cpuRawMs), cpuRatio: round(cpuMs / cpuRawMs, 2) };
+}
+
 function sameIds(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((id, i) => id === b[i]);
 }
@@ -168,7 +201,12 @@ export function measureReads(ctx: ReadContext, log: (line: string) => void): Mea
       { reps: ctx.reps, warmup: 20 },
     );
     const m = readMeasurement(c.id, c.label, samples, c.note);
-    m.extra = { rows: appIds.length };
+    const cpu = cpuPaired(
+      () => store.listRuns(c.query),
+      () => stmt.all(params()),
+      Math.max(10, Math.floor(ctx.reps / 10)),
+    );
+    m.extra = { rows: appIds.length, ...cpu };
     if (c.query.search !== undefined) {
       // The list remembers a needle's plan (refreshes and pages ask again): a needle's first query, too.
       const first: number[] = [];
@@ -181,7 +219,9 @@ export function measureReads(ctx: ReadContext, log: (line: string) => void): Mea
       m.extra.firstQueryP95Ms = round(f.p95);
     }
     out.push(m);
-    log(`  ${c.label}: median ${m.median} ms, p95 ${m.p95} ms (×${m.ratio})`);
+    log(
+      `  ${c.label}: median ${m.median} ms, p95 ${m.p95} ms (×${m.ratio}); CPU ${cpu.cpuMs} vs ${cpu.cpuRawMs} ms (×${cpu.cpuRatio})`,
+    );
   }
 
   out.push(measureProjects(ctx, log));
