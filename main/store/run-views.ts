@@ -124,15 +124,16 @@ function filterTerms(alias: string, opts: { project: boolean; cursor: boolean })
   return where.join(' ');
 }
 
-/**
- * The Needs-you plan: no row (the union), or `floor` and `walk` (1: walk down to the floor; 0: the union).
- * The time ranges' count names its cap through a subquery: a LIMIT cannot name an outer column.
- */
+/** The Needs-you plan's row: walk 1, down to `floor`; walk 0, the union. No row: the union. */
 export interface NeedsYouPlan {
   floor: string;
   walk: 0 | 1;
 }
 
+/**
+ * The Needs-you plan statement (NEEDS_YOU_WINDOW). The time ranges' count names its cap through a subquery:
+ * a LIMIT cannot name an outer column.
+ */
 export function needsYouPlanSql(opts: { project: boolean; cursor: boolean }): string {
   const window = `@limit * ${NEEDS_YOU_WINDOW}`;
   const cap = `(SELECT above * ${NEEDS_YOU_WALK_COST} FROM needs_you_floor)`;
