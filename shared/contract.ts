@@ -132,7 +132,8 @@ export const schemas = {
   // With a search (and optionally a project), the counts are of the runs the search matches: the window's tab
   // counts follow the active search.
   'attention:summary': v.strictObject({
-    limit: limit(200),
+    // 0: the counts only, no runs (the window's search counts ask so).
+    limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(200))),
     search: v.optional(v.pipe(v.string(), v.maxLength(200))),
     projectPath: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(4096))),
   }),

@@ -18,6 +18,8 @@ export const ERROR_CODES = [
   'STORE_CORRUPT',
   'STORE_LOCKED',
   'FORBIDDEN',
+  // A read that a newer one of the same kind replaced before it ran (a search's counts while typing).
+  'SUPERSEDED',
   'INTERNAL',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

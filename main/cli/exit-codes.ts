@@ -51,6 +51,7 @@ export function exitCodeForError(code: ErrorCode): ExitCode {
     case 'STORE_CORRUPT':
     case 'STORE_LOCKED':
     case 'FORBIDDEN':
+    case 'SUPERSEDED':
     case 'INTERNAL':
       return EXIT.failure;
   }

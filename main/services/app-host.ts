@@ -31,6 +31,7 @@ import { WRITE_CHANNELS } from './handlers';
 import { watchLogs, type LogWatcher } from './log-watcher';
 import { catchUpNotice, coalesce, noticesFor } from './notification-rules';
 import { loadSettings } from './settings-service';
+import { startSearchCountRequests, type SearchCountRequests } from './search-count-requests';
 import { createSweeper, type SweepReport } from './sweeper';
 
 /** How long the app's main thread may wait for the store's write lock. */
@@ -85,6 +86,7 @@ export function createAppHost(options: AppHostOptions): AppHost {
     ...HOST_STORE_OPTIONS,
   });
   let hygieneWorker: HygieneWorker | null = null;
+  let searchCounts: SearchCountRequests | null = null;
   let settings: Settings = loadSettings(store);
   let busy = false;
   let writeError: StoreStatusPush['writeError'] = null;
@@ -241,6 +243,11 @@ export function createAppHost(options: AppHostOptions): AppHost {
       return settings;
     },
     async dispatch<C extends Channel>(channel: C, input: unknown): Promise<Result<Response<C>>> {
+      // A search's counts off the main thread, so they never hold up the next keystroke's rows.
+      if (channel === 'attention:summary' && searchCounts !== null) {
+        const counted = await searchCounts.answer(input);
+        if (counted !== null) return counted as Result<Response<C>>;
+      }
       const result = dispatch(channel, input);
       if (result.ok && WRITE_CHANNELS.has(channel)) {
         // Show the person the effect of their command at once, not on the next tick.
@@ -251,6 +258,7 @@ export function createAppHost(options: AppHostOptions): AppHost {
     },
     start() {
       hygieneWorker ??= startHostHygiene(store);
+      searchCounts ??= startSearchCountRequests(store);
       pushStoreStatus();
       logWatcher ??= watchLogs(store.logsDir, (runId) => options.push('log', { runId }), {
         create: store.mode === 'read-write',
@@ -271,6 +279,8 @@ export function createAppHost(options: AppHostOptions): AppHost {
       // Auto-checkpoint is back on synchronously; the worker closes its connection on its own thread.
       void hygieneWorker?.stop();
       hygieneWorker = null;
+      void searchCounts?.stop();
+      searchCounts = null;
       store.close();
     },
   };

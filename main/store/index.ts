@@ -11,6 +11,12 @@ export {
   type HygieneWorker,
   type HygieneResult,
 } from './hygiene-worker';
+export {
+  startSearchCountWorker,
+  type SearchCountAnswer,
+  type SearchCountWorker,
+} from './search-count-worker';
+export { tallySearchCounts, type ReadStatement, type SearchCountRow } from './search-counts';
 export { processStartId, isProcessAlive } from './process-identity';
 export {
   createLivenessCheck,

@@ -78,7 +78,7 @@ export function attentionSummary(ctx: StoreContext, limit: number, now: number):
   const counts = countsFrom(statusCounts(ctx, expired));
   let needsYou = 0;
   for (const n of needsYouCounts(ctx, now, expired).values()) needsYou += n;
-  const items = listRuns(ctx, { view: 'needs-you', limit }, now).items;
+  const items = limit === 0 ? [] : listRuns(ctx, { view: 'needs-you', limit }, now).items;
   return { counts, needsYou, items };
 }
 

@@ -33,7 +33,7 @@ import type { OwnerLiveness } from '../../shared/display-status';
 import * as person from './person-commands';
 import { attentionSummary, listProjects } from './run-counts';
 import { nextAttentionChangeAt } from './attention-clock';
-import { searchCounts } from './search-counts';
+import { searchCounts, searchCountsStatement, type ReadStatement } from './search-counts';
 import { projectPathOfRun } from './run-detail';
 import * as runLogs from './run-logs';
 import { findRunRow } from './run-state';
@@ -366,14 +366,23 @@ export class RunStore extends RunnerStore {
     return this.read((ctx, now) => nextAttentionChangeAt(ctx, now));
   }
 
+  /** `limit` 0: the counts only (with a search, the first runs that need you cost a sort of every match). */
   attentionSummary(limit: number, filter: { search?: string; projectPath?: string } = {}): AttentionSummary {
     const search = filter.search?.trim() ?? '';
     if (search === '') return this.read((ctx, now) => attentionSummary(ctx, limit, now));
     return this.read((ctx, now) => {
       const where = { search, ...(filter.projectPath !== undefined && { projectPath: filter.projectPath }) };
-      const items = listRuns(ctx, { view: 'needs-you', limit, ...where }, now).items;
+      const items = limit === 0 ? [] : listRuns(ctx, { view: 'needs-you', limit, ...where }, now).items;
       return { ...searchCounts(ctx, where, now), items };
     });
+  }
+
+  /**
+   * The statement that counts a search's matches as of now, for another connection to run (the host's
+   * search-count worker); null when nothing can match. Its rows are tallied by `tallySearchCounts`.
+   */
+  searchCountsStatement(filter: { search: string; projectPath?: string }): ReadStatement | null {
+    return this.read((ctx, now) => searchCountsStatement(ctx, filter, now));
   }
 
   /** The attention summary and its runs' open questions, from one snapshot (tray-attention.ts). */

@@ -29,6 +29,7 @@ export type StoreReader = Pick<
   | 'listRuns'
   | 'getRunDetail'
   | 'attentionSummary'
+  | 'searchCountsStatement'
   | 'trayAttention'
   | 'nextAttentionChangeAt'
   | 'listNotifications'

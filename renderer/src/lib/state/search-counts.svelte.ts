@@ -5,6 +5,9 @@
 import type { RunwardenApi } from '../../../../shared/contract';
 import type { StatusCounts } from '../../../../shared/views';
 
+/** How often a dropped count of the current search is asked again. */
+const SUPERSEDED_RETRIES = 3;
+
 export interface SearchQuery {
   search: string;
   projectPath: string | null;
@@ -14,7 +17,7 @@ export class SearchCountsState {
   /** The counts of `query`, once they arrived; null while there is no search or before its first answer. */
   counts = $state.raw<StatusCounts | null>(null);
   needsYou = $state(0);
-  /** More runs matched than the store counted: the numbers are a floor. */
+  /** More runs matched than the store counted: every number is a lower bound (shown as "20,000+"). */
   capped = $state(false);
   query = $state.raw<SearchQuery | null>(null);
 
@@ -38,11 +41,19 @@ export class SearchCountsState {
       this.query !== null && this.query.search === search && this.query.projectPath === query.projectPath;
     if (!sameQuery) this.counts = null;
     this.query = { search, projectPath: query.projectPath };
-    const result = await this.#api.getAttention({
-      limit: 1,
-      search,
-      ...(query.projectPath !== null && { projectPath: query.projectPath }),
-    });
+    const ask = () =>
+      this.#api.getAttention({
+        limit: 0,
+        search,
+        ...(query.projectPath !== null && { projectPath: query.projectPath }),
+      });
+    let result = await ask();
+    // The host counts one search at a time and drops an older waiting one. Ours was dropped though it is
+    // still the newest here: another window asked in between, so ask again (a few times at most).
+    for (let tries = 0; tries < SUPERSEDED_RETRIES; tries += 1) {
+      if (generation !== this.#generation || result.ok || result.error.code !== 'SUPERSEDED') break;
+      result = await ask();
+    }
     if (generation !== this.#generation || !result.ok) return;
     this.counts = result.value.counts;
     this.needsYou = result.value.needsYou;

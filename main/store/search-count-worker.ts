@@ -1,0 +1,180 @@
+/**
+ * A search's tab counts off the host's main thread (docs/WINDOW.md#search).
+ *
+ * Counting what a broad word matches reads its trigram candidates and up to SEARCH_COUNT_CAP runs: 150–200 ms
+ * at a million runs (docs/PERFORMANCE.md#round-7-typing-a-search-at-a-million-runs). The host answers one
+ * request at a time, so on its own connection one keystroke's counts held up the next keystroke's rows. This
+ * worker thread has its own read connection and runs the count statement the store builds
+ * (`searchCountsStatement`), one at a time:
+ * - the newest request waits while one runs; an older waiting request is answered `superseded` at once
+ *   (a person typing has moved on; a second window asking is told so and asks again);
+ * - the statement already running is not interrupted (better-sqlite3 cannot), but it is bounded by the cap.
+ * Until the worker is running, and if it cannot start or stops, a request is answered `unavailable` and the
+ * host counts on its own connection.
+ */
+import { createRequire } from 'node:module';
+import type * as WorkerThreads from 'node:worker_threads';
+import type { Worker, WorkerOptions } from 'node:worker_threads';
+import type { ReadStatement } from './search-counts';
+
+/** The worker connection's page cache, in KiB as SQLite counts a negative cache_size (half the host's). */
+const WORKER_CACHE_KIB = -8_192;
+
+export type SearchCountAnswer =
+  | { ok: true; rows: unknown[] }
+  | { ok: false; reason: 'superseded' | 'unavailable' }
+  | { ok: false; reason: 'failed'; message: string };
+
+export interface SearchCountWorkerOptions {
+  /** The worker stopped unexpectedly (requests are answered `unavailable` from then on). */
+  onError?: (error: Error) => void;
+  /** Makes the worker thread (tests keep a handle to it, to stop it as a crash would). */
+  createWorker?: (source: string, options: WorkerOptions) => Worker;
+}
+
+export interface SearchCountWorker {
+  /** True once the worker has its connection open. */
+  readonly active: boolean;
+  /** Settles once the worker is running (true) or could not start (false). */
+  readonly ready: Promise<boolean>;
+  /** Runs a count statement; the answer says when it was superseded or the worker is not there. */
+  run(statement: ReadStatement): Promise<SearchCountAnswer>;
+  /** Stops the worker and closes its connection; a waiting request is answered `unavailable`. */
+  stop(): Promise<void>;
+}
+
+type ToWorker = { type: 'run'; id: number; sql: string; params: ReadStatement['params'] } | { type: 'stop' };
+type FromWorker =
+  | { type: 'ready' }
+  | { type: 'rows'; id: number; rows: unknown[] }
+  | { type: 'failed'; id: number; message: string };
+
+/**
+ * CommonJS source run with `eval: true`, as the hygiene worker's (hygiene-worker.ts): it loads the
+ * better-sqlite3 the main thread resolved. `query_only`: this connection never writes.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.modulePath);
+const db = new Database(workerData.file, { fileMustExist: true, timeout: 1000 });
+db.pragma('query_only = 1');
+db.pragma('cache_size = ${WORKER_CACHE_KIB}');
+const statements = new Map();
+parentPort.on('message', (message) => {
+  if (message.type === 'stop') {
+    db.close();
+    parentPort.close();
+    return;
+  }
+  try {
+    let statement = statements.get(message.sql);
+    if (statement === undefined) {
+      statement = db.prepare(message.sql);
+      statements.set(message.sql, statement);
+    }
+    parentPort.postMessage({ type: 'rows', id: message.id, rows: statement.all(message.params) });
+  } catch (error) {
+    parentPort.postMessage({ type: 'failed', id: message.id, message: String(error && error.message) });
+  }
+});
+parentPort.postMessage({ type: 'ready' });
+`;
+
+interface Request {
+  id: number;
+  statement: ReadStatement;
+  resolve: (answer: SearchCountAnswer) => void;
+}
+
+export function startSearchCountWorker(
+  storePath: string,
+  options: SearchCountWorkerOptions = {},
+): SearchCountWorker {
+  const require = createRequire(import.meta.url);
+  const modulePath = require.resolve('better-sqlite3');
+  const createWorker =
+    options.createWorker ??
+    ((source, opts) => new (require('node:worker_threads') as typeof WorkerThreads).Worker(source, opts));
+  const worker = createWorker(WORKER_SOURCE, { eval: true, workerData: { modulePath, file: storePath } });
+  // The worker must not keep a process or a test alive on its own.
+  worker.unref();
+  const send = (message: ToWorker) => worker.postMessage(message, []);
+
+  let active = false;
+  let stopping = false;
+  let nextId = 1;
+  /** The request the worker is running, and the newest one waiting for it. */
+  let running: Request | null = null;
+  let waiting: Request | null = null;
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  let settleReady: (ok: boolean) => void = () => {};
+  const ready = new Promise<boolean>((resolve) => {
+    settleReady = resolve;
+  });
+
+  const pump = () => {
+    if (!active || running !== null || waiting === null) return;
+    running = waiting;
+    waiting = null;
+    send({ type: 'run', id: running.id, sql: running.statement.sql, params: running.statement.params });
+  };
+  const deactivate = () => {
+    active = false;
+    settleReady(false);
+    for (const request of [running, waiting]) request?.resolve({ ok: false, reason: 'unavailable' });
+    running = null;
+    waiting = null;
+  };
+
+  worker.on('message', (message: FromWorker) => {
+    if (message.type === 'ready') {
+      if (stopping) return;
+      active = true;
+      settleReady(true);
+      return;
+    }
+    if (running === null || running.id !== message.id) return;
+    const done = running;
+    running = null;
+    done.resolve(
+      message.type === 'rows'
+        ? { ok: true, rows: message.rows }
+        : { ok: false, reason: 'failed', message: message.message },
+    );
+    pump();
+  });
+  worker.on('error', (error) => {
+    deactivate();
+    if (!stopping) options.onError?.(error);
+  });
+  worker.on('exit', (code) => {
+    const wasActive = active;
+    deactivate();
+    if (!stopping && wasActive) options.onError?.(new Error(`the search-count worker exited (code ${code})`));
+  });
+
+  return {
+    get active() {
+      return active;
+    },
+    ready,
+    run(statement) {
+      // Not yet started, stopped or failed: the caller counts on its own connection.
+      if (!active) return Promise.resolve({ ok: false, reason: 'unavailable' });
+      return new Promise<SearchCountAnswer>((resolve) => {
+        waiting?.resolve({ ok: false, reason: 'superseded' });
+        waiting = { id: nextId++, statement, resolve };
+        pump();
+      });
+    },
+    async stop() {
+      if (stopping) return exited;
+      stopping = true;
+      deactivate();
+      // Held while it winds down: an unref'd worker would let the process end with `stop()` still pending.
+      worker.ref();
+      send({ type: 'stop' });
+      await exited;
+    },
+  };
+}
