@@ -136,6 +136,9 @@ export const schemas = {
     limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(200))),
     search: v.optional(v.pipe(v.string(), v.maxLength(200))),
     projectPath: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(4096))),
+    // The asker's own key (a window's): a newer search count with the same key replaces this one while it
+    // waits, and this one is answered SUPERSEDED.
+    supersede: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
   }),
   'notifications:list': v.strictObject({
     unreadOnly: v.optional(v.boolean()),

@@ -53,7 +53,7 @@ export function startSearchCountRequests(store: RunStore): SearchCountRequests {
       }
       if (statement === null)
         return { ok: true, value: { counts: {}, needsYou: 0, capped: false, items: [] } };
-      const answer = await worker.run(statement);
+      const answer = await worker.run(statement, parsed.value.supersede);
       if (answer.ok) {
         return { ok: true, value: { ...tallySearchCounts(answer.rows as SearchCountRow[]), items: [] } };
       }

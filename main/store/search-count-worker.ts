@@ -5,9 +5,10 @@
  * at a million runs (docs/PERFORMANCE.md#round-7-typing-a-search-at-a-million-runs). The host answers one
  * request at a time, so on its own connection one keystroke's counts held up the next keystroke's rows. This
  * worker thread has its own read connection and runs the count statement the store builds
- * (`searchCountsStatement`), one at a time:
- * - the newest request waits while one runs; an older waiting request is answered `superseded` at once
- *   (a person typing has moved on; a second window asking is told so and asks again);
+ * (`searchCountsStatement`), one at a time, in the order asked:
+ * - a request may name its asker (`supersede`, a window's own key): a newer request with the same key
+ *   replaces that asker's waiting one, which is answered `superseded` at once (the person typing has moved
+ *   on); other askers' requests are not touched, so each window waits for at most its own one;
  * - the statement already running is not interrupted (better-sqlite3 cannot), but it is bounded by the cap.
  * Until the worker is running, and if it cannot start or stops, a request is answered `unavailable` and the
  * host counts on its own connection.
@@ -37,8 +38,11 @@ export interface SearchCountWorker {
   readonly active: boolean;
   /** Settles once the worker is running (true) or could not start (false). */
   readonly ready: Promise<boolean>;
-  /** Runs a count statement; the answer says when it was superseded or the worker is not there. */
-  run(statement: ReadStatement): Promise<SearchCountAnswer>;
+  /**
+   * Runs a count statement; the answer says when it was superseded (by a newer one with the same
+   * `supersede` key while it waited) or the worker is not there.
+   */
+  run(statement: ReadStatement, supersede?: string): Promise<SearchCountAnswer>;
   /** Stops the worker and closes its connection; a waiting request is answered `unavailable`. */
   stop(): Promise<void>;
 }
@@ -82,6 +86,7 @@ parentPort.postMessage({ type: 'ready' });
 
 interface Request {
   id: number;
+  supersede: string | undefined;
   statement: ReadStatement;
   resolve: (answer: SearchCountAnswer) => void;
 }
@@ -103,9 +108,9 @@ export function startSearchCountWorker(
   let active = false;
   let stopping = false;
   let nextId = 1;
-  /** The request the worker is running, and the newest one waiting for it. */
+  /** The request the worker is running, and those waiting for it, oldest first. */
   let running: Request | null = null;
-  let waiting: Request | null = null;
+  let waiting: Request[] = [];
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   let settleReady: (ok: boolean) => void = () => {};
   const ready = new Promise<boolean>((resolve) => {
@@ -113,17 +118,18 @@ export function startSearchCountWorker(
   });
 
   const pump = () => {
-    if (!active || running !== null || waiting === null) return;
-    running = waiting;
-    waiting = null;
+    if (!active || running !== null) return;
+    const next = waiting.shift();
+    if (next === undefined) return;
+    running = next;
     send({ type: 'run', id: running.id, sql: running.statement.sql, params: running.statement.params });
   };
   const deactivate = () => {
     active = false;
     settleReady(false);
-    for (const request of [running, waiting]) request?.resolve({ ok: false, reason: 'unavailable' });
+    for (const request of [running, ...waiting]) request?.resolve({ ok: false, reason: 'unavailable' });
     running = null;
-    waiting = null;
+    waiting = [];
   };
 
   worker.on('message', (message: FromWorker) => {
@@ -158,12 +164,16 @@ export function startSearchCountWorker(
       return active;
     },
     ready,
-    run(statement) {
+    run(statement, supersede) {
       // Not yet started, stopped or failed: the caller counts on its own connection.
       if (!active) return Promise.resolve({ ok: false, reason: 'unavailable' });
       return new Promise<SearchCountAnswer>((resolve) => {
-        waiting?.resolve({ ok: false, reason: 'superseded' });
-        waiting = { id: nextId++, statement, resolve };
+        if (supersede !== undefined) {
+          const replaced = waiting.filter((r) => r.supersede === supersede);
+          waiting = waiting.filter((r) => r.supersede !== supersede);
+          for (const r of replaced) r.resolve({ ok: false, reason: 'superseded' });
+        }
+        waiting.push({ id: nextId++, supersede, statement, resolve });
         pump();
       });
     },

@@ -325,3 +325,30 @@ export function printOutput(
   }
   for (const line of lines) log.write(line.stream, Buffer.from(`${line.text}\n`));
 }
+
+/**
+ * `count` copies of a run (its row, queue entry and lease; ids after it), written in one transaction by the
+ * seeding connection: the store's triggers index and count them as any run. For a store past a bound (the
+ * search counts' cap) that reserving run by run would take minutes to reach.
+ */
+export function cloneRuns(h: RealHost, runId: string, count: number): void {
+  const db = h.store.db;
+  const columns = (table: string) =>
+    db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(table) as string[];
+  const copy = (table: string, replace: Record<string, string>) => {
+    const names = columns(table);
+    const values = names.map((c) => replace[c] ?? `t.${c}`);
+    const key = table === 'runs' ? 'id' : 'run_id';
+    db.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < @count)
+       INSERT INTO ${table} (${names.join(', ')}) SELECT ${values.join(', ')} FROM ${table} t, n
+       WHERE t.${key} = @runId`,
+    ).run({ runId, count });
+  };
+  const newId = `printf('%s%07d', @runId, n.i)`;
+  db.transaction(() => {
+    copy('runs', { id: newId, request_key: 'NULL' });
+    copy('queue_entries', { run_id: newId });
+    copy('leases', { run_id: newId, name: `'run:' || ${newId}` });
+  })();
+}

@@ -6,6 +6,7 @@
 import { screen, waitFor, within } from '@testing-library/svelte';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  cloneRuns,
   createRealHost,
   recordEffect,
   seedAmbiguousRun,
@@ -447,5 +448,28 @@ describe('search', () => {
     expect(tab('Running').textContent).toMatch(/Running\s*1/);
     await app.setSearch('');
     await waitFor(() => expect(tab('All').textContent).toMatch(/All\s*4/));
+  });
+
+  it('a search past the count cap shows its tab counts as lower bounds: "20000+", "at least"', async () => {
+    const { runId } = startRun(h, { title: 'zebra fleet' });
+    // One more than the cap (20,000) of runs matching "zebra", and one that does not match.
+    cloneRuns(h, runId, 20_000);
+    seedCompletedRun(h, 'build web');
+    const { app } = renderApp(h, '#/all');
+    const tabs = screen.getByRole('navigation', { name: 'Views' });
+    const tab = (name: string) => within(tabs).getByRole('link', { name: new RegExp(`^${name} \\d+`) });
+    await waitFor(() => expect(tab('All').textContent).toMatch(/All\s*20002$/), { timeout: 10_000 });
+    await app.setSearch('zebra');
+    await waitFor(() => expect(tabs.getAttribute('data-counts')).toBe('search-lower-bound'), {
+      timeout: 10_000,
+    });
+    expect(tab('All').textContent).toMatch(/All\s*20000\+$/);
+    expect(tab('All').querySelector('.count')?.getAttribute('title')).toMatch(/^At least 20000\b/);
+    expect(tab('Running').textContent).toMatch(/Running\s*20000\+$/);
+    // A narrow search is counted in full: no "+", no "at least".
+    await app.setSearch('web');
+    await waitFor(() => expect(tabs.getAttribute('data-counts')).toBe('search'), { timeout: 10_000 });
+    expect(tab('All').textContent).toMatch(/All\s*1$/);
+    expect(tab('All').querySelector('.count')?.hasAttribute('title')).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The search-count worker (search-count-worker.ts): on its own connection it counts exactly what the store's
  * connection counts (trigram and scan needles, with and without a project); a waiting count is answered
- * `superseded` when a newer one arrives, never with another query's numbers; past the cap the counts are a
+ * `superseded` when a newer one of the same asker arrives, never with another query's numbers; past the cap the counts are a
  * lower bound and say so; a worker that died or stopped answers `unavailable`.
  */
 import type { Worker } from 'node:worker_threads';
@@ -78,27 +78,36 @@ describe('search-count worker', () => {
     expect(t.store.searchCountsStatement({ search: 'web', projectPath: '/no/such/project' })).toBeNull();
   });
 
-  it('answers a waiting count "superseded" when a newer one arrives, and the newest with its own counts', async () => {
+  it('answers an asker\'s waiting count "superseded" when its newer one arrives; other askers\' wait their turn', async () => {
     t = createTempStore();
     seed(t);
     worker = await started(t);
     const statement = (search: string) => t!.store.searchCountsStatement({ search })!;
     const order: string[] = [];
-    const ask = (search: string) =>
-      worker!.run(statement(search)).then((answer) => {
+    const ask = (search: string, key?: string) =>
+      worker!.run(statement(search), key).then((answer) => {
         order.push(search);
         return answer;
       });
-    // The first is running when the others arrive; the second waits and is replaced by the third.
-    const [first, second, third] = await Promise.all([ask('deploy'), ask('api'), ask('web')]);
-    expect(second).toEqual({ ok: false, reason: 'superseded' });
-    expect(order).toEqual(['api', 'deploy', 'web']);
+    // "deploy" is running when the others arrive; window A's "api" waits and is replaced by its "web";
+    // window B's "build" and an asker without a key are not touched, and all run in the order asked.
+    const [first, replaced, other, unkeyed, newest] = await Promise.all([
+      ask('deploy', 'A'),
+      ask('api', 'A'),
+      ask('build', 'B'),
+      ask('ci'),
+      ask('web', 'A'),
+    ]);
+    expect(replaced).toEqual({ ok: false, reason: 'superseded' });
+    expect(order).toEqual(['api', 'deploy', 'build', 'ci', 'web']);
     const inline = (search: string) => {
       const { items: _items, ...counts } = t!.store.attentionSummary(0, { search });
       return counts;
     };
     expect(tallySearchCounts(rowsOf(first))).toEqual(inline('deploy'));
-    expect(tallySearchCounts(rowsOf(third))).toEqual(inline('web'));
+    expect(tallySearchCounts(rowsOf(other))).toEqual(inline('build'));
+    expect(tallySearchCounts(rowsOf(unkeyed))).toEqual(inline('ci'));
+    expect(tallySearchCounts(rowsOf(newest))).toEqual(inline('web'));
     expect(inline('web')).not.toEqual(inline('deploy'));
   });
 

@@ -5,9 +5,6 @@
 import type { RunwardenApi } from '../../../../shared/contract';
 import type { StatusCounts } from '../../../../shared/views';
 
-/** How often a dropped count of the current search is asked again. */
-const SUPERSEDED_RETRIES = 3;
-
 export interface SearchQuery {
   search: string;
   projectPath: string | null;
@@ -22,6 +19,8 @@ export class SearchCountsState {
   query = $state.raw<SearchQuery | null>(null);
 
   readonly #api: RunwardenApi;
+  /** This window's key for the host: its counts supersede only its own (other windows' are not touched). */
+  readonly #key = `search-counts-${Math.random().toString(36).slice(2, 12)}`;
   #generation = 0;
 
   constructor(api: RunwardenApi) {
@@ -41,19 +40,13 @@ export class SearchCountsState {
       this.query !== null && this.query.search === search && this.query.projectPath === query.projectPath;
     if (!sameQuery) this.counts = null;
     this.query = { search, projectPath: query.projectPath };
-    const ask = () =>
-      this.#api.getAttention({
-        limit: 0,
-        search,
-        ...(query.projectPath !== null && { projectPath: query.projectPath }),
-      });
-    let result = await ask();
-    // The host counts one search at a time and drops an older waiting one. Ours was dropped though it is
-    // still the newest here: another window asked in between, so ask again (a few times at most).
-    for (let tries = 0; tries < SUPERSEDED_RETRIES; tries += 1) {
-      if (generation !== this.#generation || result.ok || result.error.code !== 'SUPERSEDED') break;
-      result = await ask();
-    }
+    const result = await this.#api.getAttention({
+      limit: 0,
+      search,
+      ...(query.projectPath !== null && { projectPath: query.projectPath }),
+      // The host counts one search at a time: our newer count replaces our older one while it waits.
+      supersede: this.#key,
+    });
     if (generation !== this.#generation || !result.ok) return;
     this.counts = result.value.counts;
     this.needsYou = result.value.needsYou;
