@@ -11,7 +11,7 @@ import type { DisplayStatus } from '../../shared/display-status';
 import type { StatusCounts } from '../../shared/views';
 import { filterPath, findProjectByPath } from './projects';
 import { NEEDS_YOU_SQL, timeParams } from './run-views';
-import { ftsPhrase, runIdRange, SEARCH_CANDIDATES_SQL, SEARCH_SQL, searchMode } from './search-plan';
+import { ftsPhrase, runIdRange, SEARCH_SQL, searchMode } from './search-plan';
 import type { StoreContext } from './store-context';
 
 /** At most this many matching runs are counted: a search this broad is not narrowing anything. */
@@ -41,7 +41,8 @@ export interface SearchCountRow {
 /**
  * The statement that counts a search's matches, or null when the project filter names no project (nothing
  * matches). The matches are read up to the cap plus one and grouped in SQL: the answer is a few rows, and the
- * last row (`ds` null) is how many were read, which says whether the cap was passed.
+ * last row (`ds` null) is how many were read and (`ny`) whether a candidate list was cut at the cap — either
+ * says the counts are a lower bound.
  */
 export function searchCountsStatement(
   ctx: StoreContext,
@@ -58,24 +59,45 @@ export function searchCountsStatement(
     cap: cap + 1,
     counted: cap,
   };
-  // A needle of 3+ characters reads only the trigram index's candidates (and the id range, and the runs of
-  // matching projects), then applies the exact test: a rare word costs its few rows, not a scan of every run.
-  const indexed = searchMode(needle) === 'index';
-  if (indexed) params.match = ftsPhrase(needle);
-  const where = indexed ? [SEARCH_CANDIDATES_SQL, SEARCH_SQL] : [SEARCH_SQL];
-  if (q.projectPath !== undefined) {
-    const project = findProjectByPath(ctx, filterPath(q.projectPath));
-    if (project === null) return null;
-    params.projectId = project.id;
-    where.push('r.project_id = @projectId');
-  }
+  const project = q.projectPath === undefined ? null : findProjectByPath(ctx, filterPath(q.projectPath));
+  if (q.projectPath !== undefined && project === null) return null;
+  if (project !== null) params.projectId = project.id;
+  const inProject = project === null ? '' : ' AND r.project_id = @projectId';
+  const groups = `SELECT ds, expired, ny, count(*) AS n FROM (SELECT * FROM hits LIMIT @counted)
+    GROUP BY ds, expired, ny`;
+  const hit = `SELECT r.display_base AS ds, coalesce(r.owner_expires_at <= @now, 0) AS expired,
+      coalesce(${NEEDS_YOU_SQL}, 0) AS ny FROM runs r`;
   // MATERIALIZED: the matches are read once, for the groups and for the total.
-  const sql = `WITH hits AS MATERIALIZED (
-      SELECT r.display_base AS ds, coalesce(r.owner_expires_at <= @now, 0) AS expired,
-        coalesce(${NEEDS_YOU_SQL}, 0) AS ny
-      FROM runs r WHERE ${where.join(' AND ')} LIMIT @cap)
-    SELECT ds, expired, ny, count(*) AS n FROM (SELECT * FROM hits LIMIT @counted) GROUP BY ds, expired, ny
-    UNION ALL SELECT NULL, NULL, NULL, count(*) FROM hits`;
+  if (searchMode(needle) === 'scan') {
+    // 1–2 characters: a walk over the runs, which stops at the cap (most runs match so short a needle).
+    const sql = `WITH hits AS MATERIALIZED (${hit} WHERE ${SEARCH_SQL}${inProject} LIMIT @cap)
+      ${groups} UNION ALL SELECT NULL, NULL, 0, count(*) FROM hits`;
+    return { sql, params };
+  }
+  // 3+ characters: the trigram index's candidates (SEARCH_CANDIDATES_SQL's three lists), then the exact test.
+  // Each list is read only up to the cap: FTS5 streams a phrase's matches, so a common word costs its newest
+  // cap-plus-one keys, not all of them (at a million runs "agent" has 100,000: reading and sorting every one
+  // took most of the count's 150–200 ms). A list cut there marks the counts as a lower bound even when fewer
+  // of its candidates pass the exact test. With a project filter the index's list is read whole (it is not
+  // by project), and cut only by the outer LIMIT.
+  params.match = ftsPhrase(needle);
+  params.candidates = project === null ? cap + 1 : -1;
+  const sql = `WITH
+    fts AS MATERIALIZED (SELECT rowid AS key FROM run_search WHERE run_search MATCH @match
+      ORDER BY rowid DESC LIMIT @candidates),
+    by_id AS MATERIALIZED (SELECT id FROM runs WHERE id >= @idFrom AND id < @idTo LIMIT @cap),
+    by_path AS MATERIALIZED (SELECT id FROM runs r
+      WHERE r.project_id IN (SELECT id FROM projects WHERE instr(lower(canonical_path), @search) > 0)${inProject}
+      LIMIT @cap),
+    hits AS MATERIALIZED (${hit}
+      WHERE r.id IN (SELECT k.run_id FROM run_search_keys k WHERE k.key IN (SELECT key FROM fts)
+        UNION ALL SELECT id FROM by_id UNION ALL SELECT id FROM by_path)
+      AND ${SEARCH_SQL}${inProject} LIMIT @cap)
+    ${groups}
+    UNION ALL SELECT NULL, NULL,
+      (SELECT count(*) FROM fts) >= @cap OR (SELECT count(*) FROM by_id) >= @cap
+        OR (SELECT count(*) FROM by_path) >= @cap,
+      count(*) FROM hits`;
   return { sql, params };
 }
 
@@ -84,16 +106,18 @@ export function tallySearchCounts(rows: readonly SearchCountRow[], cap = SEARCH_
   const counts: StatusCounts = {};
   let needsYou = 0;
   let read = 0;
+  let cut = false;
   for (const row of rows) {
     if (row.ds === null) {
       read = row.n;
+      cut = row.ny === 1;
       continue;
     }
     const ds: DisplayStatus = row.expired === 1 ? 'stale' : row.ds;
     counts[ds] = (counts[ds] ?? 0) + row.n;
     if (row.ny === 1) needsYou += row.n;
   }
-  return { counts, needsYou, capped: read > cap };
+  return { counts, needsYou, capped: read > cap || cut };
 }
 
 /** Counts a search on the store's own connection. */
