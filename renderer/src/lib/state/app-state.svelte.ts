@@ -38,6 +38,12 @@ export interface PaletteEntry {
   perform: () => void | Promise<void>;
 }
 
+/**
+ * How long a changed search must stay unchanged before its tab counts are asked for: longer than the gap
+ * between keystrokes of someone typing, short against the seconds they then spend reading.
+ */
+export const SEARCH_COUNTS_SETTLE_MS = 250;
+
 const VIEW_KEY_OF = Object.fromEntries(Object.entries(VIEW_KEYS).map(([key, view]) => [view, key]));
 
 export interface AppOptions {
@@ -260,10 +266,13 @@ export class AppState {
       : Promise.resolve();
     tasks.push(listed);
     if (force || prev.projectPath !== next.projectPath || prev.search !== next.search) {
-      // After the rows: a broad search's counts cost far more than its first page (docs/WINDOW.md#search),
-      // and the host answers one request at a time.
+      // After the rows, and once the typing pauses: a broad search's counts cost far more than its first
+      // page (docs/WINDOW.md#search); counting every keystroke's word would only compete with the next's rows.
+      const settle = prev.search !== next.search ? SEARCH_COUNTS_SETTLE_MS : 0;
       tasks.push(
-        listed.then(() => this.searchCounts.load({ search: next.search, projectPath: next.projectPath })),
+        listed.then(() =>
+          this.searchCounts.load({ search: next.search, projectPath: next.projectPath }, settle),
+        ),
       );
     }
     if (next.runId === null) this.detail.close();

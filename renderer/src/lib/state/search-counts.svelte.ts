@@ -27,8 +27,11 @@ export class SearchCountsState {
     this.#api = api;
   }
 
-  /** Counts for a search; an empty search clears them. Answers to older queries are dropped. */
-  async load(query: SearchQuery): Promise<void> {
+  /**
+   * Counts for a search; an empty search clears them. Answers to older queries are dropped. `settleMs`: ask
+   * only if no newer search came within that long (typing: a word still being typed is not counted).
+   */
+  async load(query: SearchQuery, settleMs = 0): Promise<void> {
     const generation = ++this.#generation;
     const search = query.search.trim();
     if (search === '') {
@@ -40,6 +43,10 @@ export class SearchCountsState {
       this.query !== null && this.query.search === search && this.query.projectPath === query.projectPath;
     if (!sameQuery) this.counts = null;
     this.query = { search, projectPath: query.projectPath };
+    if (settleMs > 0) {
+      await new Promise((resolve) => setTimeout(resolve, settleMs));
+      if (generation !== this.#generation) return;
+    }
     const result = await this.#api.getAttention({
       limit: 0,
       search,
