@@ -16,6 +16,7 @@ import { RUN_COLUMNS, RUN_FROM, RUN_FROM_SEARCH_WALK } from './rows';
 import { ownerLiveness } from './run-state';
 import {
   ftsPhrase,
+  matchingProjectIds,
   runIdRange,
   SEARCH_CANDIDATES_SQL,
   SEARCH_SQL,
@@ -274,11 +275,14 @@ export function listRuns(ctx: StoreContext, q: ListRunsQuery, now: number): RunL
   const search = q.search !== undefined && q.search.trim() !== '' ? q.search.trim() : null;
   const cursor = q.cursor ?? null;
   const needle = search?.toLowerCase() ?? null;
-  const plan = needle === null ? null : searchPlan(ctx, view, needle, q.limit);
+  const projectIds = needle === null ? null : matchingProjectIds(ctx, needle);
+  const plan =
+    needle === null || projectIds === null ? null : searchPlan(ctx, view, needle, q.limit, projectIds);
   const params: Record<string, unknown> = { ...timeParams(ctx, now), limit: q.limit + 1 };
   if (projectId !== null) params.projectId = projectId;
   if (search !== null && needle !== null) {
     params.search = needle;
+    params.projectIds = projectIds;
     Object.assign(params, runIdRange(search));
   }
   if (cursor !== null) params.cursor = cursor;

@@ -11,7 +11,7 @@ import type { DisplayStatus } from '../../shared/display-status';
 import type { StatusCounts } from '../../shared/views';
 import { filterPath, findProjectByPath } from './projects';
 import { NEEDS_YOU_SQL, timeParams } from './run-views';
-import { ftsPhrase, runIdRange, SEARCH_SQL, searchMode } from './search-plan';
+import { ftsPhrase, matchingProjectIds, runIdRange, SEARCH_SQL, searchMode } from './search-plan';
 import type { StoreContext } from './store-context';
 
 /** At most this many matching runs are counted: a search this broad is not narrowing anything. */
@@ -55,6 +55,7 @@ export function searchCountsStatement(
   const params: Record<string, string | number> = {
     ...timeParams(ctx, now),
     search: needle,
+    projectIds: matchingProjectIds(ctx, needle),
     ...runIdRange(search),
     cap: cap + 1,
     counted: cap,
@@ -87,8 +88,7 @@ export function searchCountsStatement(
       ORDER BY rowid DESC LIMIT @candidates),
     by_id AS MATERIALIZED (SELECT id FROM runs WHERE id >= @idFrom AND id < @idTo LIMIT @cap),
     by_path AS MATERIALIZED (SELECT id FROM runs r
-      WHERE r.project_id IN (SELECT id FROM projects WHERE instr(lower(canonical_path), @search) > 0)${inProject}
-      LIMIT @cap),
+      WHERE r.project_id IN (SELECT value FROM json_each(@projectIds))${inProject} LIMIT @cap),
     hits AS MATERIALIZED (${hit}
       WHERE r.id IN (SELECT k.run_id FROM run_search_keys k WHERE k.key IN (SELECT key FROM fts)
         UNION ALL SELECT id FROM by_id UNION ALL SELECT id FROM by_path)

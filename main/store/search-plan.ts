@@ -9,13 +9,27 @@ import type { StoreContext } from './store-context';
 /**
  * The exact search test (title, workflow, run id and project): a case-insensitive substring of the
  * title, the workflow or the project's canonical path, or the start of the run id (a range over the id
- * index, @idFrom ≤ id < @idTo: see runIdRange). The path test reads the few project rows once (a list
- * subquery), so a scan tests only columns of `runs` per row and joins the project of the rows it keeps —
- * not of every row it walks past.
+ * index, @idFrom ≤ id < @idTo: see runIdRange). The path test is a list of project ids, @projectIds
+ * (a JSON array: `matchingProjectIds`), read once per call and shared by the plan, the candidates and this
+ * test; so a scan tests only columns of `runs` per row and joins the project of the rows it keeps — not of
+ * every row it walks past.
  */
 export const SEARCH_SQL = `(instr(lower(r.title), @search) > 0 OR instr(lower(r.workflow), @search) > 0
-  OR r.project_id IN (SELECT id FROM projects WHERE instr(lower(canonical_path), @search) > 0)
+  OR r.project_id IN (SELECT value FROM json_each(@projectIds))
   OR (r.id >= @idFrom AND r.id < @idTo))`;
+
+/**
+ * The ids of the projects whose canonical path holds the (lower-cased) needle, as the JSON array SEARCH_SQL's
+ * @projectIds takes. Every project's path is tested (a few hundred rows): done once per list page or count,
+ * where the plan, the candidates and the exact test each read the project table before.
+ */
+export function matchingProjectIds(ctx: StoreContext, needle: string): string {
+  const ids = ctx
+    .prep(`SELECT id FROM projects WHERE instr(lower(canonical_path), ?) > 0`)
+    .pluck()
+    .all(needle) as number[];
+  return JSON.stringify(ids);
+}
 
 /** Characters of an id after `run_` a needle must give before it is taken as the start of run ids. */
 export const MIN_RUN_ID_PREFIX = 4;
@@ -45,8 +59,7 @@ export function runIdRange(needle: string): { idFrom: string; idTo: string } {
 export const SEARCH_CANDIDATES_SQL = `r.id IN (SELECT k.run_id FROM run_search_keys k
   WHERE k.key IN (SELECT rowid FROM run_search WHERE run_search MATCH @match)
   UNION ALL SELECT id FROM runs WHERE id >= @idFrom AND id < @idTo
-  UNION ALL SELECT id FROM runs
-    WHERE project_id IN (SELECT id FROM projects WHERE instr(lower(canonical_path), @search) > 0))`;
+  UNION ALL SELECT id FROM runs WHERE project_id IN (SELECT value FROM json_each(@projectIds)))`;
 
 /** The trigram tokenizer matches only 3+ characters: shorter needles use the scan (SEARCH_SQL alone). */
 export const MIN_INDEXED_SEARCH = 3;
@@ -77,19 +90,31 @@ export const COMMON_SEARCH_SHARE = 0.02;
  */
 export type SearchPlan = 'scan' | 'index' | 'walk';
 
-export function searchPlan(ctx: StoreContext, view: ListView, needle: string, limit: number): SearchPlan {
+export function searchPlan(
+  ctx: StoreContext,
+  view: ListView,
+  needle: string,
+  limit: number,
+  projectIds: string = matchingProjectIds(ctx, needle),
+): SearchPlan {
   if (searchMode(needle) === 'scan') return 'scan';
   if (view !== 'all') return 'index';
-  const keys = (ctx.prep(`SELECT max(key) AS n FROM run_search_keys`).get() as { n: number | null }).n ?? 0;
-  const inProjects = (
-    ctx
-      .prep(
-        `SELECT coalesce(sum(c.n), 0) AS n FROM run_counts c
-         WHERE c.project_id IN (SELECT id FROM projects WHERE instr(lower(canonical_path), ?) > 0)`,
-      )
-      .get(needle) as { n: number }
-  ).n;
-  if (inProjects >= Math.max(1, Math.ceil(keys * COMMON_SEARCH_SHARE))) return 'scan';
+  // No project matches (the usual case): no runs to count in them, and no share of all runs to compare.
+  const inProjects =
+    projectIds === '[]'
+      ? 0
+      : (
+          ctx
+            .prep(
+              `SELECT coalesce(sum(c.n), 0) AS n FROM run_counts c
+               WHERE c.project_id IN (SELECT value FROM json_each(?))`,
+            )
+            .get(projectIds) as { n: number }
+        ).n;
+  if (inProjects > 0) {
+    const keys = (ctx.prep(`SELECT max(key) AS n FROM run_search_keys`).get() as { n: number | null }).n ?? 0;
+    if (inProjects >= Math.max(1, Math.ceil(keys * COMMON_SEARCH_SHARE))) return 'scan';
+  }
   if (inProjects > limit) return 'walk';
   // Counting a common word's candidates costs about the same however few are counted (FTS5 reads its
   // trigrams' doclists; docs/PERFORMANCE.md round 4): the list asks again for every refresh and page, so the

@@ -294,6 +294,7 @@ describe('the joins leave the page query as it was', () => {
     limit: 51,
     search: 'abc',
     idFrom: '',
+    projectIds: '[]',
     idTo: '',
     match: '"abc"',
     floor: 'run_0',

@@ -46,7 +46,15 @@ it('0005 from version 4: automerge off, the search walk index; search finds the 
   // A common word's newest-first walk tests title, workflow and project from the index alone.
   const walk = listRunsSql('all', { project: false, search: true, cursor: false, indexedSearch: false });
   expect(
-    planOf(db, walk, { now: 1, unattendedBefore: 0, limit: 201, search: 'x', idFrom: '', idTo: '' }),
+    planOf(db, walk, {
+      now: 1,
+      unattendedBefore: 0,
+      limit: 201,
+      search: 'x',
+      idFrom: '',
+      projectIds: '[]',
+      idTo: '',
+    }),
   ).toMatch(/SCAN r USING INDEX runs_search_walk/);
   db.close();
 

@@ -112,6 +112,7 @@ it('a rare-word search reads the trigram index (no scan of runs), finds what the
       limit: PAGE + 1,
       search: gen.searchRare,
       idFrom: '',
+      projectIds: '[]',
       idTo: '',
     };
     const scanned = (scanSql.all(scanParams) as Array<{ id: string }>).map((r) => r.id);
@@ -139,6 +140,7 @@ it('a common-word search in All takes the newest-first walk, rare words and othe
       limit: PAGE + 1,
       search: needle,
       idFrom: '',
+      projectIds: '[]',
       idTo: '',
       match: ftsPhrase(needle),
     };

@@ -34,6 +34,7 @@ const PARAMS = {
   search: 'a',
   floor: 'run_0',
   idFrom: '',
+  projectIds: '[]',
   idTo: '',
   projects: null,
   exclude: null,

@@ -278,6 +278,7 @@ describe('search by index agrees with the substring scan', () => {
               limit: 51,
               search: 'abc',
               idFrom: '',
+              projectIds: '[]',
               idTo: '',
               match: '"abc"',
             }) as Array<{ detail: string }>
