@@ -81,8 +81,8 @@ export const COMMON_SEARCH_SHARE = 0.02;
  * How a search in the All view is answered:
  * - `scan`: the newest-first walk, unbounded — for 1–2 character needles (the index cannot answer them) and
  *   for needles whose matching project paths alone hold COMMON_SEARCH_SHARE of the runs;
- * - `index`: the trigram index's candidates, sorted — when they are at most a page (counted only up to a
- *   page plus one, so a rare word costs a few index entries);
+ * - `index`: the trigram index's candidates, sorted — when they are at most `indexedMatchesMax` (counted only
+ *   up to that plus one, so a rare word costs a few index entries);
  * - `walk`: the newest-first walk over the newest `searchWalkRows(limit)` runs of the filter, falling back to
  *   the index when that window holds less than a page (a word rarer than COMMON_SEARCH_SHARE).
  * Other views keep the index: their rows are a subset, so a newest-first walk would not stop early. Every
@@ -139,13 +139,28 @@ export function searchPlan(
 export const SEARCH_PLAN_TTL_MS = 30_000;
 const SEARCH_PLANS_KEPT = 64;
 
+/**
+ * Index entries per walked run at which the two plans cost the same. The index reads and sorts every match
+ * (~1–3 µs each); the walk tests each run it passes (~0.3–0.7 µs) and passes about `limit × runs / matches` of
+ * them. So the index is cheaper below √(k · limit · runs) matches, k being the ratio of the two costs
+ * (docs/PERFORMANCE.md#round-7-the-common-word-search-at-10k-runs).
+ */
+export const WALK_TO_INDEX_COST = 0.15;
+
+/** The most matches a needle may have for its page to come from the index: a page at least, more in a big store. */
+export function indexedMatchesMax(limit: number, runs: number): number {
+  return Math.max(limit, Math.ceil(Math.sqrt(WALK_TO_INDEX_COST * limit * runs)));
+}
+
 function countedPlan(ctx: StoreContext, needle: string, limit: number, inProjects: number): 'index' | 'walk' {
+  const runs = (ctx.prep(`SELECT max(key) AS n FROM run_search_keys`).get() as { n: number | null }).n ?? 0;
+  const max = indexedMatchesMax(limit, runs);
   const matches = (
     ctx
       .prep(`SELECT count(*) AS n FROM (SELECT 1 FROM run_search WHERE run_search MATCH ? LIMIT ?)`)
-      .get(ftsPhrase(needle), limit + 1 - inProjects) as { n: number }
+      .get(ftsPhrase(needle), Math.max(0, max + 1 - inProjects)) as { n: number }
   ).n;
-  return inProjects + matches > limit ? 'walk' : 'index';
+  return inProjects + matches > max ? 'walk' : 'index';
 }
 
 /** Runs a `walk` reads before falling back to the index: a page's worth at COMMON_SEARCH_SHARE. */

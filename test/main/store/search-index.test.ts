@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListView } from '../../../main/store/store-types';
 import { listRunsSql } from '../../../main/store/run-views';
 import {
+  indexedMatchesMax,
   searchMode,
   searchPlan,
   SEARCH_PLAN_TTL_MS,
@@ -217,8 +218,9 @@ describe('search by index agrees with the substring scan', () => {
   });
 
   it('a walk whose window holds less than a page falls back to the index: same rows at every page size', () => {
-    // 160 runs: a window of searchWalkRows(limit) runs is smaller than the store for pages of 1 and 2,
-    // so walks both fill pages and fall back (the page of 7 above always walks the whole store).
+    // 160 runs: a window of searchWalkRows(limit) runs is smaller than the store for pages of 1 and 2, so
+    // walks fill pages from their window (the page of 7 above always walks the whole store); a window with
+    // no match at all is the next describe's.
     expect(searchWalkRows(1)).toBeLessThan(160);
     const ctx = createContext(t.store.db, t.clock, DEFAULT_DISPLAY_OPTIONS, null);
     const floor = t.store.db.prepare(walkFloorSql({ project: false, cursor: false }));
@@ -290,6 +292,37 @@ describe('search by index agrees with the substring scan', () => {
           `${view} ${project}: ${plan}`,
         ).toEqual([]);
       }
+    }
+  });
+});
+
+describe('a walk whose window misses every match', () => {
+  it('falls back to the index: a word common in old runs is found though the newest runs lack it', () => {
+    const s = createTempStore();
+    try {
+      const ctx = createContext(s.store.db, s.clock, DEFAULT_DISPLAY_OPTIONS, null);
+      for (let i = 0; i < 30; i += 1) reserve(s, { title: `wombat ${i}`, workflow: 'w' });
+      const old = s.store.listRuns({ view: 'all', limit: 30 }).items.map((i) => i.run.id);
+      for (let i = 0; i < 200; i += 1) reserve(s, { title: `newer ${i}`, workflow: 'w' });
+      // More matches than the index plan takes for a page of 1, all of them older than the walk's window.
+      expect(30).toBeGreaterThan(indexedMatchesMax(1, 230));
+      expect(searchWalkRows(1)).toBeLessThan(200);
+      expect(searchPlan(ctx, 'all', 'wombat', 1)).toBe('walk');
+      const paged: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = s.store.listRuns({
+          view: 'all',
+          limit: 1,
+          search: 'wombat',
+          ...(cursor !== null && { cursor }),
+        });
+        paged.push(...page.items.map((i) => i.run.id));
+        cursor = page.nextCursor;
+      } while (cursor !== null);
+      expect(paged).toEqual(old);
+    } finally {
+      s.cleanup();
     }
   });
 });
