@@ -48,8 +48,8 @@ export default defineConfig({
   main: {
     build: {
       outDir: fromRoot('out/main'),
-      // Bundle valibot; leave only the native better-sqlite3 (rebuilt per Electron ABI) external.
-      externalizeDeps: { exclude: ['valibot'] },
+      // Bundle valibot and @noble/hashes; leave only the native better-sqlite3 (rebuilt per Electron ABI) external.
+      externalizeDeps: { exclude: ['valibot', '@noble/hashes'] },
       rolldownOptions: {
         input: { index: fromRoot('main/electron/main.ts') },
         external: ['better-sqlite3'],
