@@ -132,11 +132,11 @@ it('a broad search in All takes the newest-first walk; a ~3 % word, rare words a
   try {
     const ctx = createContext(probe.db, () => probe.now(), DEFAULT_DISPLAY_OPTIONS, null);
     const needle = gen.searchCommon.toLowerCase();
-    const matches = (needle: string) =>
+    const matches = (text: string) =>
       (
         probe.db
           .prepare(`SELECT count(*) AS n FROM run_search WHERE run_search MATCH ?`)
-          .get(ftsPhrase(needle)) as {
+          .get(ftsPhrase(text)) as {
           n: number;
         }
       ).n;
