@@ -14,11 +14,9 @@
  * never waits for readers). If the worker cannot start, or stops for any reason, auto-checkpoint is turned
  * back on for the host's connection: the WAL never grows without bound because a thread died.
  */
-import { createRequire } from 'node:module';
-import type * as WorkerThreads from 'node:worker_threads';
-import type { Worker, WorkerOptions } from 'node:worker_threads';
 import { CHECKPOINT_PRAGMA, SEARCH_MERGE_SQL } from './maintenance';
 import type { RunStore } from './run-store';
+import { startStoreWorker, type CreateWorker } from './store-worker';
 
 /** SQLite's default `wal_autocheckpoint`, restored when the worker is not running. */
 export const DEFAULT_AUTOCHECKPOINT_PAGES = 1_000;
@@ -46,7 +44,7 @@ export interface HygieneWorkerOptions {
   onError?: (error: Error) => void;
   onRound?: (result: HygieneResult) => void;
   /** Makes the worker thread (tests keep a handle to it, to stop it as a crash would). */
-  createWorker?: (source: string, options: WorkerOptions) => Worker;
+  createWorker?: CreateWorker;
 }
 
 export interface HygieneWorker {
@@ -63,6 +61,7 @@ export interface HygieneWorker {
 }
 
 type WorkerMessage = { type: 'ready' } | { type: 'round'; result: HygieneResult; requestId: number | null };
+type ToWorker = { type: 'round'; requestId: number } | { type: 'stop' };
 
 /**
  * The worker, as CommonJS source run with `eval: true`: no second bundle entry for electron-vite, the CLI
@@ -122,98 +121,60 @@ parentPort.postMessage({ type: 'ready' });
 
 export function startHygieneWorker(store: RunStore, options: HygieneWorkerOptions = {}): HygieneWorker {
   if (store.mode !== 'read-write') throw new Error('A read-only store has no hygiene to do.');
-  const require = createRequire(import.meta.url);
-  const modulePath = require.resolve('better-sqlite3');
-  // node:worker_threads is loaded here, not with the store: a CLI command never starts the worker.
-  const createWorker =
-    options.createWorker ??
-    ((source, opts) => new (require('node:worker_threads') as typeof WorkerThreads).Worker(source, opts));
-  const worker = createWorker(WORKER_SOURCE, {
-    eval: true,
-    workerData: {
-      modulePath,
+  let last: HygieneResult | null = null;
+  let nextRequestId = 1;
+  const waiting = new Map<number, (result: HygieneResult | null) => void>();
+
+  const worker = startStoreWorker<ToWorker, WorkerMessage>(
+    'store hygiene worker',
+    WORKER_SOURCE,
+    {
       file: store.path,
       intervalMs: options.intervalMs ?? DEFAULT_INTERVAL_MS,
       mergePages: SEARCH_MERGE_PAGES,
     },
-  });
-  // The worker must not keep a CLI process or a test alive on its own.
-  worker.unref();
-  // Node's Worker: the second argument is a transfer list (nothing to transfer), not a window's origin.
-  const send = (message: { type: 'round'; requestId: number } | { type: 'stop' }) =>
-    worker.postMessage(message, []);
-
-  let active = false;
-  let stopping = false;
-  let last: HygieneResult | null = null;
-  let nextRequestId = 1;
-  const waiting = new Map<number, (result: HygieneResult | null) => void>();
-  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-  let settleReady: (ok: boolean) => void = () => {};
-  const ready = new Promise<boolean>((resolve) => {
-    settleReady = resolve;
-  });
-
-  const deactivate = () => {
-    if (active && store.isOpen) store.setAutoCheckpoint(DEFAULT_AUTOCHECKPOINT_PAGES);
-    active = false;
-    settleReady(false);
-    for (const resolve of waiting.values()) resolve(null);
-    waiting.clear();
-  };
-
-  worker.on('message', (message: WorkerMessage) => {
-    if (message.type === 'ready') {
-      if (stopping || !store.isOpen) return;
-      store.setAutoCheckpoint(0);
-      active = true;
-      settleReady(true);
-      return;
-    }
-    last = message.result;
-    options.onRound?.(message.result);
-    if (message.requestId !== null) {
-      waiting.get(message.requestId)?.(message.result);
-      waiting.delete(message.requestId);
-    }
-  });
-  worker.on('error', (error) => {
-    deactivate();
-    if (!stopping) options.onError?.(error);
-  });
-  worker.on('exit', (code) => {
-    const wasActive = active;
-    deactivate();
-    if (!stopping && wasActive) {
-      options.onError?.(new Error(`the store hygiene worker exited (code ${code})`));
-    }
-  });
+    options.createWorker,
+    {
+      onReady() {
+        if (!store.isOpen) return false;
+        store.setAutoCheckpoint(0);
+        return true;
+      },
+      onMessage(message) {
+        if (message.type !== 'round') return;
+        last = message.result;
+        options.onRound?.(message.result);
+        if (message.requestId !== null) {
+          waiting.get(message.requestId)?.(message.result);
+          waiting.delete(message.requestId);
+        }
+      },
+      onDeactivate(wasActive) {
+        // Back on before the worker goes: no commit in between runs without either.
+        if (wasActive && store.isOpen) store.setAutoCheckpoint(DEFAULT_AUTOCHECKPOINT_PAGES);
+        for (const resolve of waiting.values()) resolve(null);
+        waiting.clear();
+      },
+      onError: options.onError,
+    },
+  );
 
   return {
     get active() {
-      return active;
+      return worker.active;
     },
     get last() {
       return last;
     },
-    ready,
+    ready: worker.ready,
     runNow() {
-      if (!active) return Promise.resolve(null);
+      if (!worker.active) return Promise.resolve(null);
       const requestId = nextRequestId++;
       return new Promise((resolve) => {
         waiting.set(requestId, resolve);
-        send({ type: 'round', requestId });
+        worker.send({ type: 'round', requestId });
       });
     },
-    async stop() {
-      if (stopping) return exited;
-      stopping = true;
-      // Back on before the worker goes: no commit in between runs without either.
-      deactivate();
-      // Held while it winds down: an unref'd worker would let the process end with `stop()` still pending.
-      worker.ref();
-      send({ type: 'stop' });
-      await exited;
-    },
+    stop: () => worker.stop(),
   };
 }

@@ -13,10 +13,8 @@
  * Until the worker is running, and if it cannot start or stops, a request is answered `unavailable` and the
  * host counts on its own connection.
  */
-import { createRequire } from 'node:module';
-import type * as WorkerThreads from 'node:worker_threads';
-import type { Worker, WorkerOptions } from 'node:worker_threads';
 import type { ReadStatement } from './search-counts';
+import { startStoreWorker, type CreateWorker } from './store-worker';
 
 /** The worker connection's page cache, in KiB as SQLite counts a negative cache_size (half the host's). */
 const WORKER_CACHE_KIB = -8_192;
@@ -30,7 +28,7 @@ export interface SearchCountWorkerOptions {
   /** The worker stopped unexpectedly (requests are answered `unavailable` from then on). */
   onError?: (error: Error) => void;
   /** Makes the worker thread (tests keep a handle to it, to stop it as a crash would). */
-  createWorker?: (source: string, options: WorkerOptions) => Worker;
+  createWorker?: CreateWorker;
 }
 
 export interface SearchCountWorker {
@@ -54,8 +52,8 @@ type FromWorker =
   | { type: 'failed'; id: number; message: string };
 
 /**
- * CommonJS source run with `eval: true`, as the hygiene worker's (hygiene-worker.ts): it loads the
- * better-sqlite3 the main thread resolved. `query_only`: this connection never writes.
+ * CommonJS source run by store-worker.ts: it loads the better-sqlite3 the main thread resolved.
+ * `query_only`: this connection never writes.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -95,78 +93,59 @@ export function startSearchCountWorker(
   storePath: string,
   options: SearchCountWorkerOptions = {},
 ): SearchCountWorker {
-  const require = createRequire(import.meta.url);
-  const modulePath = require.resolve('better-sqlite3');
-  const createWorker =
-    options.createWorker ??
-    ((source, opts) => new (require('node:worker_threads') as typeof WorkerThreads).Worker(source, opts));
-  const worker = createWorker(WORKER_SOURCE, { eval: true, workerData: { modulePath, file: storePath } });
-  // The worker must not keep a process or a test alive on its own.
-  worker.unref();
-  const send = (message: ToWorker) => worker.postMessage(message, []);
-
-  let active = false;
-  let stopping = false;
   let nextId = 1;
   /** The request the worker is running, and those waiting for it, oldest first. */
   let running: Request | null = null;
   let waiting: Request[] = [];
-  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-  let settleReady: (ok: boolean) => void = () => {};
-  const ready = new Promise<boolean>((resolve) => {
-    settleReady = resolve;
-  });
 
-  const pump = () => {
-    if (!active || running !== null) return;
+  const worker = startStoreWorker<ToWorker, FromWorker>(
+    'search-count worker',
+    WORKER_SOURCE,
+    { file: storePath },
+    options.createWorker,
+    {
+      onReady: () => true,
+      onMessage(message) {
+        if (message.type === 'ready' || running === null || running.id !== message.id) return;
+        const done = running;
+        running = null;
+        done.resolve(
+          message.type === 'rows'
+            ? { ok: true, rows: message.rows }
+            : { ok: false, reason: 'failed', message: message.message },
+        );
+        pump();
+      },
+      onDeactivate() {
+        for (const request of [running, ...waiting]) request?.resolve({ ok: false, reason: 'unavailable' });
+        running = null;
+        waiting = [];
+      },
+      onError: options.onError,
+    },
+  );
+
+  function pump(): void {
+    if (!worker.active || running !== null) return;
     const next = waiting.shift();
     if (next === undefined) return;
     running = next;
-    send({ type: 'run', id: running.id, sql: running.statement.sql, params: running.statement.params });
-  };
-  const deactivate = () => {
-    active = false;
-    settleReady(false);
-    for (const request of [running, ...waiting]) request?.resolve({ ok: false, reason: 'unavailable' });
-    running = null;
-    waiting = [];
-  };
-
-  worker.on('message', (message: FromWorker) => {
-    if (message.type === 'ready') {
-      if (stopping) return;
-      active = true;
-      settleReady(true);
-      return;
-    }
-    if (running === null || running.id !== message.id) return;
-    const done = running;
-    running = null;
-    done.resolve(
-      message.type === 'rows'
-        ? { ok: true, rows: message.rows }
-        : { ok: false, reason: 'failed', message: message.message },
-    );
-    pump();
-  });
-  worker.on('error', (error) => {
-    deactivate();
-    if (!stopping) options.onError?.(error);
-  });
-  worker.on('exit', (code) => {
-    const wasActive = active;
-    deactivate();
-    if (!stopping && wasActive) options.onError?.(new Error(`the search-count worker exited (code ${code})`));
-  });
+    worker.send({
+      type: 'run',
+      id: running.id,
+      sql: running.statement.sql,
+      params: running.statement.params,
+    });
+  }
 
   return {
     get active() {
-      return active;
+      return worker.active;
     },
-    ready,
+    ready: worker.ready,
     run(statement, supersede) {
       // Not yet started, stopped or failed: the caller counts on its own connection.
-      if (!active) return Promise.resolve({ ok: false, reason: 'unavailable' });
+      if (!worker.active) return Promise.resolve({ ok: false, reason: 'unavailable' });
       return new Promise<SearchCountAnswer>((resolve) => {
         if (supersede !== undefined) {
           const replaced = waiting.filter((r) => r.supersede === supersede);
@@ -177,14 +156,6 @@ export function startSearchCountWorker(
         pump();
       });
     },
-    async stop() {
-      if (stopping) return exited;
-      stopping = true;
-      deactivate();
-      // Held while it winds down: an unref'd worker would let the process end with `stop()` still pending.
-      worker.ref();
-      send({ type: 'stop' });
-      await exited;
-    },
+    stop: () => worker.stop(),
   };
 }
