@@ -178,10 +178,12 @@ describe('every command, with the hostile strings in every field', () => {
     await record('show resolved', ['show', runId]);
     await record('cancel', ['cancel', runId, '--reason', ALL]);
     await record('bulk dry run', ['cancel', runId, askingId, '--dry-run', '--reason', ALL]);
+    // Refused while the run's runner is live and waiting on the first question, which has no
+    // deadline; after the answer, the second question expires in 1 s and the run ends.
+    await record('pause (refused)', ['pause', askingId, '--reason', ALL]);
     await record('answer (refused value)', ['answer', question.id, ALL.replaceAll('$(touch marker)', '')]);
     await record('answer', ['answer', question.id, ALL]);
     await record('notify', ['notify', ALL, ALL]);
-    await record('pause (refused)', ['pause', askingId, '--reason', ALL]);
     const asked = await asking.done;
     // `ask` prints the answer into a pipe exactly: it is data for $(runwarden ask ...), not a message.
     expect(asked.stdout).toBe(`${ALL}\n`);
