@@ -11,6 +11,7 @@ import { fitText } from '../../shared/text-caps';
 import type { Actor } from '../../shared/domain';
 import { isRunwardenError, type Result, type RunwardenError } from '../../shared/errors';
 import {
+  LIST_FIRST_PAGE_SIZE,
   LIST_PAGE_SIZE,
   NOTIFICATION_HISTORY,
   type Settings,
@@ -50,7 +51,7 @@ const NOTICE_ACTOR: Actor = { type: 'host', id: 'notifier', surface: 'sweeper' }
  */
 const WARM_UP_READS: ReadonlyArray<readonly [Channel, unknown]> = [
   ['runs:list', { view: 'needs-you', limit: LIST_PAGE_SIZE }],
-  ['runs:list', { view: 'all', limit: LIST_PAGE_SIZE }],
+  ['runs:list', { view: 'all', limit: LIST_FIRST_PAGE_SIZE }],
   ['projects:list', {}],
   ['notifications:list', { limit: NOTIFICATION_HISTORY }],
 ];

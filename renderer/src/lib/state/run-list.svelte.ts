@@ -4,7 +4,12 @@
  */
 import type { RunwardenApi } from '../../../../shared/contract';
 import type { ErrorInfo } from '../../../../shared/errors';
-import { LIST_PAGE_SIZE, type RunListItem, type RunView } from '../../../../shared/views';
+import {
+  LIST_FIRST_PAGE_SIZE,
+  LIST_PAGE_SIZE,
+  type RunListItem,
+  type RunView,
+} from '../../../../shared/views';
 import { triageOrder } from '../format/triage-order';
 
 export interface ListQuery {
@@ -14,12 +19,6 @@ export interface ListQuery {
 }
 
 const MAX_PAGE = 500;
-/**
- * The first page of a view in the store's order: two screens of rows. The window shows ~30; a full page
- * (200 rows, ~270 KB of JSON) took serve longer to send than to read, and the page longer to parse. Needs
- * you is sorted here (triage order), so it keeps the full page it sorts.
- */
-export const FIRST_PAGE_SIZE = 60;
 /** Refresh re-reads at most this many rows from the top; rows below keep their last known state. */
 const REFRESH_CAP = 1000;
 
@@ -50,7 +49,7 @@ export class RunListState {
 
   readonly #firstPageSize: number;
 
-  constructor(api: RunwardenApi, pageSize = LIST_PAGE_SIZE, firstPageSize = FIRST_PAGE_SIZE) {
+  constructor(api: RunwardenApi, pageSize = LIST_PAGE_SIZE, firstPageSize = LIST_FIRST_PAGE_SIZE) {
     this.#api = api;
     this.#pageSize = Math.min(pageSize, MAX_PAGE);
     this.#firstPageSize = Math.min(firstPageSize, this.#pageSize);
