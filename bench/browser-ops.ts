@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { figure, type Measurement } from './report-model';
-import { round, summarize } from './stats';
+import { percentile, round, summarize } from './stats';
 
 /** Debian's Chromium at its fixed path: nothing is downloaded. */
 const CHROMIUM_ARGS = [
@@ -88,6 +88,9 @@ interface ScrollSample {
   rowsLoaded: number;
   scrolledPx: number;
 }
+
+/** Scroll passes measured, each on a freshly loaded page; the figure is the median of their p95s. */
+const SCROLL_PASSES = 3;
 
 /** Scrolls the run list in the page for `ms`, `px` per frame; runs inside Chromium. */
 const SCROLL_SCRIPT = `async ([ms, px]) => {
@@ -259,30 +262,50 @@ export async function measureBrowser(
     log(`  ${coldStart.label}: ${round(cold)} ms`);
 
     await page.waitForTimeout(500);
-    const scroll = (await page.evaluate(`(${SCROLL_SCRIPT})([${opts.scrollMs}, 120])`)) as ScrollSample;
-    const work = summarize(scroll.work);
-    const deltas = summarize(scroll.deltas);
+    // Three passes, each on a freshly loaded page as a person scrolls it (its pages load as it goes), judged on
+    // the median of their p95s: one pass's p95 is its 12th-slowest frame, which one busy moment decides.
+    const passes: ScrollSample[] = [];
+    for (let pass = 0; pass < SCROLL_PASSES; pass += 1) {
+      if (pass > 0) {
+        await page.waitForFunction(SETTLED, null, { timeout: 30_000, polling: 20 });
+        await page.goto(`${served.url}#/all`);
+        await page.waitForSelector('[id^="run-row-"]', { timeout: 30_000 });
+        await page.waitForFunction(SETTLED, null, { timeout: 30_000, polling: 20 });
+      }
+      await page.waitForTimeout(500);
+      passes.push((await page.evaluate(`(${SCROLL_SCRIPT})([${opts.scrollMs}, 120])`)) as ScrollSample);
+    }
+    const passWork = passes.map((scroll) => summarize(scroll.work));
+    const work = summarize(passes.flatMap((scroll) => scroll.work));
+    const deltas = summarize(passes.flatMap((scroll) => scroll.deltas));
+    const judged = percentile(
+      passWork.map((w) => w.p95),
+      50,
+    );
     const frames = figure(
       'ui.scroll-frames',
       'UI: frame time while scrolling the run list (p95)',
       'browser',
       'ms',
       work.median,
-      { text: 'p95 frame < 16 ms', met: work.p95 < 16 },
+      { text: 'p95 frame < 16 ms', met: judged < 16 },
       {
+        passes: passes.length,
+        passP95Ms: passWork.map((w) => round(w.p95)).join(' / '),
+        pooledP95Ms: round(work.p95),
         frames: work.n,
         rafIntervalMedianMs: round(deltas.median),
         rafIntervalP95Ms: round(deltas.p95),
-        longFrames: scroll.deltas.filter((d) => d > 34).length,
-        rowsInDom: scroll.rowsLoaded,
-        scrolledPx: scroll.scrolledPx,
+        longFrames: passes.reduce((n, scroll) => n + scroll.deltas.filter((d) => d > 34).length, 0),
+        rowsInDom: passes.at(-1)?.rowsLoaded ?? 0,
+        scrolledPx: passes.at(-1)?.scrolledPx ?? 0,
       },
-      "frame = rAF start → end of that frame's rendering (a message posted in rAF); 120 px per frame",
+      `frame = rAF start → end of that frame's rendering (a message posted in rAF); 120 px per frame; p95 = median of ${SCROLL_PASSES} passes' p95s, each on a freshly loaded page`,
     );
-    frames.p95 = round(work.p95);
+    frames.p95 = round(judged);
     frames.n = work.n;
     log(
-      `  ${frames.label}: median ${frames.median} ms, p95 ${frames.p95} ms; rAF interval p95 ${round(deltas.p95)} ms, ${scroll.scrolledPx} px`,
+      `  ${frames.label}: median ${frames.median} ms, p95 ${frames.p95} ms (passes ${passWork.map((w) => round(w.p95)).join(' / ')}); rAF interval p95 ${round(deltas.p95)} ms`,
     );
     const typed: number[] = [];
     // Each needle's samples, in the order typed: which words the p95 comes from.
