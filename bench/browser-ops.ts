@@ -128,18 +128,26 @@ const SCROLL_SCRIPT = `async ([ms, px]) => {
 }`;
 
 /**
- * Types `needle` into the search box as one input event and resolves with the time (ms) until the list's
- * first row is `firstId` and that frame was painted; runs inside Chromium.
+ * Types `needle` into the search box as one input event and resolves with the time (ms) until the page shows
+ * what `until` names and that frame was painted; runs inside Chromium. `until` is `{ firstId }` (the list's
+ * first row is that run) or `{ counts: true }` (the view tabs show this search's counts: their
+ * `data-counts-search` is the needle).
  */
-const SEARCH_SCRIPT = `async ([needle, firstId]) => {
+const TYPE_SEARCH_SCRIPT = `async ([needle, until]) => {
   const input = document.querySelector('input[type="search"][aria-label="Search runs"]');
-  if (!input) throw new Error('search box not found');
-  const shows = () => document.querySelector('[id^="run-row-"]')?.id === 'run-row-' + firstId;
+  const tabs = document.querySelector('nav[aria-label="Views"]');
+  if (!input || (until.counts && !tabs)) throw new Error('search box or view tabs not found');
+  const shows = until.counts
+    ? () => tabs.getAttribute('data-counts-search') === needle
+    : () => document.querySelector('[id^="run-row-"]')?.id === 'run-row-' + until.firstId;
   const started = performance.now();
   input.value = needle;
   input.dispatchEvent(new Event('input', { bubbles: true }));
   await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { obs.disconnect(); reject(new Error('no result for ' + needle)); }, 10000);
+    const timer = setTimeout(() => {
+      obs.disconnect();
+      reject(new Error((until.counts ? 'no counts for ' : 'no result for ') + needle));
+    }, until.counts ? 20000 : 10000);
     const check = () => {
       if (!shows()) return;
       obs.disconnect();
@@ -147,7 +155,8 @@ const SEARCH_SCRIPT = `async ([needle, firstId]) => {
       resolve();
     };
     const obs = new MutationObserver(check);
-    obs.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['id'] });
+    if (until.counts) obs.observe(tabs, { attributes: true, attributeFilter: ['data-counts-search'] });
+    else obs.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['id'] });
     check();
   });
   await new Promise((resolve) => requestAnimationFrame(() => {
@@ -158,37 +167,14 @@ const SEARCH_SCRIPT = `async ([needle, firstId]) => {
   return performance.now() - started;
 }`;
 
-/**
- * Types `needle` as SEARCH_SCRIPT does and resolves with the time (ms) until the view tabs show that search's
- * counts (`data-counts-search` is the needle) and that frame was painted; runs inside Chromium.
- */
-const COUNTS_SCRIPT = `async ([needle]) => {
-  const input = document.querySelector('input[type="search"][aria-label="Search runs"]');
-  const tabs = document.querySelector('nav[aria-label="Views"]');
-  if (!input || !tabs) throw new Error('search box or view tabs not found');
-  const shows = () => tabs.getAttribute('data-counts-search') === needle;
-  const started = performance.now();
-  input.value = needle;
-  input.dispatchEvent(new Event('input', { bubbles: true }));
-  await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { obs.disconnect(); reject(new Error('no counts for ' + needle)); }, 20000);
-    const check = () => {
-      if (!shows()) return;
-      obs.disconnect();
-      clearTimeout(timer);
-      resolve();
-    };
-    const obs = new MutationObserver(check);
-    obs.observe(tabs, { attributes: true, attributeFilter: ['data-counts-search'] });
-    check();
-  });
-  await new Promise((resolve) => requestAnimationFrame(() => {
-    const ch = new MessageChannel();
-    ch.port1.onmessage = resolve;
-    ch.port2.postMessage(0);
-  }));
-  return performance.now() - started;
-}`;
+/** Types a search in the page; resolves with the ms until `until` shows and is painted (TYPE_SEARCH_SCRIPT). */
+async function typeSearch(
+  page: { evaluate(script: string): Promise<unknown> },
+  needle: string,
+  until: { firstId: string } | { counts: true },
+): Promise<number> {
+  return (await page.evaluate(`(${TYPE_SEARCH_SCRIPT})(${JSON.stringify([needle, until])})`)) as number;
+}
 
 export interface BrowserOptions {
   storePath: string;
@@ -314,9 +300,7 @@ export async function measureBrowser(
     await page.waitForSelector('[id^="run-row-"]', { timeout: 30_000 });
     for (let pass = 0; pass < 4; pass += 1) {
       for (const s of opts.searches) {
-        const ms = (await page.evaluate(
-          `(${SEARCH_SCRIPT})(${JSON.stringify([s.needle, s.firstId])})`,
-        )) as number;
+        const ms = await typeSearch(page, s.needle, { firstId: s.firstId });
         typed.push(ms);
         (byNeedle[s.needle] ??= []).push(round(ms));
       }
@@ -349,7 +333,7 @@ export async function measureBrowser(
     const countsByNeedle: Record<string, number[]> = {};
     for (let pass = 0; pass < 2; pass += 1) {
       for (const s of opts.searches) {
-        const ms = (await page.evaluate(`(${COUNTS_SCRIPT})(${JSON.stringify([s.needle])})`)) as number;
+        const ms = await typeSearch(page, s.needle, { counts: true });
         counted.push(ms);
         (countsByNeedle[s.needle] ??= []).push(round(ms));
       }
@@ -379,9 +363,7 @@ export async function measureBrowser(
     for (let pass = 0; pass < 2; pass += 1) {
       for (const s of opts.searches) {
         await new Promise((resolve) => setTimeout(resolve, 300));
-        during.push(
-          (await page.evaluate(`(${SEARCH_SCRIPT})(${JSON.stringify([s.needle, s.firstId])})`)) as number,
-        );
+        during.push(await typeSearch(page, s.needle, { firstId: s.firstId }));
       }
     }
     const duringSummary = summarize(during);
