@@ -1,10 +1,16 @@
 /** Sortable ids (time prefix + monotonic random tail) and lease tokens (only their hash is stored). */
+import type * as NodeCrypto from 'node:crypto';
+import { createRequire } from 'node:module';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 
 // Loaded on first use, not with the store: a command that makes no id and checks no token (`notify` inside a
 // run) then starts without node:crypto, about 5 ms of a short process's start-up (docs/PERFORMANCE.md, round 6).
-const crypto = () => process.getBuiltinModule('node:crypto');
+let loaded: typeof NodeCrypto | null = null;
+function crypto(): typeof NodeCrypto {
+  loaded ??= createRequire(import.meta.url)('node:crypto') as typeof NodeCrypto;
+  return loaded;
+}
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 

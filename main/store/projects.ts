@@ -1,13 +1,15 @@
 /** Projects: one row per canonical folder path (symlinks resolved; docs/ARCHITECTURE.md#run-model-and-state-machine). */
+import type * as NodeFs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Project } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
 import { toProject, type ProjectRow } from './rows';
 import type { StoreContext } from './store-context';
 
-// Node's own object, not through `import`: the ESM wrapper of node:fs reads every export, which loads
-// fs/promises, readline and the stream modules into every runner call (docs/CLI.md#start-up).
-const fs = process.getBuiltinModule('node:fs');
+// node:fs through require, not `import`: its ESM wrapper reads every export, which loads fs/promises,
+// readline and the stream modules into every runner call (docs/CLI.md#start-up).
+const fs = createRequire(import.meta.url)('node:fs') as typeof NodeFs;
 
 /** realpath of a project folder; VALIDATION when it does not exist. */
 export function canonicalProjectPath(projectPath: string): string {
