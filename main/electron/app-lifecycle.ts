@@ -255,8 +255,19 @@ export function runApp(mainModuleUrl: string): void {
           notificationsUnavailable = error;
           redrawTray();
         },
+        // One failure is not forever (a permission granted later, a notification server restarted).
+        shown: () => {
+          if (notificationsUnavailable === null) return;
+          notificationsUnavailable = null;
+          redrawTray();
+        },
       });
       notifier = createdNotifier;
+      // Windows: clicks and buttons of toasts whose Notification object is gone (collected, or from before a
+      // restart and still in Action Center) arrive here only (docs/DESKTOP-CHECKLIST.md#windows).
+      if (process.platform === 'win32') {
+        Notification.handleActivation((details) => createdNotifier.activate(details));
+      }
 
       try {
         host = createAppHost({
