@@ -19,6 +19,7 @@ import { DEEP_LINK_SCHEME, findDeepLink, parseDeepLink } from './deep-link';
 import { DisposableStore } from './disposables';
 import { isTrustedSender, registerIpcHandlers, registerListeningHandler } from './ipc-main';
 import { applyLaunchAtLogin, startsHidden } from './login-item';
+import { applyXdgAutostart } from './xdg-autostart';
 import { createNotifier, type DesktopNotifier } from './notifier';
 import { createQuickAnswers, type QuickAnswer } from './quick-answers';
 import { createRunOpener } from './run-opener';
@@ -162,8 +163,16 @@ export function runApp(mainModuleUrl: string): void {
     sendPush(event, payload);
   };
 
+  const linuxAutostart = (enabled: boolean): void => {
+    try {
+      applyXdgAutostart(enabled, { env: process.env, home: app.getPath('home'), execPath: process.execPath });
+    } catch (error) {
+      log('runwarden: could not update the autostart entry', error);
+    }
+  };
+
   const onSettingsChanged = (next: Settings): void => {
-    applyLaunchAtLogin(app, next.launchAtLogin, process.platform, app.isPackaged);
+    applyLaunchAtLogin(app, next.launchAtLogin, process.platform, app.isPackaged, linuxAutostart);
     redrawTray();
   };
 
@@ -386,7 +395,15 @@ export function runApp(mainModuleUrl: string): void {
         if (startHidden && !createdWindow.window.isVisible()) reveal();
       });
 
-      if (!applyLaunchAtLogin(app, openedHost.settings.launchAtLogin, process.platform, app.isPackaged)) {
+      if (
+        !applyLaunchAtLogin(
+          app,
+          openedHost.settings.launchAtLogin,
+          process.platform,
+          app.isPackaged,
+          linuxAutostart,
+        )
+      ) {
         if (openedHost.settings.launchAtLogin && !app.isPackaged) {
           log('runwarden: "launch at login" applies to the installed app, not to `npm start`');
         }
