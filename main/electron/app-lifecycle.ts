@@ -63,6 +63,7 @@ export function runApp(mainModuleUrl: string): void {
   let notificationsUnavailable: string | null = null;
   // Until the bus has answered, a Linux desktop is not assumed to show the icon.
   let trayHost: TrayHost = process.platform === 'linux' ? 'unknown' : 'present';
+  let trayHostSettled = false;
 
   // Before the lock: the lock lives in the userData folder, which differs for `npm start` and the installed app.
   const identity = applyAppIdentity(app, process.platform);
@@ -241,10 +242,15 @@ export function runApp(mainModuleUrl: string): void {
 
       const hooks = testHooksEnabled(app.isPackaged, process.env);
       const shownNotifications: Notification[] = [];
+      const notificationEvents = { shown: 0, failed: [] as string[] };
       const createdNotifier = createNotifier({
         create: (options) => {
           const notification = new Notification(options);
-          if (hooks) shownNotifications.push(notification);
+          if (hooks) {
+            shownNotifications.push(notification);
+            notification.on('show', () => notificationEvents.shown++);
+            notification.on('failed', (_event, error) => notificationEvents.failed.push(String(error)));
+          }
           return notification;
         },
         isSupported: () => Notification.isSupported(),
@@ -380,16 +386,20 @@ export function runApp(mainModuleUrl: string): void {
             notifications: () => shownNotifications,
             emitClick: (notification) => (notification as Notification).emit('click', {}),
             canHideToTray: () => canHideToTray(trayHost),
+            trayHostSettled: () => trayHostSettled,
+            nativeTray: () => createdTray.native(),
+            notificationEvents: () => ({ ...notificationEvents, failed: [...notificationEvents.failed] }),
           }),
         });
       }
 
       void trayHostFound.then((found) => {
         trayHost = found;
+        trayHostSettled = true;
         if (canHideToTray(found)) return;
         log(
           'runwarden: no tray icon host was found (on GNOME, install the AppIndicator extension); ' +
-            'closing the window minimises it instead of hiding it',
+            'closing the window quits it instead of hiding it',
         );
         // Started hidden with nowhere to come back from: show the window after all.
         if (startHidden && !createdWindow.window.isVisible()) reveal();
