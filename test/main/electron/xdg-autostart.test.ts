@@ -2,6 +2,7 @@
  * "Launch at login" on Linux: an XDG autostart entry written and removed in a real folder, with the Exec line
  * quoted as the Desktop Entry spec asks (checked by parsing it back the way a session does).
  */
+import type Electron from 'electron';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,7 +68,7 @@ describe('XDG autostart (Linux "Launch at login")', () => {
   });
 
   it('applyLaunchAtLogin on Linux uses the autostart entry in the installed app only', () => {
-    const app = { setLoginItemSettings: vi.fn() };
+    const app = { setLoginItemSettings: vi.fn<(settings: Electron.Settings) => void>() };
     const autostart = vi.fn<(enabled: boolean) => void>();
     expect(applyLaunchAtLogin(app, true, 'linux', true, autostart)).toBe(true);
     expect(autostart).toHaveBeenCalledWith(true);
