@@ -21,3 +21,4 @@ export declare function verdict(
   failures: ParseFailure[],
 ): { ok: boolean; counts: Record<'HIGH' | 'MEDIUM' | 'LOW' | 'INFORMATIONAL', number>; unreadable: number };
 export declare function main(): Promise<number>;
+export declare const OFFLINE_PRELOAD: string;

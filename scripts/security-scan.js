@@ -9,7 +9,9 @@
  *
  * Electronegativity 1.10.3's parser predates class private fields and other ES2022 syntax, so it scans a copy of
  * out/ whose JavaScript is lowered to ES2019 (same code, older syntax). Needs the npm registry the first time
- * (npx downloads the tool); the scan itself is offline (its release and translation fetches fail harmlessly).
+ * (npx downloads the tool); the scan itself is offline: scripts/electronegativity-offline.cjs makes its
+ * release and translation fetches fail at once (a fetch that timed out used to crash it before it wrote a
+ * report). Exit 0: no HIGH finding; 1: a HIGH finding or an unparsed file; 2: no result (CI fails on both).
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,6 +22,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const SCANNER = '@doyensec/electronegativity@1.10.3';
 export const SCAN_TARGET = 'es2019';
+/** The preload that keeps the scanner off the network (see above). */
+export const OFFLINE_PRELOAD = fileURLToPath(new URL('./electronegativity-offline.cjs', import.meta.url));
 const REQUIRED = ['main/index.js', 'preload/index.cjs', 'renderer/index.html'];
 
 /** Parses the scanner's CSV report (quoted fields, doubled quotes) into findings. */
@@ -140,7 +144,11 @@ export async function main() {
       result = spawnSync(
         'npx',
         ['-y', SCANNER, '-i', copy, '-o', report, '-r', '-v', 'false', '-e', electronVersion],
-        { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+        {
+          encoding: 'utf8',
+          maxBuffer: 64 * 1024 * 1024,
+          env: { ...process.env, NODE_OPTIONS: `--require=${JSON.stringify(OFFLINE_PRELOAD)}` },
+        },
       );
       output = `${result.stdout ?? ''}${result.stderr ?? ''}`;
       if (result.error) break;

@@ -21,6 +21,10 @@ export interface StartFs {
   realpath(path: string): string;
 }
 export declare const realFs: StartFs;
+export declare function rootProblem(options: {
+  platform: NodeJS.Platform;
+  uid: number | undefined;
+}): string | null;
 export declare function sandboxProblem(options: {
   platform: NodeJS.Platform;
   electronPath: string;

@@ -69,6 +69,18 @@ function readOr(fs, path, fallback) {
  * Returns null when the sandbox can start (or this is not Linux), else the sentence with both remedies.
  * The sandbox is never turned off (no --no-sandbox): the person chooses a remedy.
  */
+/**
+ * Linux as root: Chromium refuses to run a root process with its sandbox on ("Running as root without
+ * --no-sandbox is not supported"), and `npm start` never turns the sandbox off. Returns the sentence, or null.
+ */
+export function rootProblem({ platform, uid }) {
+  if (platform !== 'linux' || uid !== 0) return null;
+  return (
+    'Electron does not start as root with its sandbox on, and npm start never turns the sandbox off: ' +
+    'run it as your own user. Without Electron, browser mode shows the same window: `npx runwarden serve`.'
+  );
+}
+
 export function sandboxProblem({ platform, electronPath, fs = realFs }) {
   if (platform !== 'linux') return null;
   const restricted =
@@ -155,6 +167,8 @@ export async function main(argv = process.argv.slice(2)) {
 
   say(`locating the Electron ${electronVersion} binary (downloaded on first use)…`);
   const electronPath = locateElectron(req, electronVersion);
+  const asRoot = rootProblem({ platform: process.platform, uid: process.getuid?.() });
+  if (asRoot !== null) throw new Error(asRoot);
   const sandbox = sandboxProblem({ platform: process.platform, electronPath });
   if (sandbox !== null) throw new Error(sandbox);
 

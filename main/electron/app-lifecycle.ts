@@ -19,6 +19,7 @@ import { DEEP_LINK_SCHEME, findDeepLink, parseDeepLink } from './deep-link';
 import { DisposableStore } from './disposables';
 import { isTrustedSender, registerIpcHandlers, registerListeningHandler } from './ipc-main';
 import { applyLaunchAtLogin, startsHidden } from './login-item';
+import { applyXdgAutostart } from './xdg-autostart';
 import { createNotifier, type DesktopNotifier } from './notifier';
 import { createQuickAnswers, type QuickAnswer } from './quick-answers';
 import { createRunOpener } from './run-opener';
@@ -62,6 +63,7 @@ export function runApp(mainModuleUrl: string): void {
   let notificationsUnavailable: string | null = null;
   // Until the bus has answered, a Linux desktop is not assumed to show the icon.
   let trayHost: TrayHost = process.platform === 'linux' ? 'unknown' : 'present';
+  let trayHostSettled = false;
 
   // Before the lock: the lock lives in the userData folder, which differs for `npm start` and the installed app.
   const identity = applyAppIdentity(app, process.platform);
@@ -162,8 +164,16 @@ export function runApp(mainModuleUrl: string): void {
     sendPush(event, payload);
   };
 
+  const linuxAutostart = (enabled: boolean): void => {
+    try {
+      applyXdgAutostart(enabled, { env: process.env, home: app.getPath('home'), execPath: process.execPath });
+    } catch (error) {
+      log('runwarden: could not update the autostart entry', error);
+    }
+  };
+
   const onSettingsChanged = (next: Settings): void => {
-    applyLaunchAtLogin(app, next.launchAtLogin, process.platform, app.isPackaged);
+    applyLaunchAtLogin(app, next.launchAtLogin, process.platform, app.isPackaged, linuxAutostart);
     redrawTray();
   };
 
@@ -232,10 +242,15 @@ export function runApp(mainModuleUrl: string): void {
 
       const hooks = testHooksEnabled(app.isPackaged, process.env);
       const shownNotifications: Notification[] = [];
+      const notificationEvents = { shown: 0, failed: [] as string[] };
       const createdNotifier = createNotifier({
         create: (options) => {
           const notification = new Notification(options);
-          if (hooks) shownNotifications.push(notification);
+          if (hooks) {
+            shownNotifications.push(notification);
+            notification.on('show', () => notificationEvents.shown++);
+            notification.on('failed', (_event, error) => notificationEvents.failed.push(String(error)));
+          }
           return notification;
         },
         isSupported: () => Notification.isSupported(),
@@ -255,8 +270,19 @@ export function runApp(mainModuleUrl: string): void {
           notificationsUnavailable = error;
           redrawTray();
         },
+        // One failure is not forever (a permission granted later, a notification server restarted).
+        shown: () => {
+          if (notificationsUnavailable === null) return;
+          notificationsUnavailable = null;
+          redrawTray();
+        },
       });
       notifier = createdNotifier;
+      // Windows: clicks and buttons of toasts whose Notification object is gone (collected, or from before a
+      // restart and still in Action Center) arrive here only (docs/DESKTOP-CHECKLIST.md#windows).
+      if (process.platform === 'win32') {
+        Notification.handleActivation((details) => createdNotifier.activate(details));
+      }
 
       try {
         host = createAppHost({
@@ -360,22 +386,34 @@ export function runApp(mainModuleUrl: string): void {
             notifications: () => shownNotifications,
             emitClick: (notification) => (notification as Notification).emit('click', {}),
             canHideToTray: () => canHideToTray(trayHost),
+            trayHostSettled: () => trayHostSettled,
+            nativeTray: () => createdTray.native(),
+            notificationEvents: () => ({ ...notificationEvents, failed: [...notificationEvents.failed] }),
           }),
         });
       }
 
       void trayHostFound.then((found) => {
         trayHost = found;
+        trayHostSettled = true;
         if (canHideToTray(found)) return;
         log(
           'runwarden: no tray icon host was found (on GNOME, install the AppIndicator extension); ' +
-            'closing the window minimises it instead of hiding it',
+            'closing the window quits it instead of hiding it',
         );
         // Started hidden with nowhere to come back from: show the window after all.
         if (startHidden && !createdWindow.window.isVisible()) reveal();
       });
 
-      if (!applyLaunchAtLogin(app, openedHost.settings.launchAtLogin, process.platform, app.isPackaged)) {
+      if (
+        !applyLaunchAtLogin(
+          app,
+          openedHost.settings.launchAtLogin,
+          process.platform,
+          app.isPackaged,
+          linuxAutostart,
+        )
+      ) {
         if (openedHost.settings.launchAtLogin && !app.isPackaged) {
           log('runwarden: "launch at login" applies to the installed app, not to `npm start`');
         }

@@ -1,8 +1,8 @@
 /**
- * The `launchAtLogin` setting → the OS login item. Electron supports login items on macOS and Windows only;
- * on Linux the setting is kept but has no effect here (desktop autostart entries are the packager's job).
- * Only the installed app registers one: under `npm start` the running executable is the bare development
- * Electron, and a login item for it would open Electron's default app at every login.
+ * The `launchAtLogin` setting → the OS login item: Electron's login items on macOS and Windows, an XDG
+ * autostart entry on Linux (xdg-autostart.ts; Electron's call does nothing there). Only the installed app
+ * registers one: under `npm start` the running executable is the bare development Electron, and a login item
+ * for it would open Electron's default app at every login.
  */
 import type { App } from 'electron';
 
@@ -14,8 +14,14 @@ export function applyLaunchAtLogin(
   enabled: boolean,
   platform: NodeJS.Platform,
   packaged = true,
+  linuxAutostart?: (enabled: boolean) => void,
 ): boolean {
-  if (!packaged || (platform !== 'darwin' && platform !== 'win32')) return false;
+  if (!packaged) return false;
+  if (platform === 'linux' && linuxAutostart !== undefined) {
+    linuxAutostart(enabled);
+    return true;
+  }
+  if (platform !== 'darwin' && platform !== 'win32') return false;
   app.setLoginItemSettings(
     platform === 'win32' ? { openAtLogin: enabled, args: [HIDDEN_ARG] } : { openAtLogin: enabled },
   );

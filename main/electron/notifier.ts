@@ -53,7 +53,7 @@ export const MAX_NOTIFICATION_ACTIONS = 3;
 
 /** The Electron notification id of a question: macOS and Windows replace a shown one with the same id. */
 export function questionNotificationId(interactionId: string): string {
-  return `runwarden-question-${interactionId}`;
+  return `${QUESTION_ID_PREFIX}${interactionId}`;
 }
 
 /**
@@ -74,7 +74,9 @@ export function questionActions(
 /** The part of Electron's Notification this uses. */
 export interface ShownNotification {
   on(event: 'click', listener: () => void): unknown;
-  on(event: 'close', listener: () => void): unknown;
+  /** Windows says why: `timedOut` means the toast left the screen for Action Center, where it can still be clicked. */
+  on(event: 'close', listener: (details?: { reason?: string }) => void): unknown;
+  on(event: 'show', listener: () => void): unknown;
   on(event: 'action', listener: (details: { actionIndex?: number }, actionIndex?: number) => void): unknown;
   on(event: 'failed', listener: (event: unknown, error: string) => void): unknown;
   show(): void;
@@ -97,7 +99,38 @@ export interface NotifierDeps {
   markRead?(runId: string): void;
   /** The platform refused to show it (macOS without a signed build): logged, and the tray says so. */
   failed?(error: string): void;
+  /** One was shown: notifications work (again), whatever failed before. */
+  shown?(): void;
 }
+
+/**
+ * A Windows toast activation (`Notification.handleActivation`), as Electron encodes it in the toast's
+ * arguments: `type=action&action=<button>&tag=<notification id>` for a button, `type=click`-like arguments
+ * with the same tag for the toast itself.
+ */
+export interface ToastActivation {
+  type: string;
+  arguments: string;
+  actionIndex?: number;
+}
+
+const QUESTION_ID_PREFIX = 'runwarden-question-';
+
+/** The question a toast activation is about, and the button pressed (null: the toast itself was clicked). */
+export function questionActivation(
+  activation: ToastActivation,
+): { interactionId: string; actionIndex: number | null } | null {
+  const params = new URLSearchParams(activation.arguments);
+  const tag = params.get('tag') ?? '';
+  if (!tag.startsWith(QUESTION_ID_PREFIX) || tag.length === QUESTION_ID_PREFIX.length) return null;
+  const interactionId = tag.slice(QUESTION_ID_PREFIX.length);
+  if (activation.type !== 'action') return { interactionId, actionIndex: null };
+  const raw = activation.actionIndex ?? Number(params.get('action') ?? Number.NaN);
+  return Number.isInteger(raw) && raw >= 0 ? { interactionId, actionIndex: raw } : null;
+}
+
+/** Questions whose notification already handled a click or button, so a later activation is not a second. */
+const MAX_HANDLED = 50;
 
 /** What the latest attention read says about questions, for closing the notifications of answered ones. */
 export interface OpenQuestions {
@@ -117,6 +150,12 @@ export interface DesktopNotifier extends Notifier {
   retire(questions: OpenQuestions): void;
   /** Question notifications on screen. */
   readonly questionsShown: number;
+  /**
+   * A toast activation on Windows (`Notification.handleActivation`): a click or button of a question's
+   * toast whose Notification object is gone (collected, or from before a restart, still in Action Center).
+   * Activations of a toast this notifier still holds are left to that toast's own events.
+   */
+  activate(activation: ToastActivation): void;
 }
 
 interface ShownQuestion {
@@ -140,6 +179,14 @@ export function createNotifier(deps: NotifierDeps): DesktopNotifier {
 
   const forgetQuestion = (interactionId: string, notification: ShownNotification): void => {
     if (questions.get(interactionId)?.notification === notification) questions.delete(interactionId);
+  };
+  const handled = new Set<string>();
+  const markHandled = (interactionId: string): void => {
+    handled.add(interactionId);
+    if (handled.size > MAX_HANDLED) {
+      const oldest = handled.values().next().value;
+      if (oldest !== undefined) handled.delete(oldest);
+    }
   };
 
   return {
@@ -181,6 +228,32 @@ export function createNotifier(deps: NotifierDeps): DesktopNotifier {
     get questionsShown() {
       return questions.size;
     },
+    activate(activation) {
+      const target = questionActivation(activation);
+      if (target === null) return;
+      const { interactionId, actionIndex } = target;
+      if (questions.has(interactionId) || handled.has(interactionId)) return;
+      markHandled(interactionId);
+      const question = deps.questionById?.(interactionId) ?? null;
+      if (question === null) {
+        deps.openWindow();
+        return;
+      }
+      const choice = actionIndex === null ? undefined : question.choices?.[actionIndex];
+      if (actionIndex === null || choice === undefined || deps.answer === undefined) {
+        deps.markRead?.(question.runId);
+        deps.openRun(question.runId);
+        return;
+      }
+      deps.answer({
+        runId: question.runId,
+        interactionId: question.id,
+        revision: question.revision,
+        choice,
+        index: actionIndex,
+      });
+      deps.markRead?.(question.runId);
+    },
   };
 
   function wire(
@@ -194,6 +267,7 @@ export function createNotifier(deps: NotifierDeps): DesktopNotifier {
       if (interactionId !== null) forgetQuestion(interactionId, notification);
     };
     notification.on('click', () => {
+      if (interactionId !== null) markHandled(interactionId);
       // Seen, not answered: the question stays open and stays in the tray.
       release();
       if (notice.runId !== null) {
@@ -204,6 +278,7 @@ export function createNotifier(deps: NotifierDeps): DesktopNotifier {
     notification.on('action', (details, legacyIndex) => {
       const index = details.actionIndex ?? legacyIndex ?? -1;
       const choice = question?.choices?.[index];
+      if (interactionId !== null) markHandled(interactionId);
       release();
       if (question === null || choice === undefined || deps.answer === undefined) return;
       deps.answer({
@@ -219,7 +294,13 @@ export function createNotifier(deps: NotifierDeps): DesktopNotifier {
       release();
       deps.failed?.(String(error));
     });
-    notification.on('close', release);
+    notification.on('close', (details) => {
+      // A question's toast that timed out into Windows' Action Center is still there and still clickable:
+      // keep it, so that retire() removes it once the question is answered and its clicks still arrive.
+      if (interactionId !== null && details?.reason === 'timedOut') return;
+      release();
+    });
+    notification.on('show', () => deps.shown?.());
     keep(notification);
     notification.show();
   }

@@ -18,8 +18,14 @@ export interface TestHooks {
   /** How many notifications were shown, and clicks the last one. */
   notificationsShown(): number;
   clickLastNotification(): boolean;
-  /** Whether closing the window hides it to the tray (a tray icon host was found) or minimises it. */
+  /** Whether closing the window hides it to the tray (a tray icon host was found) or quits. */
   canHideToTray(): boolean;
+  /** Whether the tray host detection has answered (canHideToTray is final). */
+  trayHostSettled(): boolean;
+  /** The native tray: alive, and the labels of the native Menu it holds (not the JS template). */
+  nativeTray(): { alive: boolean; menuLabels: string[] };
+  /** Native notification events: how many were shown by the OS, and the errors of those that failed. */
+  notificationEvents(): { shown: number; failed: string[] };
 }
 
 export function testHooksEnabled(packaged: boolean, env: NodeJS.ProcessEnv): boolean {
@@ -35,6 +41,9 @@ export function createTestHooks(sources: {
   notifications: () => readonly ShownNotification[];
   emitClick: (notification: ShownNotification) => void;
   canHideToTray: () => boolean;
+  trayHostSettled: () => boolean;
+  nativeTray: () => { alive: boolean; menuLabels: string[] };
+  notificationEvents: () => { shown: number; failed: string[] };
 }): TestHooks {
   return {
     trayLabels: () => sources.trayMenu().map((item) => item.label ?? `(${item.type ?? 'item'})`),
@@ -56,6 +65,9 @@ export function createTestHooks(sources: {
       return true;
     },
     canHideToTray: () => sources.canHideToTray(),
+    trayHostSettled: () => sources.trayHostSettled(),
+    nativeTray: () => sources.nativeTray(),
+    notificationEvents: () => sources.notificationEvents(),
     notificationsShown: () => sources.notifications().length,
     clickLastNotification: () => {
       const last = sources.notifications().at(-1);

@@ -278,6 +278,8 @@ export interface RunwardenTray {
   update(summary: AttentionSummary | null, notificationsPaused: boolean, extras?: TrayExtras): void;
   /** The menu as last drawn (read by the real-Electron tests through test-hooks.ts). */
   readonly menu: MenuItemConstructorOptions[];
+  /** The native side, for the real-Electron tests: the Tray is alive, and the labels of the Menu it was given. */
+  native(): { alive: boolean; menuLabels: string[] };
   dispose: Disposer;
 }
 
@@ -314,9 +316,11 @@ export function createRunwardenTray(
     tray.setToolTip(model.tooltip);
     if (platform === 'darwin') tray.setTitle(model.title);
     menu = trayMenuTemplate(model.entries, actions);
-    tray.setContextMenu(Menu.buildFromTemplate(menu));
+    nativeMenu = Menu.buildFromTemplate(menu);
+    tray.setContextMenu(nativeMenu);
   };
   let menu: MenuItemConstructorOptions[] = [];
+  let nativeMenu: Menu | null = null;
   update(null, false);
 
   return {
@@ -324,6 +328,10 @@ export function createRunwardenTray(
     get menu() {
       return menu;
     },
+    native: () => ({
+      alive: !tray.isDestroyed(),
+      menuLabels: tray.isDestroyed() ? [] : (nativeMenu?.items ?? []).map((item) => item.label),
+    }),
     dispose: () => {
       tray.off('click', onClick);
       if (!tray.isDestroyed()) tray.destroy();

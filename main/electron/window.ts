@@ -1,5 +1,5 @@
 /**
- * The main window: hardened options, close-to-tray (minimised instead where no tray icon can show), and a
+ * The main window: hardened options, close-to-tray (a close quits where no tray icon can show), and a
  * renderer that died is reloaded. Its web contents get the guards of security-guards.ts from the app-wide
  * `web-contents-created` hook, like every other web contents.
  */
@@ -34,8 +34,9 @@ export interface MainWindowDeps {
   /** Read at each close: the `closeToTray` setting (a setting can make close quit). */
   closeToTray: () => boolean;
   /**
-   * Read at each close: whether a tray icon is known to show (tray-host.ts). When it is not, a close with
-   * close-to-tray on minimises the window instead of hiding it, so the app never vanishes.
+   * Read at each close: whether a tray icon is known to show (tray-host.ts). When it is not, close-to-tray
+   * has nowhere to go: a close quits, as with close-to-tray off. (Hidden, the app would vanish; minimised,
+   * with no tray menu and no application menu, nothing could ever quit it.)
    */
   canHideToTray?: () => boolean;
   /** The page's renderer process died (not a clean exit); `reloaded` says whether it was reloaded. */
@@ -102,10 +103,9 @@ export function createMainWindow(deps: MainWindowDeps): MainWindow {
   };
   const onClose = (event: Electron.Event): void => {
     if (deps.isQuitting()) return;
-    if (deps.closeToTray()) {
+    if (deps.closeToTray() && (deps.canHideToTray?.() ?? true)) {
       event.preventDefault();
-      if (deps.canHideToTray?.() ?? true) window.hide();
-      else window.minimize();
+      window.hide();
       return;
     }
     deps.onCloseRequestedQuit();

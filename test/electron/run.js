@@ -2,7 +2,8 @@
 /**
  * `npm run test:electron`: the real-Electron tests, wherever the Electron binary is installed. Where it is
  * not (Electron downloads it on first use, and some machines cannot), it says so in one line, with how many
- * tests were not run, and exits 0. On Linux without a display it runs them under xvfb-run.
+ * tests were not run, and exits 0 — unless RUNWARDEN_REQUIRE_ELECTRON=1, as on CI machines that can download
+ * Electron: then a missing binary fails (exit 1). On Linux without a display it runs them under xvfb-run.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -35,6 +36,12 @@ function electronVersion() {
 const electron = installedElectron(root);
 if (electron === null) {
   const count = countTests();
+  if (process.env.RUNWARDEN_REQUIRE_ELECTRON === '1') {
+    console.error(
+      `test:electron: RUNWARDEN_REQUIRE_ELECTRON=1 but the Electron ${electronVersion()} binary is not installed (run \`node node_modules/electron/install.js\`), so ${count} Electron tests cannot run.`,
+    );
+    process.exit(1);
+  }
   console.log(
     `test:electron: the Electron ${electronVersion()} binary is not installed here (it is downloaded on first \`npm start\`), so ${count} Electron tests were not run.`,
   );

@@ -292,13 +292,14 @@ describe('runApp', () => {
     ]);
   });
 
-  it('where no tray icon can show, closing the window minimises it instead of hiding it', async () => {
+  it('where no tray icon can show, closing the window quits the app (no tray menu to quit from)', async () => {
     trayHostState.found = 'absent';
     const { window } = await started();
     await flush();
     window?.show();
-    expect(window?.requestClose()).toBe(false);
-    expect(window).toMatchObject({ visible: true, minimized: true });
+    expect(window?.requestClose()).toBe(true);
+    expect(window?.minimized).toBe(false);
+    expect(app.quitCalls).toBeGreaterThan(0);
   });
 
   it('a question answered through the tray menu goes to interactions:answer, and a notification click opens its run', async () => {

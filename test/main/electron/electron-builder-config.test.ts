@@ -3,6 +3,7 @@
  * own loader, checked against app-builder-lib's scheme.json with ajv (draft-07) and with electron-builder's
  * own validator, then the settings that matter for security and for the native addon asserted.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { join, relative } from 'node:path';
 import { createRequire } from 'node:module';
@@ -96,14 +97,60 @@ describe('electron-builder.yml', () => {
   });
 
   it.each([
-    ['runAsNode', false],
+    // The shipped CLI is the app's executable in Node mode (docs/DESKTOP-CHECKLIST.md#fuses).
+    ['runAsNode', true],
     ['enableNodeOptionsEnvironmentVariable', false],
     ['enableNodeCliInspectArguments', false],
     ['onlyLoadAppFromAsar', true],
     ['enableEmbeddedAsarIntegrityValidation', true],
     ['enableCookieEncryption', true],
+    // The window's page is a file:// page: pinned to Electron's default, so a change is a decision.
+    ['grantFileProtocolExtraPrivileges', true],
+    // Unsigned arm64 builds start: the fuse flip invalidates the ad-hoc signature unless it is reset.
+    ['resetAdHocDarwinSignature', true],
   ])('fuse %s is %s', (fuse, value) => {
     expect(config.electronFuses?.[fuse]).toBe(value);
+  });
+
+  it('sets every fuse electron-builder knows, so none is left to a default by accident', () => {
+    const schema = JSON.parse(readFileSync(require.resolve('app-builder-lib/scheme.json'), 'utf8')) as {
+      definitions: { FuseOptionsV1: { properties: Record<string, unknown> } };
+    };
+    const known = Object.keys(schema.definitions.FuseOptionsV1.properties).sort();
+    // The V8 snapshot fuse needs a snapshot the app does not build.
+    expect(Object.keys(config.electronFuses ?? {}).sort()).toEqual(
+      known.filter((fuse) => fuse !== 'loadBrowserProcessSpecificV8Snapshot'),
+    );
+  });
+
+  it("builds the AppImage on the static runtime (no libfuse2), which drops the entry's --no-sandbox", () => {
+    const schema = JSON.parse(readFileSync(require.resolve('app-builder-lib/scheme.json'), 'utf8')) as {
+      definitions: { ToolsetConfig: { properties: { appimage: { anyOf: Array<{ enum?: string[] }> } } } };
+    };
+    const versions = schema.definitions.ToolsetConfig.properties.appimage.anyOf.flatMap((v) => v.enum ?? []);
+    const appimage = (config.toolsets as { appimage?: string } | undefined)?.appimage;
+    expect(versions).toContain(appimage);
+    // 0.0.0 is the legacy type-2 runtime that needs libfuse2.
+    expect(appimage).not.toBe('0.0.0');
+    // electron-builder's AppImage target: the desktop entry gets --no-sandbox only for the legacy toolset, or
+    // when executableArgs says so; this config says neither.
+    const source = readFileSync(
+      require.resolve('app-builder-lib/out/targets/appimage/AppImageTarget.js'),
+      'utf8',
+    );
+    expect(source).toMatch(
+      /appimageTool == null \|\| appimageTool === "0\.0\.0" \? \["--no-sandbox"\] : \[\]/,
+    );
+    expect((config.linux as { executableArgs?: unknown } | undefined)?.executableArgs).toBeUndefined();
+    expect((config.appImage as { executableArgs?: unknown } | undefined)?.executableArgs).toBeUndefined();
+  });
+
+  it('release builds refuse to finish unsigned; local builds may be unsigned', () => {
+    const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(config.forceCodeSigning).toBeUndefined();
+    expect(pkg.scripts['dist:release']).toMatch(/electron-builder .*-c\.forceCodeSigning=true/);
   });
 
   it('packs the built app into asar, unpacks the native addon, and never rebuilds it', () => {
@@ -117,6 +164,9 @@ describe('electron-builder.yml', () => {
     );
     // The CLI and the benchmark are built into out/ too, but are not part of the app.
     expect(filePatterns(config.files)).not.toContain('out/**');
+    // A platform's own `files:` would become a second matcher over the whole project (test/main/electron/
+    // packaging.test.ts lists what that packed).
+    for (const platform of ['linux', 'mac', 'win'] as const) expect(config[platform]?.files).toBeUndefined();
   });
 
   it.each([
@@ -129,7 +179,10 @@ describe('electron-builder.yml', () => {
     "%s %s packs better-sqlite3's %s only, without its sources (electron-builder's own node_modules filter)",
     (platform, arch, binary) => {
       const packageDir = join(root, 'node_modules', 'better-sqlite3');
-      const macro = (pattern: string) => pattern.replaceAll('${arch}', arch);
+      // electron-builder expands ${platform} to the platform it runs on: each OS is packaged on itself.
+      const osName = { linux: 'linux', mac: 'darwin', win: 'win32' }[platform];
+      const macro = (pattern: string) =>
+        pattern.replaceAll('${arch}', arch).replaceAll('${platform}', osName);
       const matcher = fileMatcher.getNodeModuleFileMatcher(root, '/app', macro, config[platform] ?? {}, {
         config,
         debugLogger: { isEnabled: false },
@@ -227,7 +280,7 @@ describe('what the deb step and the installers need', () => {
       const matcher = fileMatcher.getNodeModuleFileMatcher(
         root,
         '/app',
-        (p) => p.replaceAll('${arch}', 'x64'),
+        (p) => p.replaceAll('${arch}', 'x64').replaceAll('${platform}', 'linux'),
         config.linux ?? {},
         {
           config,
@@ -242,4 +295,45 @@ describe('what the deb step and the installers need', () => {
       expect(pkg).toBeTruthy();
     },
   );
+});
+
+describe("the deb's install scripts put the CLI launcher on the PATH", () => {
+  // electron-builder fills in ${name} macros and throws on any it does not know (FpmTarget's writeConfigFile).
+  const MACROS = { executable: 'runwarden', sanitizedProductName: 'Runwarden' };
+  const filled = (file: string): string =>
+    readFileSync(`${root}${file}`, 'utf8').replace(/\$\{([a-zA-Z]+)\}/g, (_match, name: string) => {
+      if (!(name in MACROS)) throw new Error(`${file}: macro ${name} is not defined`);
+      return MACROS[name as keyof typeof MACROS];
+    });
+
+  it('the config names both scripts, and they exist', () => {
+    const deb = config.deb as { afterInstall?: string; afterRemove?: string };
+    expect(deb.afterInstall).toBe('build/linux/after-install.sh');
+    expect(deb.afterRemove).toBe('build/linux/after-remove.sh');
+  });
+
+  it.each([['build/linux/after-install.sh'], ['build/linux/after-remove.sh']])(
+    '%s uses only the macros electron-builder defines and is valid bash',
+    (file) => {
+      const script = filled(file);
+      const checked = spawnSync('bash', ['-n'], { input: script, encoding: 'utf8' });
+      expect(checked.stderr).toBe('');
+      expect(checked.status).toBe(0);
+    },
+  );
+
+  it('links /usr/bin/runwarden to resources/bin/runwarden (the launcher the app ships), and removes it', () => {
+    const install = filled('build/linux/after-install.sh');
+    expect(install).toContain(`cli="$app/resources/bin/runwarden"`);
+    expect(install).toContain("app='/opt/Runwarden'");
+    expect(install).toMatch(/update-alternatives --install '\/usr\/bin\/runwarden' 'runwarden' "\$cli"/);
+    // The sandbox helper and the AppArmor profile, as electron-builder's own script does.
+    expect(install).toContain('chrome-sandbox');
+    expect(install).toContain('/etc/apparmor.d/runwarden');
+    const remove = filled('build/linux/after-remove.sh');
+    expect(remove).toContain('update-alternatives --remove \'runwarden\' "$cli"');
+    expect(remove).toContain("cli='/opt/Runwarden/resources/bin/runwarden'");
+    const launcher = statSync(`${root}build/cli/bin/runwarden`);
+    expect(launcher.mode & 0o111).toBe(0o111);
+  });
 });

@@ -5,6 +5,7 @@ import {
   notificationBody,
   notificationOptions,
   plainNotificationText,
+  questionActivation,
   type NotifierDeps,
 } from '../../../main/electron/notifier';
 import type { DesktopNotice } from '../../../main/services/host-types';
@@ -120,6 +121,7 @@ describe('question notifications', () => {
       answer: (a) => answered.push(`${a.interactionId} r${a.revision} ${a.choice}`),
       markRead: (runId) => read.push(runId),
       failed: (e) => failures.push(e),
+      shown: () => failures.push('shown'),
     });
     return { ...made, answered, read, failures };
   }
@@ -216,5 +218,87 @@ describe('question notifications', () => {
     n.show(ask());
     created[0]?.emit('failed', {}, 'Notifications are not allowed for this application');
     expect(failures).toEqual(['Notifications are not allowed for this application']);
+    // The next one that does show says notifications work again (the tray drops its warning).
+    n.show(ask({ body: 'asked again' }));
+    created[1]?.emit('show');
+    expect(failures).toEqual(['Notifications are not allowed for this application', 'shown']);
+  });
+
+  it("Windows: a question's toast that timed out into Action Center is kept until retired, then removed", () => {
+    const { n, created, answered } = questionNotifier('win32');
+    n.show(ask());
+    const toast = created[0] as Notification;
+    toast.emit('close', { reason: 'timedOut' });
+    expect(n.questionsShown).toBe(1);
+    // Its button in Action Center still answers.
+    toast.emit('action', { actionIndex: 0 }, 0);
+    expect(answered).toEqual(['q1 r1 yes']);
+    n.show(ask({ body: 'again' }));
+    const second = created[1] as Notification;
+    second.emit('close', { reason: 'timedOut' });
+    n.retire({ open: new Set(), runs: new Set(['run_1']), complete: true });
+    expect(second.closed).toBe(true);
+    expect(n.questionsShown).toBe(0);
+  });
+
+  it('a toast the person dismissed is let go (nothing left to remove)', () => {
+    const { n, created } = questionNotifier('win32');
+    n.show(ask());
+    created[0]?.emit('close', { reason: 'userCanceled' });
+    expect(n.questionsShown).toBe(0);
+  });
+
+  it('Windows activation of a toast the app no longer holds answers it (a button) or opens it (a click)', () => {
+    const button = questionNotifier('win32');
+    button.n.activate({
+      type: 'action',
+      arguments: 'type=action&action=1&tag=runwarden-question-q1',
+      actionIndex: 1,
+    });
+    expect(button.answered).toEqual(['q1 r1 no']);
+    expect(button.read).toEqual(['run_1']);
+    // The same activation again (Windows may deliver both) does not answer twice.
+    button.n.activate({
+      type: 'action',
+      arguments: 'type=action&action=1&tag=runwarden-question-q1',
+      actionIndex: 1,
+    });
+    expect(button.answered).toEqual(['q1 r1 no']);
+
+    const click = questionNotifier('win32');
+    click.n.activate({ type: 'click', arguments: 'tag=runwarden-question-q1' });
+    expect(click.calls).toEqual(['open-run run_1']);
+    expect(click.answered).toEqual([]);
+  });
+
+  it('activation of a toast the app still holds is left to its own events (no second answer)', () => {
+    const { n, created, answered } = questionNotifier('win32');
+    n.show(ask());
+    const args = {
+      type: 'action',
+      arguments: 'type=action&action=0&tag=runwarden-question-q1',
+      actionIndex: 0,
+    };
+    n.activate(args);
+    expect(answered).toEqual([]);
+    created[0]?.emit('action', { actionIndex: 0 }, 0);
+    n.activate(args);
+    expect(answered).toEqual(['q1 r1 yes']);
+  });
+
+  it('ignores activations that are not a question of ours or name no valid button', () => {
+    for (const activation of [
+      { type: 'action', arguments: 'type=action&action=0&tag=someone-else' },
+      { type: 'action', arguments: 'type=action&action=-1&tag=runwarden-question-q1' },
+      { type: 'click', arguments: 'tag=runwarden-question-' },
+    ]) {
+      expect(questionActivation(activation)).toBeNull();
+    }
+    expect(
+      questionActivation({ type: 'action', arguments: 'type=action&action=2&tag=runwarden-question-a%26b' }),
+    ).toEqual({
+      interactionId: 'a&b',
+      actionIndex: 2,
+    });
   });
 });

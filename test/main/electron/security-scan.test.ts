@@ -1,5 +1,22 @@
-import { describe, expect, it } from 'vitest';
-import { parseFailures, parseReport, reportIsWhole, verdict } from '../../../scripts/security-scan.js';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  OFFLINE_PRELOAD,
+  parseFailures,
+  parseReport,
+  reportIsWhole,
+  verdict,
+} from '../../../scripts/security-scan.js';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 const CSV = `issue, severity, confidence, filename, location, sample, description, url
 CSP_GLOBAL_CHECK,"LOW","FIRM","renderer/index.html","3:0","default-src 'none'; style-src 'self' 'unsafe-inline'","One or more CSP directives detected seems to be vulnerable",https://github.com/doyensec/electronegativity/wiki/CSP_GLOBAL_CHECK
@@ -58,5 +75,50 @@ describe('scripts/security-scan.js helpers', () => {
     expect(reportIsWhole(torn)).toBe(false);
     const findings = parseReport(torn);
     expect(verdict(findings, []).ok).toBe(false);
+  });
+});
+
+describe('the scan gates CI', () => {
+  it('keeps the scanner off the network: every `got` request fails at once, so it writes its report offline', () => {
+    const probe = `
+      const got = require('got');
+      const seen = [];
+      Promise.allSettled([got('https://example.invalid/x.json', { timeout: { request: 1000 } }), got.head('https://example.invalid')])
+        .then((results) => console.log(JSON.stringify(results.map((r) => r.status + ':' + (r.reason && r.reason.message)))));
+    `;
+    const result = spawnSync(process.execPath, ['-e', probe], {
+      env: { ...process.env, NODE_OPTIONS: `--require=${JSON.stringify(OFFLINE_PRELOAD)}` },
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual([
+      'rejected:offline: the security scan makes no network requests',
+      'rejected:offline: the security scan makes no network requests',
+    ]);
+  });
+
+  /** Runs .ci/run's scan step with a stand-in `node` that exits with `code` (as scripts/security-scan.js would). */
+  function ciScanStep(code: number): number | null {
+    const ci = readFileSync(join(root, '.ci', 'run'), 'utf8');
+    const step = ci.slice(ci.indexOf('# The Electron security scan'));
+    expect(step).toContain('node scripts/security-scan.js');
+    const dir = mkdtempSync(join(tmpdir(), 'runwarden-ci-scan-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, 'node'), `#!/bin/sh\nexit ${code}\n`);
+    chmodSync(join(dir, 'node'), 0o755);
+    const result = spawnSync('bash', ['-c', `set -euo pipefail\n${step}`], {
+      env: { ...process.env, PATH: `${dir}:/usr/bin:/bin` },
+      encoding: 'utf8',
+    });
+    return result.status;
+  }
+
+  it.each([
+    [0, 0],
+    [1, 1],
+    [2, 2],
+  ])('.ci/run: a scan that exits %i makes CI exit %i (no result is a failure, not a warning)', (scan, ci) => {
+    expect(ciScanStep(scan)).toBe(ci);
   });
 });

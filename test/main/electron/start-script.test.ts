@@ -8,6 +8,7 @@ import {
   electronMissingMessage,
   isMainModule,
   locateElectron,
+  rootProblem,
   sandboxProblem,
   sandboxRemedy,
   type StartFs,
@@ -106,6 +107,15 @@ describe('the Linux sandbox check (Ubuntu 23.10+ AppArmor user-namespace restric
     expect(problem).toContain(`'${ELECTRON}'`);
     expect(problem).toMatch(/runwarden serve/);
     expect(problem).not.toMatch(/--no-sandbox/);
+  });
+
+  it('as root on Linux: one sentence (Chromium refuses a root process with the sandbox on), nothing else', () => {
+    const problem = rootProblem({ platform: 'linux', uid: 0 });
+    expect(problem).toMatch(/^Electron does not start as root with its sandbox on.*as your own user\./);
+    expect(problem).toMatch(/runwarden serve/);
+    expect(problem).not.toMatch(/--no-sandbox/);
+    expect(rootProblem({ platform: 'linux', uid: 1000 })).toBeNull();
+    expect(rootProblem({ platform: 'darwin', uid: 0 })).toBeNull();
   });
 
   it('older Debian (unprivileged_userns_clone = 0) is the same problem', () => {

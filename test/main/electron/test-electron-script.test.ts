@@ -32,7 +32,7 @@ describe('test/electron/run.js', () => {
     dirs.push(empty);
     const result = spawnSync(process.execPath, [join(root, 'test/electron/run.js')], {
       cwd: root,
-      env: { ...process.env, ELECTRON_OVERRIDE_DIST_PATH: empty },
+      env: { ...process.env, ELECTRON_OVERRIDE_DIST_PATH: empty, RUNWARDEN_REQUIRE_ELECTRON: '' },
       encoding: 'utf8',
     });
     expect(result.status).toBe(0);
@@ -55,6 +55,21 @@ describe('test/electron/run.js', () => {
       new RegExp(
         `^test:electron: the Electron \\d+\\.\\d+\\.\\d+ binary is not installed here .*so ${total} Electron tests were not run\\.$`,
       ),
+    );
+  });
+
+  it('with RUNWARDEN_REQUIRE_ELECTRON=1 and no binary: exit 1, naming the variable and the install step', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'runwarden-no-electron-'));
+    dirs.push(empty);
+    const result = spawnSync(process.execPath, [join(root, 'test/electron/run.js')], {
+      cwd: root,
+      env: { ...process.env, ELECTRON_OVERRIDE_DIST_PATH: empty, RUNWARDEN_REQUIRE_ELECTRON: '1' },
+      encoding: 'utf8',
+    });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(
+      /^test:electron: RUNWARDEN_REQUIRE_ELECTRON=1 but the Electron \d+\.\d+\.\d+ binary is not installed .*node node_modules\/electron\/install\.js.*\d+ Electron tests cannot run\.\n$/,
     );
   });
 

@@ -143,16 +143,17 @@ describe('createMainWindow', () => {
 describe('createMainWindow: no tray icon host, and renderer crashes', () => {
   beforeEach(() => resetFakeElectron());
 
-  it('with close-to-tray on but no tray icon showing, close minimises instead of hiding', () => {
+  it('with close-to-tray on but no tray icon showing, close quits (nothing else could quit the app)', () => {
     let canHide = false;
     const { window, state } = make({ canHideToTray: () => canHide });
     window.show();
-    expect(window.requestClose()).toBe(false);
-    expect(window).toMatchObject({ visible: true, minimized: true });
-    expect(state.quitRequests).toBe(0);
+    expect(window.requestClose()).toBe(true);
+    expect(state.quitRequests).toBe(1);
+    expect(window.minimized).toBe(false);
     canHide = true;
     expect(window.requestClose()).toBe(false);
     expect(window.visible).toBe(false);
+    expect(state.quitRequests).toBe(1);
   });
 
   it('a crashed renderer is reloaded and reported; a clean exit is not', () => {
