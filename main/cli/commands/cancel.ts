@@ -97,16 +97,18 @@ cancelled, else the code of the first refusal.`,
     if (values['stop-command'] === true) {
       const stopReason = reason ?? 'Runner gone, command still running: stopped from the CLI.';
       const started = store.beginStopCommand(runId, { expectedRevision, reason: stopReason, actor });
-      const group = started.command.pgid ?? started.command.pid;
+      // Started from a terminal, the command has no group: its processes carry the run's marker.
+      const group =
+        started.command.pgid === null
+          ? `the processes of run ${runId} (pid ${started.command.pid} and all that inherited its environment)`
+          : `process group ${started.command.pgid}`;
       if (!ctx.json)
-        ctx.stderr.write(
-          `runwarden: stopping process group ${group} (SIGTERM, then SIGKILL after ${graceMs} ms)\n`,
-        );
+        ctx.stderr.write(`runwarden: stopping ${group} (SIGTERM, then SIGKILL after ${graceMs} ms)\n`);
       const result = await stopCommandGroup(started.command, { graceMs });
       store.finishStopCommand(runId, started.generation, { ...result, reason: stopReason, actor });
       if (!result.gone) {
         ctx.stderr.write(
-          `runwarden: process group ${group} is still alive after ${result.signals.join(', ')}; the run was not cancelled\n`,
+          `runwarden: not all of ${group} stopped after ${result.signals.join(', ')}; the run was not cancelled\n`,
         );
         return EXIT.failure;
       }

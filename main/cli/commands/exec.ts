@@ -162,6 +162,7 @@ Exit status: CMD's exit code (128+N when killed by signal N); 1 if the lease was
       output: log,
     });
     log?.finish();
+    tellLeftBehind(ctx.stderr, run.id, outcome.leftBehind);
     let told = false;
     const settlement = await settleRunDurably(session, command, outcome, 'cancel', {
       onRetry: (failed) => {
@@ -186,6 +187,26 @@ Exit status: CMD's exit code (128+N when killed by signal N); 1 if the lease was
     return result.exitCode;
   },
 };
+
+/**
+ * Started from a terminal, CMD's leftovers were looked for by the run's marker and stopped; say so in
+ * words when some could not be stopped, or not looked for at all (docs/LIVENESS.md#terminal-mode).
+ */
+export function tellLeftBehind(
+  stderr: { write(text: string): unknown },
+  runId: string,
+  leftBehind: readonly number[] | null,
+): void {
+  if (leftBehind === null) {
+    stderr.write(
+      `runwarden: run ${runId}: could not look for processes the command left running (no /proc here); anything it started in the background may still run\n`,
+    );
+  } else if (leftBehind.length > 0) {
+    stderr.write(
+      `runwarden: run ${runId}: ${leftBehind.length} process(es) the command started could not be stopped (pid ${leftBehind.join(', ')}); they still run\n`,
+    );
+  }
+}
 
 export interface ExecResult {
   runId: string;
