@@ -1,5 +1,6 @@
 /** `runwarden exec`: run a command as a durable run (reserve, claim, heartbeat, settle). */
 import { basename, delimiter, dirname } from 'node:path';
+import { recordEnvironment } from '../../../shared/command-environment';
 import { openRunLog } from '../../runner/run-log';
 import { runnerEnv } from '../../runner/runner-env';
 import { DEFAULT_LEASE_MS, RunSession } from '../../runner/run-session';
@@ -106,7 +107,8 @@ Exit status: CMD's exit code (128+N when killed by signal N); 1 if the lease was
     const projectPath = projectFolder(values.project, ctx.cwd);
     const storePath = storePathOf(ctx, values.store);
     const store = openCliStore(ctx, values.store);
-    const command = { argv: commandArgv, cwd: ctx.cwd };
+    // Recorded so a retry runs the same work; secret-looking values are never stored (docs/CLI.md#what-exec-records).
+    const command = { argv: commandArgv, cwd: ctx.cwd, env: recordEnvironment(process.env) };
     const owner = runnerOwner('exec');
     const actor = runnerActor(owner, 'cli');
     // One transaction: a claim that fails (a live owner of the same --key, a busy or full store) leaves
