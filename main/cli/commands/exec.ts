@@ -56,8 +56,12 @@ SIGINT/SIGTERM are forwarded to CMD; the run then ends cancelled. Ctrl-Z stops t
 between store writes, never inside one; past its lease the run stays live (docs/LIVENESS.md).
 If the store file is removed or replaced while CMD runs, this says so once; CMD runs on unrecorded.
 Reserving and claiming the run is one transaction: if the claim fails, no run is left behind.
-CMD runs in its own process group (unless stdin is a terminal) that is torn down when it ends; on
-Linux it also dies with this process (docs/LIVENESS.md). If the end of the run cannot be recorded
+CMD runs in its own process group that is torn down when it ends; on Linux it also dies with this
+process (docs/LIVENESS.md). When stdin is a terminal CMD keeps the terminal's group (Ctrl-C, reading
+the keyboard), and what it leaves running is found by the run's RUNWARDEN_RUN_ID in its environment
+and stopped when it ends (Linux; elsewhere this says it could not look).
+CMD's argv, folder and environment are recorded for a retry; the values of secret-named variables
+(TOKEN, SECRET, PASSWORD, KEY, CREDENTIAL, AUTH, COOKIE, SESSION) are not, only their names. If the end of the run cannot be recorded
 (disk full, read-only, busy), this process keeps its lease and tries again until it can.
 
 Options:
