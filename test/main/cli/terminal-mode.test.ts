@@ -12,6 +12,7 @@ import { markedProcesses } from '../../../main/store';
 import { createLivenessCheck } from '../../../main/store/liveness';
 import { killQuietly, runCli, runJson, tempDir, waitFor, type TempDir } from '../../helpers/cli';
 import { testCliBin } from '../../helpers/paths';
+import { spawnRunwarden } from '../../reliability/liveness-kit';
 
 let dir: TempDir;
 const started: ChildProcess[] = [];
@@ -152,6 +153,29 @@ describe('a command started from a terminal', () => {
     expect(processesWith('1706')).toEqual([]);
     terminal.child.stdin?.write('\n');
     expect(await terminal.done).toBe(130);
+  });
+});
+
+describe('a cancel that could not check the run’s processes', () => {
+  it('says so instead of "nothing else affected" alone', async () => {
+    // A runner in another pid namespace: its pids mean nothing here (docs/LIVENESS.md).
+    const exec = spawnRunwarden(['exec', '--lease-ms', '3000', '--', 'sleep', '60'], {
+      store: dir.store,
+      cwd: dir.path,
+      wrapper: ['unshare', '--pid', '--fork', '--mount-proc'],
+    });
+    const runId = await waitFor('the run id', () => /run (run_[a-z0-9]+)/.exec(exec.stderr)?.[1]);
+    const [first] = await waitFor('the namespace', () => {
+      const found = descendantsOf(exec.child.pid as number);
+      return found.length > 1 ? found : undefined;
+    });
+    killQuietly(first as number, 'SIGKILL');
+    await exec.done;
+    await waitFor('the run to show stale', async () => (await statusOf(runId)) === 'stale', 20_000, 200);
+    const cancelled = await runCli(['cancel', runId, '--reason', 'gone'], { store: dir.store });
+    expect(cancelled.code).toBe(0);
+    expect(cancelled.stdout).toContain('nothing else affected');
+    expect(cancelled.stdout).toContain('could not be checked from here');
   });
 });
 
