@@ -187,7 +187,48 @@ export const SYSTEM_PROBE: ProcessProbe = {
   processAlive: (pid, startId) => isProcessAlive(pid, startId) && !isZombie(pid),
   groupAlive,
   markedAlive: (runId) => {
-    const found = markedProcesses(runId);
-    return found === null ? null : found.length > 0;
+    const marked = markedRunIds();
+    return marked === null ? null : marked.has(runId);
   },
 };
+
+/**
+ * One scan of every process's environment answers for all runs judged in the same synchronous pass (a list
+ * judges many at once); the next pass scans again, so a process that just ended is never seen alive later.
+ */
+let markedScan: Set<string> | null | undefined;
+
+/** Linux: the run ids that some live process carries in its environment. */
+function markedRunIds(): Set<string> | null {
+  if (markedScan !== undefined) return markedScan;
+  markedScan = scanRunIds();
+  queueMicrotask(() => {
+    markedScan = undefined;
+  });
+  return markedScan;
+}
+
+function scanRunIds(platform: NodeJS.Platform = process.platform): Set<string> | null {
+  if (platform !== 'linux') return null;
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return null;
+  }
+  const prefix = runMarker('');
+  const runIds = new Set<string>();
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let environ: string;
+    try {
+      environ = fs.readFileSync(`/proc/${entry}/environ`, 'latin1');
+    } catch {
+      continue;
+    }
+    for (const variable of environ.split('\0')) {
+      if (variable.startsWith(prefix) && !isZombie(Number(entry))) runIds.add(variable.slice(prefix.length));
+    }
+  }
+  return runIds;
+}
