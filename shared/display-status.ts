@@ -159,11 +159,19 @@ export function displayStatus(
   const cancel: RunAction = liveOwner ? 'requestCancel' : 'cancel';
 
   if (isOrphaned(lease, liveness)) {
-    const group = lease?.commandPgid ?? lease?.commandPid ?? null;
+    const pgid = lease?.commandPgid ?? null;
+    const pid = lease?.commandPid ?? null;
+    // Started from a terminal, the command has no group of its own (docs/LIVENESS.md#terminal-mode).
+    const which =
+      pgid !== null
+        ? ` (process group ${pgid})`
+        : pid !== null
+          ? ` (started from a terminal as pid ${pid})`
+          : '';
     return {
       ...base,
       status: 'orphaned',
-      reason: `Runner ${lease?.ownerId ?? 'unknown'} is gone but its command${group === null ? '' : ` (process group ${group})`} still runs. Stop the command before cancelling or retrying.`,
+      reason: `Runner ${lease?.ownerId ?? 'unknown'} is gone but its command${which} still runs. Stop the command before cancelling or retrying.`,
       needsYou: true,
       actions: ['stopCommand'],
     };

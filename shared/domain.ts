@@ -101,6 +101,12 @@ export type NotificationLevel = (typeof NOTIFICATION_LEVELS)[number];
 export interface CommandSpec {
   argv: string[];
   cwd: string;
+  /**
+   * Its environment as `exec` started it (docs/CLI.md#what-exec-records): a value of null is a
+   * secret-looking name whose value was never stored. Absent on runs recorded before, and on commands
+   * given without one: a retry then runs with the worker's environment.
+   */
+  env?: Record<string, string | null>;
 }
 
 export interface Project {

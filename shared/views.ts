@@ -209,6 +209,23 @@ export interface BulkItemResult {
   message: string;
   code?: string;
   newRunId?: string;
+  /** A retry's dry run: what it would run (docs/CLI.md#what-exec-records). */
+  command?: RetryCommandPreview;
+}
+
+/** The command a retry would run: argv, folder, and how its environment is put together. */
+export interface RetryCommandPreview {
+  argv: string[];
+  cwd: string;
+  /** False for a run recorded without an environment: the retry runs with the worker's. */
+  environmentRecorded: boolean;
+  /** Secret-looking names whose values were never stored: the retry takes them from the worker. */
+  fromWorker: string[];
+  /**
+   * Filled in by the CLI: recorded variables whose value differs from the environment `retry` was typed
+   * in (`here` null: not set there). The retry runs with the recorded values.
+   */
+  differences?: Array<{ name: string; recorded: string | null; here: string | null }>;
 }
 
 export interface BulkResult {

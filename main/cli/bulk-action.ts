@@ -4,7 +4,8 @@
  * per-run result, `--dry-run` writing nothing. More than CONFIRM_ABOVE runs asks on a terminal first
  * (`--yes` skips it; without a terminal nothing is asked).
  */
-import type { BulkAction, BulkItemResult, BulkResult } from '../../shared/views';
+import { environmentDifferences, type RecordedEnvironment } from '../../shared/command-environment';
+import type { BulkAction, BulkItemResult, BulkResult, RetryCommandPreview } from '../../shared/views';
 import type { ErrorCode } from '../../shared/errors';
 import type { RunStore } from '../store';
 import { printResult, type CliContext } from './command';
@@ -14,6 +15,8 @@ import { callHandler } from './handler-call';
 import { formatTable } from './output';
 import { openRetryOf } from './open-retry';
 import { selectRuns, type SelectionFlags } from './run-selection';
+import { sanitizeLine } from './sanitize';
+import { shellCommand } from './shell-quote';
 import type { ListView } from '../../shared/views';
 
 export const CONFIRM_ABOVE = 5;
@@ -78,6 +81,13 @@ export async function runBulkAction(
     const item = byId.get(id);
     return item === undefined ? [] : [item];
   });
+  // A retry's preview is compared with the environment it is typed in (docs/CLI.md#what-exec-records).
+  for (const item of all) {
+    if (item.command?.differences === undefined && item.command !== undefined) {
+      const recorded = byRunCommand(store, item.runId);
+      item.command.differences = recorded === undefined ? [] : environmentDifferences(recorded, process.env);
+    }
+  }
   const succeeded = all.filter((item) => item.ok).length;
   const result: BulkResult = {
     action,
@@ -109,9 +119,43 @@ function renderBulk(result: BulkResult, ctx: CliContext): string {
     result.items,
     ctx.paint,
   );
+  const previews = result.items.flatMap((item) =>
+    item.command === undefined ? [] : [retryPreviewText(item.runId, item.command)],
+  );
   const verb = result.action === 'cancel' ? 'cancelled' : result.action === 'resume' ? 'resumed' : 'retried';
   const summary = result.dryRun
     ? `Dry run: ${result.succeeded} would be ${verb}, ${result.failed} refused; nothing was changed.`
     : `${result.succeeded} ${verb}, ${result.failed} refused.`;
-  return `${table}${summary}\n`;
+  return `${table}${previews.join('')}${summary}\n`;
+}
+
+function byRunCommand(store: RunStore, runId: string): RecordedEnvironment | undefined {
+  return store.getRun(runId).command?.env;
+}
+
+/** A retry's command, folder and environment in words (sanitised: it is recorded input). */
+function retryPreviewText(runId: string, preview: RetryCommandPreview): string {
+  const lines = [
+    `${runId} would run: ${sanitizeLine(shellCommand(preview.argv))}`,
+    `  in ${sanitizeLine(preview.cwd)}`,
+  ];
+  if (!preview.environmentRecorded) {
+    lines.push('  with the worker’s environment (none was recorded for this run)');
+  } else {
+    const shown = (preview.differences ?? []).filter((d) => d.recorded !== null);
+    lines.push(
+      shown.length === 0
+        ? '  with the environment recorded at its start, the same as here'
+        : '  with the environment recorded at its start; these differ from here:',
+    );
+    for (const d of shown)
+      lines.push(
+        `    ${sanitizeLine(`${d.name}=${d.recorded ?? ''} (here: ${d.here === null ? 'not set' : d.here})`)}`,
+      );
+    if (preview.fromWorker.length > 0)
+      lines.push(
+        `  ${sanitizeLine(preview.fromWorker.join(', '))}: secret-named, never stored; taken from the worker’s environment`,
+      );
+  }
+  return `${lines.join('\n')}\n`;
 }

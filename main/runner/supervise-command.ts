@@ -4,16 +4,18 @@
  * after a grace); forward SIGINT/SIGTERM; then settle the run from how the command ended. The command's
  * pid and process group are recorded on the run, it dies with this process where the platform allows
  * (launch-command.ts), and whatever is left of its group is torn down on every way out
- * (docs/LIVENESS.md#orphans).
+ * (docs/LIVENESS.md#orphans). A command attached to a terminal keeps the terminal's group (job control):
+ * what it left behind is found by the run's environment marker instead (docs/LIVENESS.md#terminal-mode).
  */
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CommandSpec } from '../../shared/domain';
 import { isRunwardenError } from '../../shared/errors';
-import { groupAlive, processStartId } from '../store';
+import { groupAlive, markedProcesses, processStartId } from '../store';
 import { launchArgv } from './launch-command';
 import { signalTree } from './process-tree';
+import { signalMarked } from './stop-command';
 import type { RunSession } from './run-session';
 import { teeOutput, type OutputSink } from './tee-output';
 
@@ -31,6 +33,11 @@ export interface CommandOutcome {
   spawnError: NodeJS.ErrnoException | null;
   /** The command's last stderr lines (with `output`), quoted in the failure reason. */
   lastStderr: string[];
+  /**
+   * After the teardown (docs/LIVENESS.md#terminal-mode): processes of the run still alive (not ours to
+   * signal), or null when what the command left behind could not be looked for at all (no /proc).
+   */
+  leftBehind: number[] | null;
 }
 
 export interface SuperviseOptions {
@@ -62,6 +69,7 @@ export async function superviseCommand(
     interruptSignal: null,
     spawnError: null,
     lastStderr: [],
+    leftBehind: [],
   };
   if (file === undefined) {
     outcome.spawnError = Object.assign(new Error('empty command'), { code: 'ENOENT' });
@@ -89,7 +97,9 @@ export async function superviseCommand(
   });
   // Whatever way this process leaves (an uncaught error, process.exit), the group goes with it.
   const onExit = (): void => {
-    if (options.ownGroup && child.pid !== undefined) signalTree(child.pid, 'SIGKILL', true);
+    if (child.pid === undefined) return;
+    if (options.ownGroup) signalTree(child.pid, 'SIGKILL', true);
+    else signalMarked(markedProcesses(session.runId) ?? [], 'SIGKILL');
   };
   process.once('exit', onExit);
   const tee =
@@ -160,6 +170,10 @@ export async function superviseCommand(
     if (options.ownGroup && child.pid !== undefined && outcome.spawnError === null) {
       await tearDownGroup(child.pid, graceMs);
     }
+    // Sharing the terminal's group, a background job it left is found by the run's marker instead.
+    if (!options.ownGroup && outcome.spawnError === null) {
+      outcome.leftBehind = await tearDownMarked(session.runId, graceMs);
+    }
     process.off('exit', onExit);
     process.off('SIGINT', relay);
     process.off('SIGTERM', relay);
@@ -190,6 +204,28 @@ async function tearDownGroup(pgid: number, graceMs: number): Promise<void> {
   const deadline = Date.now() + graceMs;
   while (groupExists(pgid) && Date.now() < deadline) await sleep(50);
   if (groupExists(pgid)) signalTree(pgid, 'SIGKILL', true);
+}
+
+/**
+ * SIGTERM to every process carrying the run's marker, then SIGKILL after the grace; returns those still
+ * alive (another user's, say), or null when /proc cannot be read.
+ */
+async function tearDownMarked(runId: string, graceMs: number): Promise<number[] | null> {
+  let left = markedProcesses(runId);
+  if (left === null || left.length === 0) return left;
+  signalMarked(left, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (left.length > 0 && Date.now() < deadline) {
+    await sleep(50);
+    left = markedProcesses(runId) ?? [];
+  }
+  if (left.length === 0) return left;
+  signalMarked(left, 'SIGKILL');
+  for (let tries = 0; tries < 40 && left.length > 0; tries += 1) {
+    await sleep(50);
+    left = markedProcesses(runId) ?? [];
+  }
+  return left;
 }
 
 /** Some member of the group lives (zombies waiting to be reaped do not count). */

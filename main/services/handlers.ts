@@ -6,10 +6,11 @@ import { cascadeText } from '../../shared/cascade-text';
 import type { Channel } from '../../shared/channel-names';
 import type { ParsedRequest, Response } from '../../shared/contract';
 import { displayStatus, type RunAction } from '../../shared/display-status';
-import type { Actor } from '../../shared/domain';
+import { secretNames } from '../../shared/command-environment';
+import type { Actor, CommandSpec } from '../../shared/domain';
 import { assertNever, isRunwardenError, RunwardenError } from '../../shared/errors';
 import { MAX_LOG_RECORDS } from '../../shared/contract';
-import type { BulkItemResult, BulkResult, Settings } from '../../shared/views';
+import type { BulkItemResult, BulkResult, RetryCommandPreview, Settings } from '../../shared/views';
 import { readRunLogPage, runLogPath } from '../logs/run-log-page';
 import type { CommandIdentity, RunStore, StoreReader } from '../store';
 import { stopCommandGroup, type StopCommandResult } from '../runner/stop-command';
@@ -209,10 +210,12 @@ function runBulk(deps: HandlerDeps, input: ParsedRequest<'runs:bulk'>): BulkResu
             message: `Cannot ${input.action}: ${display.reason}`,
           });
         } else {
+          const command = snapshot.run.command;
           items.push({
             runId: item.runId,
             ok: true,
             message: describeDryRun(store, input.action, item.runId),
+            ...(input.action === 'retry' && command !== null ? { command: retryPreview(command) } : {}),
           });
         }
         continue;
@@ -255,6 +258,16 @@ function runBulk(deps: HandlerDeps, input: ParsedRequest<'runs:bulk'>): BulkResu
   }
   const succeeded = items.filter((i) => i.ok).length;
   return { action: input.action, dryRun: input.dryRun, succeeded, failed: items.length - succeeded, items };
+}
+
+/** What a retry of this command would run (docs/CLI.md#what-exec-records). */
+function retryPreview(command: CommandSpec): RetryCommandPreview {
+  return {
+    argv: command.argv,
+    cwd: command.cwd,
+    environmentRecorded: command.env !== undefined,
+    fromWorker: secretNames(command.env),
+  };
 }
 
 function describeDryRun(store: StoreReader, action: BulkResult['action'], runId: string): string {

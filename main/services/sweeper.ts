@@ -277,6 +277,7 @@ export function vouchMs(settings: Settings): number {
 /** The lease fields the liveness check reads. */
 function recorded(lease: LeaseSummary) {
   return {
+    runId: lease.runId,
     ownerType: 'runner' as const,
     ownerPid: lease.ownerPid,
     ownerHostname: lease.ownerHostname,

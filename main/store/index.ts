@@ -26,7 +26,7 @@ export {
   type MachineIdentity,
   type ProcessProbe,
 } from './liveness';
-export { groupAlive, machineIdentity, SYSTEM_PROBE } from './process-identity';
+export { groupAlive, machineIdentity, markedProcesses, SYSTEM_PROBE } from './process-identity';
 export { HOST_LEASE_NAME } from './leases';
 export { MAX_LEASE_MS } from './input-checks';
 export { VALID_STATUS_PAIRS } from './doctor';

@@ -30,7 +30,8 @@ export type RecordedOwner = Pick<
   | 'commandPid'
   | 'commandPgid'
   | 'commandStartId'
->;
+> &
+  Partial<Pick<Lease, 'runId'>>;
 
 /** A pid means something here only when host, boot and pid namespace all match (and are known). */
 export function pidsTrusted(owner: RecordedOwner, here: MachineIdentity): boolean {
@@ -52,6 +53,11 @@ export interface ProcessProbe {
   processAlive(pid: number, startId: string | null): boolean;
   /** Some process of the group exists, and the group is still the one whose leader had `leaderStartId`. */
   groupAlive(pgid: number, leaderStartId: string | null): boolean;
+  /**
+   * Some process that inherited the run's environment marker lives (a terminal-started command, which has
+   * no group of its own: docs/LIVENESS.md#terminal-mode); null when that cannot be checked here.
+   */
+  markedAlive?(runId: string): boolean | null;
 }
 
 export interface LivenessCheck {
@@ -77,14 +83,22 @@ export function createLivenessCheck(here: MachineIdentity, probe: ProcessProbe):
   };
 }
 
-/** The command: its group when it has one of its own, else its single process; "gone" when none was recorded. */
+/**
+ * The command: its group when it has one of its own; else (a terminal-started command, sharing the
+ * terminal's group) its process or any process carrying the run's environment marker, "unknown" when the
+ * marker cannot be checked; "gone" when no command was recorded.
+ */
 function judgeCommand(lease: RecordedOwner, probe: ProcessProbe): Verdict {
   const pgid = lease.commandPgid ?? null;
   const pid = lease.commandPid ?? null;
   const startId = lease.commandStartId ?? null;
   if (pgid !== null) return probe.groupAlive(pgid, pgid === pid ? startId : null) ? 'alive' : 'gone';
-  if (pid !== null) return probe.processAlive(pid, startId) ? 'alive' : 'gone';
-  return 'gone';
+  if (pid === null) return 'gone';
+  if (probe.processAlive(pid, startId)) return 'alive';
+  const runId = lease.runId ?? null;
+  if (runId === null || probe.markedAlive === undefined) return 'gone';
+  const marked = probe.markedAlive(runId);
+  return marked === null ? 'unknown' : marked ? 'alive' : 'gone';
 }
 
 /** A check that trusts no pid: every verdict unknown, only lease clocks count (a context built without one). */

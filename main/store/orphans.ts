@@ -173,7 +173,13 @@ export function beginStopCommand(
   });
   return {
     generation: leaseRow.generation,
-    command: { pid, pgid: lease.commandPgid ?? null, startId: lease.commandStartId ?? null },
+    command: {
+      pid,
+      pgid: lease.commandPgid ?? null,
+      startId: lease.commandStartId ?? null,
+      // Without a group of its own, its processes are found by the run's marker (docs/LIVENESS.md#terminal-mode).
+      ...((lease.commandPgid ?? null) === null ? { runId } : {}),
+    },
   };
 }
 

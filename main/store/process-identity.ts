@@ -140,8 +140,95 @@ export function isZombie(pid: number, platform: NodeJS.Platform = process.platfo
   }
 }
 
+/** The environment entry every process of a run inherits from its runner (main/runner/runner-env.ts). */
+export function runMarker(runId: string): string {
+  return `RUNWARDEN_RUN_ID=${runId}`;
+}
+
+/**
+ * Linux: the live processes whose environment (as it was when they started) holds `RUNWARDEN_RUN_ID=<runId>`
+ * — what a command shares the terminal's process group with cannot be found by group, but whatever it
+ * started inherited this entry, even after its parent died or it left the group (docs/LIVENESS.md#terminal-mode).
+ * A process that started with a cleared environment, or another user's process, is not found. Null when
+ * /proc cannot be read (then nothing can be said).
+ */
+export function markedProcesses(
+  runId: string,
+  platform: NodeJS.Platform = process.platform,
+): number[] | null {
+  if (platform !== 'linux') return null;
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return null;
+  }
+  const needle = Buffer.from(`\0${runMarker(runId)}\0`);
+  const found: number[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid) continue;
+    let environ: Buffer;
+    try {
+      environ = fs.readFileSync(`/proc/${entry}/environ`);
+    } catch {
+      continue;
+    }
+    // Entries are NUL-terminated; a leading NUL makes the first one match like the others.
+    if (environ.length === 0 || !Buffer.concat([Buffer.from([0]), environ]).includes(needle)) continue;
+    if (!isZombie(pid)) found.push(pid);
+  }
+  return found;
+}
+
 /** The probe the store's liveness check uses on this machine. */
 export const SYSTEM_PROBE: ProcessProbe = {
   processAlive: (pid, startId) => isProcessAlive(pid, startId) && !isZombie(pid),
   groupAlive,
+  markedAlive: (runId) => {
+    const marked = markedRunIds();
+    return marked === null ? null : marked.has(runId);
+  },
 };
+
+/**
+ * One scan of every process's environment answers for all runs judged in the same synchronous pass (a list
+ * judges many at once); the next pass scans again, so a process that just ended is never seen alive later.
+ */
+let markedScan: Set<string> | null | undefined;
+
+/** Linux: the run ids that some live process carries in its environment. */
+function markedRunIds(): Set<string> | null {
+  if (markedScan !== undefined) return markedScan;
+  markedScan = scanRunIds();
+  queueMicrotask(() => {
+    markedScan = undefined;
+  });
+  return markedScan;
+}
+
+function scanRunIds(platform: NodeJS.Platform = process.platform): Set<string> | null {
+  if (platform !== 'linux') return null;
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return null;
+  }
+  const prefix = runMarker('');
+  const runIds = new Set<string>();
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let environ: string;
+    try {
+      environ = fs.readFileSync(`/proc/${entry}/environ`, 'latin1');
+    } catch {
+      continue;
+    }
+    for (const variable of environ.split('\0')) {
+      if (variable.startsWith(prefix) && !isZombie(Number(entry))) runIds.add(variable.slice(prefix.length));
+    }
+  }
+  return runIds;
+}

@@ -2,6 +2,7 @@
  * Reserving a run (docs/ARCHITECTURE.md#run-model-and-state-machine): a new run, its queue entry and its
  * ownerless lease, idempotent by request key. A retry reserves through `insertRun` too.
  */
+import { isSecretName } from '../../shared/command-environment';
 import type { Actor, CommandSpec, Run } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
 import { newRunId } from './ids';
@@ -23,7 +24,34 @@ function checkCommand(command: CommandSpec | null | undefined): CommandSpec | nu
     throw new RunwardenError('VALIDATION', 'command must be { argv: string[] (non-empty), cwd: string }.');
   }
   optionalTextWithin(command.argv.join(' '), 'the command line', 'command');
-  return { argv: [...command.argv], cwd: command.cwd };
+  const env = checkEnvironment(command.env);
+  return { argv: [...command.argv], cwd: command.cwd, ...(env === undefined ? {} : { env }) };
+}
+
+/** Generous: an environment is capped by the kernel's argument space, which is larger on some systems. */
+const ENVIRONMENT_MAX_CHARS = 1024 * 1024;
+
+/**
+ * A command's recorded environment: names and string values, and never the value of a secret-looking
+ * name — it is stored as null whatever the caller passed (docs/CLI.md#what-exec-records).
+ */
+function checkEnvironment(env: unknown): Record<string, string | null> | undefined {
+  if (env === undefined || env === null) return undefined;
+  const fail = (why: string): never => {
+    throw new RunwardenError('VALIDATION', `command.env ${why}.`);
+  };
+  if (typeof env !== 'object' || Array.isArray(env)) fail('must be an object of name → string');
+  const checked: Record<string, string | null> = {};
+  let chars = 0;
+  for (const [name, value] of Object.entries(env as Record<string, unknown>)) {
+    if (name === '' || name.includes('=') || name.includes('\0')) fail(`has an invalid variable name`);
+    if (value !== null && typeof value !== 'string') fail(`value of ${name} must be a string`);
+    if (typeof value === 'string' && value.includes('\0')) fail(`value of ${name} contains a NUL byte`);
+    chars += name.length + (typeof value === 'string' ? value.length : 0);
+    checked[name] = isSecretName(name) ? null : (value as string | null);
+  }
+  if (chars > ENVIRONMENT_MAX_CHARS) fail(`is larger than ${ENVIRONMENT_MAX_CHARS} characters`);
+  return checked;
 }
 
 /** Inserts a new run, its queue entry and its ownerless lease; runs inside the caller's transaction. */
@@ -55,7 +83,8 @@ export function insertRun(
       input.parentRunId ?? null,
       input.lineage ?? null,
       toJson(input.input),
-      input.command ? toJson(input.command) : null,
+      // The checked copy: a secret-looking variable's value is never written (docs/CLI.md#what-exec-records).
+      input.command ? toJson(checkCommand(input.command)) : null,
       input.requestKey ?? null,
       now,
       now,

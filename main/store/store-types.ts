@@ -87,6 +87,11 @@ export interface CommandIdentity {
   /** Its own process group (= pid when started detached), or null when it shares the runner's. */
   pgid: number | null;
   startId: string | null;
+  /**
+   * Without a group of its own (started from a terminal), the run whose environment marker its processes
+   * carry (docs/LIVENESS.md#terminal-mode).
+   */
+  runId?: string | null;
 }
 
 export interface RequestInteractionInput {

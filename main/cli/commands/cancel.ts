@@ -16,7 +16,9 @@ import {
 import { openCliStore } from '../open-cli-store';
 import { runBulkAction } from '../bulk-action';
 import { isBulk, SELECTION_HELP, SELECTION_OPTIONS, selectionView } from '../run-selection';
+import { sanitizeLine } from '../sanitize';
 import { shellQuote } from '../shell-quote';
+import type { RunStore } from '../../store';
 import { cascadeText } from '../../../shared/cascade-text';
 import { stopCommandGroup } from '../../runner/stop-command';
 import { EXIT } from '../exit-codes';
@@ -33,6 +35,22 @@ const OPTIONS = {
   'grace-ms': { type: 'string' },
   revision: { type: 'string' },
 } as const;
+
+/**
+ * The cascade says what the store changed; whether the run's processes are gone is a separate check. When
+ * it could not be made here, say so (docs/LIVENESS.md#when-a-pid-is-trusted).
+ */
+function uncheckedProcesses(store: RunStore, runId: string): string {
+  const lease = store.getSnapshot(runId).lease;
+  if (lease === null || lease.ownerPid === null) return '';
+  const verdict = store.judgeOwner(lease);
+  const where = sanitizeLine(lease.ownerHostname ?? 'an unknown host');
+  if (verdict.supervisor === 'unknown')
+    return ` Its runner (pid ${lease.ownerPid} on ${where}) and its command could not be checked from here: if they still run, stop them there.`;
+  if ((lease.commandPid ?? null) !== null && verdict.command === 'unknown')
+    return ` Its command's processes could not be checked from here: if they still run, stop them on ${where}.`;
+  return '';
+}
 
 export const cancelCommand: Command = {
   name: 'cancel',
@@ -97,16 +115,18 @@ cancelled, else the code of the first refusal.`,
     if (values['stop-command'] === true) {
       const stopReason = reason ?? 'Runner gone, command still running: stopped from the CLI.';
       const started = store.beginStopCommand(runId, { expectedRevision, reason: stopReason, actor });
-      const group = started.command.pgid ?? started.command.pid;
+      // Started from a terminal, the command has no group: its processes carry the run's marker.
+      const group =
+        started.command.pgid === null
+          ? `the processes of run ${runId} (pid ${started.command.pid} and all that inherited its environment)`
+          : `process group ${started.command.pgid}`;
       if (!ctx.json)
-        ctx.stderr.write(
-          `runwarden: stopping process group ${group} (SIGTERM, then SIGKILL after ${graceMs} ms)\n`,
-        );
+        ctx.stderr.write(`runwarden: stopping ${group} (SIGTERM, then SIGKILL after ${graceMs} ms)\n`);
       const result = await stopCommandGroup(started.command, { graceMs });
       store.finishStopCommand(runId, started.generation, { ...result, reason: stopReason, actor });
       if (!result.gone) {
         ctx.stderr.write(
-          `runwarden: process group ${group} is still alive after ${result.signals.join(', ')}; the run was not cancelled\n`,
+          `runwarden: not all of ${group} stopped after ${result.signals.join(', ')}; the run was not cancelled\n`,
         );
         return EXIT.failure;
       }
@@ -122,6 +142,7 @@ cancelled, else the code of the first refusal.`,
       printResult(ctx, run, () => `Cancel requested for ${runId}: the runner stops at its next heartbeat.`);
       return EXIT.ok;
     }
+    const unchecked = uncheckedProcesses(store, runId);
     const outcome = store.cancelRun(runId, {
       expectedRevision,
       reason: reason ?? 'Cancelled from the CLI.',
@@ -130,7 +151,7 @@ cancelled, else the code of the first refusal.`,
     printResult(ctx, outcome, () => {
       const ambiguous = outcome.cascade.effectsAmbiguous > 0;
       const hint = ambiguous ? ` Say whether they happened: runwarden show ${shellQuote(runId)}` : '';
-      return `Cancelled ${runId}: ${cascadeText(outcome.cascade)}.${hint}`;
+      return `Cancelled ${runId}: ${cascadeText(outcome.cascade)}.${hint}${unchecked}`;
     });
     return EXIT.ok;
   },

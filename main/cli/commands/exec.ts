@@ -1,5 +1,6 @@
 /** `runwarden exec`: run a command as a durable run (reserve, claim, heartbeat, settle). */
 import { basename, delimiter, dirname } from 'node:path';
+import { recordEnvironment } from '../../../shared/command-environment';
 import { openRunLog } from '../../runner/run-log';
 import { runnerEnv } from '../../runner/runner-env';
 import { DEFAULT_LEASE_MS, RunSession } from '../../runner/run-session';
@@ -55,8 +56,12 @@ SIGINT/SIGTERM are forwarded to CMD; the run then ends cancelled. Ctrl-Z stops t
 between store writes, never inside one; past its lease the run stays live (docs/LIVENESS.md).
 If the store file is removed or replaced while CMD runs, this says so once; CMD runs on unrecorded.
 Reserving and claiming the run is one transaction: if the claim fails, no run is left behind.
-CMD runs in its own process group (unless stdin is a terminal) that is torn down when it ends; on
-Linux it also dies with this process (docs/LIVENESS.md). If the end of the run cannot be recorded
+CMD runs in its own process group that is torn down when it ends; on Linux it also dies with this
+process (docs/LIVENESS.md). When stdin is a terminal CMD keeps the terminal's group (Ctrl-C, reading
+the keyboard), and what it leaves running is found by the run's RUNWARDEN_RUN_ID in its environment
+and stopped when it ends (Linux; elsewhere this says it could not look).
+CMD's argv, folder and environment are recorded for a retry; the values of secret-named variables
+(TOKEN, SECRET, PASSWORD, KEY, CREDENTIAL, AUTH, COOKIE, SESSION) are not, only their names. If the end of the run cannot be recorded
 (disk full, read-only, busy), this process keeps its lease and tries again until it can.
 
 Options:
@@ -106,7 +111,8 @@ Exit status: CMD's exit code (128+N when killed by signal N); 1 if the lease was
     const projectPath = projectFolder(values.project, ctx.cwd);
     const storePath = storePathOf(ctx, values.store);
     const store = openCliStore(ctx, values.store);
-    const command = { argv: commandArgv, cwd: ctx.cwd };
+    // Recorded so a retry runs the same work; secret-looking values are never stored (docs/CLI.md#what-exec-records).
+    const command = { argv: commandArgv, cwd: ctx.cwd, env: recordEnvironment(process.env) };
     const owner = runnerOwner('exec');
     const actor = runnerActor(owner, 'cli');
     // One transaction: a claim that fails (a live owner of the same --key, a busy or full store) leaves
@@ -162,6 +168,7 @@ Exit status: CMD's exit code (128+N when killed by signal N); 1 if the lease was
       output: log,
     });
     log?.finish();
+    tellLeftBehind(ctx.stderr, run.id, outcome.leftBehind);
     let told = false;
     const settlement = await settleRunDurably(session, command, outcome, 'cancel', {
       onRetry: (failed) => {
@@ -186,6 +193,26 @@ Exit status: CMD's exit code (128+N when killed by signal N); 1 if the lease was
     return result.exitCode;
   },
 };
+
+/**
+ * Started from a terminal, CMD's leftovers were looked for by the run's marker and stopped; say so in
+ * words when some could not be stopped, or not looked for at all (docs/LIVENESS.md#terminal-mode).
+ */
+export function tellLeftBehind(
+  stderr: { write(text: string): unknown },
+  runId: string,
+  leftBehind: readonly number[] | null,
+): void {
+  if (leftBehind === null) {
+    stderr.write(
+      `runwarden: run ${runId}: could not look for processes the command left running (no /proc here); anything it started in the background may still run\n`,
+    );
+  } else if (leftBehind.length > 0) {
+    stderr.write(
+      `runwarden: run ${runId}: ${leftBehind.length} process(es) the command started could not be stopped (pid ${leftBehind.join(', ')}); they still run\n`,
+    );
+  }
+}
 
 export interface ExecResult {
   runId: string;

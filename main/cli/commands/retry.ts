@@ -30,12 +30,16 @@ const OPTIONS = {
 export const retryCommand: Command = {
   name: 'retry',
   summary: 'retry a finished run as a new run (or a selection of runs)',
-  help: `Usage: runwarden retry RUN [--revision N] [--again] [--json]
+  help: `Usage: runwarden retry RUN [--revision N] [--again] [--dry-run] [--json]
        runwarden retry (RUN... | --stale | --view V | --project DIR) [--dry-run] [--yes] [--again] [--json]
 
 Creates a new queued run with the same project, workflow, title, input and command as a
 finished (completed, failed, timed out or cancelled) run, linked to it as a retry.
-A run with a command is picked up by "runwarden worker". A run whose earlier retry has not
+A run with a command is picked up by "runwarden worker", which runs it with the argv, folder and
+environment exec recorded; secret-named variables (TOKEN, SECRET, PASSWORD, KEY, CREDENTIAL, AUTH,
+COOKIE, SESSION), whose values were never stored, come from the worker's environment.
+--dry-run shows that command, its folder, the recorded variables that differ from this shell and
+the secret names taken from the worker, and changes nothing. A run whose earlier retry has not
 finished yet is refused (exit 5): two copies would run at once; --again retries it anyway.
 
 Options:

@@ -1,5 +1,7 @@
 /** `runwarden worker`: claim queued runs that carry a command and execute them, one at a time. */
 import { delimiter, dirname } from 'node:path';
+import { environmentForRetry } from '../../../shared/command-environment';
+import type { CommandSpec } from '../../../shared/domain';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openRunLog } from '../../runner/run-log';
 import { runnerEnv } from '../../runner/runner-env';
@@ -32,13 +34,32 @@ const OPTIONS = {
   json: { type: 'boolean' },
 } as const;
 
+/**
+ * The environment a run's command starts with (docs/CLI.md#what-exec-records): the one `exec` recorded,
+ * with the values of its secret-looking names taken from this worker (said in the log, with any this
+ * worker lacks); this worker's own environment for a run recorded without one.
+ */
+function commandEnvironment(command: CommandSpec, log: (message: string) => void): NodeJS.ProcessEnv {
+  if (command.env === undefined) {
+    log('no environment was recorded for this run: it runs with this worker’s environment');
+    return { ...process.env };
+  }
+  const retry = environmentForRetry(command.env, process.env);
+  if (retry.fromHere.length > 0)
+    log(`secret-named variables taken from this worker’s environment: ${retry.fromHere.join(', ')}`);
+  if (retry.missing.length > 0)
+    log(`secret-named variables not set in this worker’s environment, so unset: ${retry.missing.join(', ')}`);
+  return retry.env;
+}
+
 export const workerCommand: Command = {
   name: 'worker',
   summary: 'claim queued runs that carry a command and run them',
   help: `Usage: runwarden worker [--project DIR]... [--once] [--lease-ms N]
 
 Claims the oldest queued run that carries a command (runs started by "runwarden exec" and their
-retries), runs the command like exec does (heartbeat, stop when fenced, cancel or pause
+retries), runs the command like exec does — with the argv, folder and environment exec recorded;
+secret-named variables (their values were never stored) come from this worker's environment (heartbeat, stop when fenced, cancel or pause
 requests), records how it ended, and looks for the next one every second until interrupted.
 Ctrl-C stops the worker: a command still running is stopped and its run parked (runnerExited).
 
@@ -102,13 +123,14 @@ Exit status: 0 after a clean stop (with --once: the run's command exit code, or 
       }
       session.markRunning();
       log(`run ${run.id}: ${sanitizeLine(shellCommand(command.argv))} (in ${sanitizeLine(command.cwd)})`);
+      const base = commandEnvironment(command, log);
       const output = openRunLog(store, session.claim, log);
       const outcome = await superviseCommand(session, command, {
         env: {
-          ...process.env,
+          ...base,
           ...runnerEnv(storePath, session.claim),
           RUNWARDEN_NODE: process.execPath,
-          PATH: [dirname(ctx.binPath), process.env.PATH ?? ''].filter((part) => part !== '').join(delimiter),
+          PATH: [dirname(ctx.binPath), base.PATH ?? ''].filter((part) => part !== '').join(delimiter),
         },
         stdio: 'inherit',
         ownGroup: true,

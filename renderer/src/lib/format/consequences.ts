@@ -71,6 +71,7 @@ export function retryConsequences(detail: RunDetail): string[] {
   if (run.command !== null && run.command.argv.length > 0) {
     const where = run.command.cwd ? ` in ${run.command.cwd}` : '';
     lines.push(`It runs the command again: ${run.command.argv.join(' ')}${where}.`);
+    lines.push(retryEnvironmentLine(run.command.env));
   } else {
     lines.push('It has no command of its own: it waits until a runner for this workflow picks it up.');
   }
@@ -85,6 +86,17 @@ export function retryConsequences(detail: RunDetail): string[] {
       `${plural(happened, 'side effect', 'side effects')} that already happened ${happened === 1 ? 'is' : 'are'} not applied again (same idempotency keys).`,
     );
   return lines;
+}
+
+/** How a retry's environment is put together (docs/CLI.md#what-exec-records). */
+function retryEnvironmentLine(env: Record<string, string | null> | undefined): string {
+  if (env === undefined)
+    return 'No environment was recorded for this run: it runs with the worker’s environment.';
+  const secrets = Object.keys(env).filter((name) => env[name] === null);
+  const base = 'It runs with the environment recorded when this run started';
+  return secrets.length === 0
+    ? `${base}.`
+    : `${base}; ${secrets.join(', ')} ${secrets.length === 1 ? 'was' : 'were'} never stored (secret-named) and ${secrets.length === 1 ? 'comes' : 'come'} from the worker’s environment.`;
 }
 
 /** The reason a dialog starts with; the person may edit it. */
