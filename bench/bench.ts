@@ -301,8 +301,7 @@ async function benchSize(values: SizeOptions, several: boolean): Promise<SizeRes
 
     log('\nProcesses:');
     if (want('heartbeats')) {
-      measurements.push(await measureHeartbeats(storePath, heartbeatClaims, 8, 4_000, 'FULL', log));
-      measurements.push(await measureHeartbeats(storePath, heartbeatClaims, 8, 4_000, 'NORMAL', log));
+      measurements.push(await measureHeartbeats(storePath, heartbeatClaims, 8, 4_000, log));
     }
     if (want('feed') && feedClaim !== undefined) {
       const feeds: Measurement[][] = [];

@@ -123,15 +123,51 @@ export function renewLease(
   leaseMs: number,
   now: number,
 ): RenewedLease | null {
+  const found = renewable(ctx, key, hold, now);
+  return found === undefined ? null : applyRenewal(ctx, found, leaseMs, now);
+}
+
+/**
+ * `renewLease` for a lease still on time only: 'late' (and nothing written) when the renewal would have to
+ * record a lapse, a recorded loss or a host's vouch — those renew through `renewLease`, in a durable commit
+ * (docs/ARCHITECTURE.md#lease-renewals).
+ */
+export function renewLeaseOnTime(
+  ctx: StoreContext,
+  key: LeaseKey,
+  hold: LeaseHold,
+  leaseMs: number,
+  now: number,
+): RenewedLease | 'late' | null {
+  const found = renewable(ctx, key, hold, now);
+  if (found === undefined) return null;
+  const { before } = found;
+  const late =
+    (before.expires_at ?? now) < now ||
+    before.lost_generation === before.generation ||
+    (before.vouched_at ?? null) !== null;
+  return late ? 'late' : applyRenewal(ctx, found, leaseMs, now);
+}
+
+interface Renewable {
+  where: string;
+  args: readonly [string, string, number, string, number];
+  before: Pick<LeaseRow, 'expires_at' | 'generation' | 'lost_generation' | 'vouched_at'>;
+}
+
+function renewable(ctx: StoreContext, key: LeaseKey, hold: LeaseHold, now: number): Renewable | undefined {
   const { column, value } = keyOf(key);
   const where = `${column} = ? AND token_hash = ? AND generation = ? AND owner_type = ?
          AND (expires_at > ? OR owner_gone_at IS NULL)`;
   const args = [value, hashToken(hold.token), hold.generation, hold.ownerType, now] as const;
   const before = ctx
     .prep(`SELECT expires_at, generation, lost_generation, vouched_at FROM leases WHERE ${where}`)
-    .get(...args) as
-    Pick<LeaseRow, 'expires_at' | 'generation' | 'lost_generation' | 'vouched_at'> | undefined;
-  if (before === undefined) return null;
+    .get(...args) as Renewable['before'] | undefined;
+  return before === undefined ? undefined : { where, args, before };
+}
+
+function applyRenewal(ctx: StoreContext, found: Renewable, leaseMs: number, now: number): RenewedLease {
+  const { where, args, before } = found;
   ctx
     .prep(
       `UPDATE leases SET heartbeat_at = ?, expires_at = ?, vouched_at = NULL,

@@ -8,7 +8,14 @@ import type { Actor } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
 import { hashToken } from './ids';
 import { requireLeaseMs } from './input-checks';
-import { clearHeldLease, isHeldByLiveOther, markLeaseLost, renewLease, takeLease } from './lease-rows';
+import {
+  clearHeldLease,
+  isHeldByLiveOther,
+  markLeaseLost,
+  renewLease,
+  renewLeaseOnTime,
+  takeLease,
+} from './lease-rows';
 import { TERMINAL_RUN_SQL, type LeaseRow } from './rows';
 import { actorOf, appendEvent, commitRun, fence, runnerActor, runnerSurface } from './run-state';
 import type {
@@ -61,6 +68,33 @@ export function heartbeat(ctx: StoreContext, claim: ClaimKey, leaseMs: number, n
     expiresAt: renewed.expiresAt,
     ...(lapsedMs > 0 && { lapsedMs }),
   };
+}
+
+/**
+ * The common heartbeat, alone in its transaction: the lease is on time, so renewing it moves its expiry (on
+ * the lease and on the run's `owner_expires_at`) and nothing else — no event, no revision. Null, with nothing
+ * written, when it is not that simple (a lapse, a recorded loss, a vouch to record): the caller then runs
+ * `heartbeat` in a durable commit. Its commit may skip the fsync (docs/ARCHITECTURE.md#lease-renewals).
+ */
+export function heartbeatOnTime(
+  ctx: StoreContext,
+  claim: ClaimKey,
+  leaseMs: number,
+  now: number,
+): HeartbeatAnswer | null {
+  requireLeaseMs(leaseMs);
+  const flags = ctx
+    .prep(`SELECT cancel_requested, pause_requested FROM runs WHERE id = ?`)
+    .get(claim.runId) as { cancel_requested: number; pause_requested: number } | undefined;
+  const cancelRequested = flags?.cancel_requested === 1;
+  const pauseRequested = flags?.pause_requested === 1;
+  const renewed = renewLeaseOnTime(ctx, { runId: claim.runId }, claim, leaseMs, now);
+  if (renewed === 'late') return null;
+  if (renewed === null) {
+    return { ok: false, cancelRequested, pauseRequested, expiresAt: null, lost: lostHow(ctx, claim) };
+  }
+  ctx.prep(`UPDATE runs SET owner_expires_at = ? WHERE id = ?`).run(renewed.expiresAt, claim.runId);
+  return { ok: true, cancelRequested, pauseRequested, expiresAt: renewed.expiresAt };
 }
 
 /**
