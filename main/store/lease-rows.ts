@@ -209,6 +209,29 @@ export function markLeaseLost(
     { owner_id: string; owner_pid: number; expires_at: number } | undefined;
 }
 
+/**
+ * `markLeaseLost` for a lease already past its expiry (the sweeper's verdict by the clock): records that
+ * generation as lost and leaves `expires_at` out of the SET — naming it would rewrite the lease's three
+ * expiry indexes for a value that does not change. A lease renewed since it was listed no longer matches.
+ */
+export function markExpiredLeaseLost(
+  ctx: StoreContext,
+  runId: string,
+  generation: number,
+  now: number,
+): { owner_id: string; owner_pid: number; expires_at: number } | undefined {
+  return ctx
+    .prep(
+      `UPDATE leases SET lost_generation = generation
+       WHERE run_id = @runId AND generation = @generation AND owner_type IS NOT NULL AND expires_at <= @now
+         AND (lost_generation IS NULL OR lost_generation != generation)
+         AND EXISTS (SELECT 1 FROM runs r WHERE r.id = @runId AND r.status NOT IN ${TERMINAL_RUN_SQL})
+       RETURNING owner_id, owner_pid, expires_at`,
+    )
+    .get({ now, runId, generation }) as
+    { owner_id: string; owner_pid: number; expires_at: number } | undefined;
+}
+
 /** The liveness columns of migration 0006, cleared whenever a lease changes hands (docs/LIVENESS.md). */
 const CLEAR_COMMAND = `command_pid = NULL, command_pgid = NULL, command_start_id = NULL, vouched_at = NULL,
          orphaned_at = NULL, owner_gone_at = NULL`;
