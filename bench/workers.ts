@@ -74,6 +74,8 @@ export interface IdleJob {
   /** Start-up work (first tick, warm-up reads) that passes before the measurement. */
   settleMs: number;
   durationMs: number;
+  /** The baseline: the same process with no host in it (Node, the bench bundle and its IPC channel, idle). */
+  bare?: boolean;
 }
 
 export interface IdleResult {
@@ -213,6 +215,19 @@ async function memoryJob(job: MemoryJob): Promise<MemoryResult> {
 }
 
 async function idleJob(job: IdleJob): Promise<IdleResult> {
+  if (job.bare === true) {
+    await sleep(job.settleMs);
+    const cpuBefore = process.cpuUsage();
+    const wallBefore = performance.now();
+    await sleep(job.durationMs);
+    const cpu = process.cpuUsage(cpuBefore);
+    return {
+      userMs: cpu.user / 1_000,
+      systemMs: cpu.system / 1_000,
+      wallMs: performance.now() - wallBefore,
+      pushes: 0,
+    };
+  }
   let pushes = 0;
   const host = createAppHost({
     storePath: job.storePath,
