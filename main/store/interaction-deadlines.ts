@@ -29,7 +29,7 @@ export const DEADLINE_SQL = `SELECT id FROM interactions
  * Questions settled per write transaction by `RunStore.expireInteractionDeadlines`: a burst of deadlines must
  * not cost a commit each, and one transaction must not hold the write lock long
  * (docs/ARCHITECTURE.md#sweeper). A batch is a fixed number of statements whatever its size, so its cost is
- * its dirty pages; why 40 and not more is measured in docs/PERFORMANCE.md (round 3).
+ * its dirty pages; why 40 and not more is measured in docs/PERFORMANCE-HISTORY.md (round 3).
  */
 export const DEADLINES_PER_TX = 40;
 
