@@ -191,6 +191,18 @@ export const EXPIRE_PRESENTERS_SQL = `UPDATE interactions SET status = 'pending'
   WHERE id IN (SELECT id FROM interactions WHERE status = 'presenting' AND presenter_expires_at <= ?
                ORDER BY presenter_expires_at LIMIT ?)`;
 
+/**
+ * Whether any presenter claim has expired: the sweeper asks this first (an indexed read), so its idle tick
+ * opens no write transaction for claims that are not there.
+ */
+export function hasExpiredPresenterClaims(ctx: StoreContext, now: number): boolean {
+  return (
+    ctx
+      .prep(`SELECT 1 FROM interactions WHERE status = 'presenting' AND presenter_expires_at <= ? LIMIT 1`)
+      .get(now) !== undefined
+  );
+}
+
 /** Expired presenter claims go back to pending. No run revision change: both states are "open". */
 export function expirePresenterClaims(ctx: StoreContext, limit: number, now: number): number {
   return ctx.prep(EXPIRE_PRESENTERS_SQL).run(now, limit).changes;

@@ -10,6 +10,7 @@ import {
   type SweeperDeps,
 } from '../../../main/services/sweeper';
 import { createLivenessCheck } from '../../../main/store';
+import { probeWriteLock } from '../../../bench/lock-probe';
 import {
   createTempStore,
   reserve,
@@ -227,6 +228,26 @@ describe('host lease renewal', () => {
     }
     // 10 s lease, 2 s ticks: renewed when 4 s are left (seconds after the claim).
     expect(renewals).toEqual([6, 12, 18, 24]);
+  });
+
+  it('opens a write transaction only on the ticks that renew: an idle tick writes nothing', () => {
+    t = createTempStore();
+    const d = deps();
+    const state = initialSweeperState(t.store);
+    sweep(d, state);
+    const lock = probeWriteLock(t.store.db);
+    try {
+      const perTick: number[] = [];
+      for (let tick = 1; tick <= 6; tick += 1) {
+        t.clock.advance(2_000);
+        sweep(d, state);
+        perTick.push(lock.take().length);
+      }
+      // The host lease renews on the third and sixth tick; nothing else is there to write.
+      expect(perTick).toEqual([0, 0, 1, 0, 0, 1]);
+    } finally {
+      lock.restore();
+    }
   });
 
   it('a host that stops ticking is taken over within one lease of its last tick, as before', () => {
