@@ -20,6 +20,7 @@ import {
   measureChangeFeed,
   measureCliStartup,
   measureHeartbeats,
+  measureAgentHook,
   measureIdleHost,
   measureMemory,
 } from './process-ops';
@@ -45,7 +46,7 @@ const HELP = `Usage: npm run bench -- [options]
   --repeat N      times each read and the idle tick are measured; judged on the median (default 3)
   --idle-seconds S  how long the host's idle CPU is measured (default 60)
   --only PART[,…] measure only these parts: reads, writes, sweeper, heartbeats, feed, idle, memory, cli,
-                  browser, size (default: all)
+                  hook (agents hook, when this build has it), browser, size (default: all)
   --cpu-prof DIR  the idle host's process writes a V8 CPU profile into DIR
   --cache-dir DIR generated stores are kept here between runs (default .cache/bench)
   --no-cache      always generate, keep nothing
@@ -142,6 +143,7 @@ const PARTS = [
   'idle',
   'memory',
   'cli',
+  'hook',
   'browser',
   'size',
 ] as const;
@@ -301,8 +303,7 @@ async function benchSize(values: SizeOptions, several: boolean): Promise<SizeRes
 
     log('\nProcesses:');
     if (want('heartbeats')) {
-      measurements.push(await measureHeartbeats(storePath, heartbeatClaims, 8, 4_000, 'FULL', log));
-      measurements.push(await measureHeartbeats(storePath, heartbeatClaims, 8, 4_000, 'NORMAL', log));
+      measurements.push(await measureHeartbeats(storePath, heartbeatClaims, 8, 4_000, log));
     }
     if (want('feed') && feedClaim !== undefined) {
       const feeds: Measurement[][] = [];
@@ -316,6 +317,7 @@ async function benchSize(values: SizeOptions, several: boolean): Promise<SizeRes
     const cliClaim = running[65];
     if (want('cli') && cliClaim !== undefined)
       measurements.push(measureCliStartup(storePath, cliClaim, 30, log));
+    if (want('hook')) measurements.push(measureAgentHook(storePath, projectPath, 30, log));
 
     if (want('browser') && !values['no-browser']) {
       log('\nChromium (runwarden serve):');

@@ -4,6 +4,8 @@
  * They talk to the parent over the fork IPC channel.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import type Database from 'better-sqlite3';
 import { isRunwardenError } from '../shared/errors';
 import { createAppHost } from '../main/services/app-host';
 import { openStore } from '../main/store';
@@ -18,11 +20,15 @@ export interface HeartbeatJob {
   /** Epoch ms when every worker starts, so they really overlap. */
   startAt: number;
   /**
-   * FULL is what the store ships (docs/ARCHITECTURE.md#the-store-file). NORMAL only measures what the per-commit fsync costs: evidence
-   * for docs/PERFORMANCE.md, never a setting of the app.
+   * `app`: `store.heartbeat` as shipped (an on-time renewal commits without its own fsync,
+   * docs/ARCHITECTURE.md#lease-renewals). `fsync-each`, the baseline: the same renewal as raw statements, each
+   * in its own `synchronous = FULL` commit, as every renewal was before. `normal`: `store.heartbeat` on a
+   * connection set to NORMAL for everything — the ceiling, never a setting of the app.
    */
-  synchronous: 'FULL' | 'NORMAL';
+  mode: HeartbeatMode;
 }
+
+export type HeartbeatMode = 'app' | 'fsync-each' | 'normal';
 
 export interface HeartbeatResult {
   ok: number;
@@ -68,6 +74,8 @@ export interface IdleJob {
   /** Start-up work (first tick, warm-up reads) that passes before the measurement. */
   settleMs: number;
   durationMs: number;
+  /** The baseline: the same process with no host in it (Node, the bench bundle and its IPC channel, idle). */
+  bare?: boolean;
 }
 
 export interface IdleResult {
@@ -103,7 +111,9 @@ async function handle(job: Job): Promise<unknown> {
 
 async function heartbeatJob(job: HeartbeatJob): Promise<HeartbeatResult> {
   const store = openStore(job.storePath);
-  if (job.synchronous === 'NORMAL') store.db.pragma('synchronous = NORMAL');
+  if (job.mode === 'normal') store.db.pragma('synchronous = NORMAL');
+  const renew =
+    job.mode === 'fsync-each' ? rawRenewal(store.db) : (claim: LiveClaim) => store.heartbeat(claim, LEASE_MS);
   const out: HeartbeatResult = { ok: 0, fenced: 0, busy: 0, otherErrors: 0, elapsedMs: 0, p95Ms: 0 };
   const latencies: number[] = [];
   await sleep(Math.max(0, job.startAt - Date.now()));
@@ -115,7 +125,7 @@ async function heartbeatJob(job: HeartbeatJob): Promise<HeartbeatResult> {
     i += 1;
     const t = performance.now();
     try {
-      const answer = store.heartbeat(claim, 2 * 3_600_000);
+      const answer = renew(claim);
       if (answer.ok) out.ok += 1;
       else out.fenced += 1;
     } catch (error) {
@@ -128,6 +138,35 @@ async function heartbeatJob(job: HeartbeatJob): Promise<HeartbeatResult> {
   out.p95Ms = percentile(latencies, 95);
   store.close();
   return out;
+}
+
+const LEASE_MS = 2 * 3_600_000;
+
+/**
+ * The baseline renewal: the statements of an on-time heartbeat (the run's request flags, the lease checked
+ * and moved, the run's expiry column) in one BEGIN IMMEDIATE transaction of the store's FULL connection.
+ */
+function rawRenewal(db: Database.Database): (claim: LiveClaim) => { ok: boolean } {
+  const flags = db.prepare(`SELECT cancel_requested, pause_requested FROM runs WHERE id = ?`);
+  const where = `run_id = @runId AND token_hash = @hash AND generation = @generation AND owner_type = @ownerType
+    AND (expires_at > @now OR owner_gone_at IS NULL)`;
+  const before = db.prepare(
+    `SELECT expires_at, generation, lost_generation, vouched_at FROM leases WHERE ${where}`,
+  );
+  const lease = db.prepare(`UPDATE leases SET heartbeat_at = @now, expires_at = @expiresAt, vouched_at = NULL,
+    lost_generation = CASE WHEN expires_at <= @now THEN NULL ELSE lost_generation END WHERE ${where}`);
+  const run = db.prepare(`UPDATE runs SET owner_expires_at = ? WHERE id = ?`);
+  const tx = db.transaction((claim: LiveClaim) => {
+    const now = Date.now();
+    const hash = createHash('sha256').update(claim.token).digest('hex');
+    const p = { runId: claim.runId, hash, generation: claim.generation, ownerType: claim.ownerType, now };
+    flags.get(claim.runId);
+    if (before.get(p) === undefined) return { ok: false };
+    lease.run({ ...p, expiresAt: now + LEASE_MS });
+    run.run(now + LEASE_MS, claim.runId);
+    return { ok: true };
+  });
+  return (claim) => tx.immediate(claim);
 }
 
 async function feedJob(job: FeedJob): Promise<FeedCommit[]> {
@@ -176,6 +215,19 @@ async function memoryJob(job: MemoryJob): Promise<MemoryResult> {
 }
 
 async function idleJob(job: IdleJob): Promise<IdleResult> {
+  if (job.bare === true) {
+    await sleep(job.settleMs);
+    const cpuBefore = process.cpuUsage();
+    const wallBefore = performance.now();
+    await sleep(job.durationMs);
+    const cpu = process.cpuUsage(cpuBefore);
+    return {
+      userMs: cpu.user / 1_000,
+      systemMs: cpu.system / 1_000,
+      wallMs: performance.now() - wallBefore,
+      pushes: 0,
+    };
+  }
   let pushes = 0;
   const host = createAppHost({
     storePath: job.storePath,

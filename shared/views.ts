@@ -29,7 +29,7 @@ export interface ProjectSummary extends Project {
 export const LIST_PAGE_SIZE = 200;
 /**
  * The first page of a view in the store's order: two screens of rows. The window shows ~30; a full page
- * (200 rows, ~270 KB of JSON) took serve longer to send than to read, and the page longer to parse. Needs
+ * (200 rows, a few hundred KB of JSON) took serve longer to send than to read, and the page longer to parse. Needs
  * you is sorted by the window (triage order), so it keeps the full page it sorts.
  */
 export const LIST_FIRST_PAGE_SIZE = 60;

@@ -51,7 +51,7 @@ export const COMMON_HELP = `  --store PATH   the store file (default: $RUNWARDEN
 export const JSON_HELP = `  --json         print the result as JSON: {"ok":true,"value":...} or {"ok":false,"error":{code,message,recovery}}`;
 
 // node:util as Node's own object, not through `import`: its ESM wrapper reads every export, and some of them
-// load worker_threads, streams and more (about 3 ms of every command's start-up, docs/PERFORMANCE.md round 6).
+// load worker_threads, streams and more, on every command's start-up (docs/CLI.md#start-up).
 const { parseArgs } = process.getBuiltinModule('node:util');
 
 /** Parses argv strictly; turns parseArgs' errors into UsageError; handles --help. */

@@ -146,7 +146,7 @@ export function truncate(text: string, max: number | undefined): string {
   return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : text;
 }
 
-// Made on first use: creating any Intl formatter loads ICU data (about 30 ms of a process's start-up),
+// Made on first use: creating any Intl formatter loads ICU data (a large share of a process's start-up),
 // which a command that prints no time (notify, progress) must not pay.
 let relativeFormat: Intl.RelativeTimeFormat | null = null;
 

@@ -20,7 +20,7 @@ import {
 /** Rows handled per step per tick: bounded work, short write transactions. */
 export const SWEEP_BATCH = 200;
 const FEED_BATCH = 1_000;
-/** Runs marked lost per write transaction: keeps each one well under 20 ms of write lock. */
+/** Runs marked lost per write transaction: keeps each one short (docs/PERFORMANCE.md, write-lock hold). */
 const LOST_PER_TX = 50;
 /** Finished runs deleted per write transaction by retention (with their events). */
 export const PRUNE_PER_TX = 40;
@@ -31,6 +31,13 @@ const CHECKPOINT_EVERY_TICKS = 30;
  * (docs/ARCHITECTURE.md#change-feed).
  */
 export const FEED_POLL_MS = 40;
+/**
+ * After this long with nothing committed by anyone, the feed looks every FEED_IDLE_POLL_MS instead, until
+ * the next commit it or a tick sees: a timer firing 25 times a second is most of an idle host's CPU, and a
+ * store nobody writes to needs no such watch (docs/ARCHITECTURE.md#change-feed).
+ */
+export const FEED_IDLE_AFTER_MS = 5_000;
+export const FEED_IDLE_POLL_MS = 200;
 
 export interface HostIdentity {
   ownerId: string;
@@ -414,10 +421,36 @@ export function createSweeper(
   let handle: unknown = null;
   let feedHandle: unknown = null;
   let running = false;
+  // The feed's period: FEED_POLL_MS while the store is in use, the idle one after FEED_IDLE_AFTER_MS of quiet.
+  const idlePollMs = feedPollMs === null ? null : Math.max(feedPollMs, FEED_IDLE_POLL_MS);
+  const quietLooksToIdle = feedPollMs === null ? 0 : Math.ceil(FEED_IDLE_AFTER_MS / feedPollMs);
+  // Up to 25 looks a second: one repeating timer when the scheduler has one, so a look allocates nothing.
+  const repeating = scheduler.setInterval !== undefined && scheduler.clearInterval !== undefined;
+  let feedPeriod = feedPollMs;
+  let quietLooks = 0;
+  const setFeedPeriod = (ms: number | null): void => {
+    if (ms === feedPeriod) return;
+    feedPeriod = ms;
+    if (!running || feedHandle === null) return;
+    if (repeating) scheduler.clearInterval?.(feedHandle);
+    else scheduler.clearTimeout(feedHandle);
+    armFeed();
+  };
+  /** Any commit seen (by a look or a tick) keeps the feed quick; looks that see none slow it down. */
+  const noteFeed = (active: boolean): void => {
+    if (active) {
+      quietLooks = 0;
+      setFeedPeriod(feedPollMs);
+    } else if ((quietLooks += 1) >= quietLooksToIdle) {
+      setFeedPeriod(idlePollMs);
+    }
+  };
 
   const feedTick = (): void => {
     try {
+      const seen = state.lastDataVersion;
       const report = sweepFeed(deps, state);
+      noteFeed(report !== null || state.lastDataVersion !== seen);
       if (report === null) return;
       for (const error of report.errors) onError(error);
       onReport(report);
@@ -425,24 +458,26 @@ export function createSweeper(
       onError(error);
     }
   };
-  // 25 looks a second: one repeating timer when the scheduler has one, so an idle look allocates nothing.
-  const repeating = scheduler.setInterval !== undefined && scheduler.clearInterval !== undefined;
   const onFeedTimer = (): void => {
     if (!running) return;
+    // A timeout has fired: nothing to clear if the look changes the period, the line below arms the next.
+    if (!repeating) feedHandle = null;
     feedTick();
-    if (running && !repeating) armFeed();
+    if (running && !repeating && feedHandle === null) armFeed();
   };
   const armFeed = () => {
-    if (feedPollMs === null) return;
+    if (feedPeriod === null) return;
     feedHandle =
       repeating && scheduler.setInterval !== undefined
-        ? scheduler.setInterval(onFeedTimer, feedPollMs)
-        : scheduler.setTimeout(onFeedTimer, feedPollMs);
+        ? scheduler.setInterval(onFeedTimer, feedPeriod)
+        : scheduler.setTimeout(onFeedTimer, feedPeriod);
   };
 
   const tick = (): SweepReport | null => {
     try {
+      const seen = state.lastDataVersion;
       const report = sweep(deps, state);
+      if (report.changed !== null || state.lastDataVersion !== seen) noteFeed(true);
       for (const error of report.errors) onError(error);
       onReport(report);
       return report;
@@ -464,6 +499,8 @@ export function createSweeper(
     start() {
       if (running) return;
       running = true;
+      feedPeriod = feedPollMs;
+      quietLooks = 0;
       armFeed();
       tick();
       arm();
@@ -489,6 +526,7 @@ export function createSweeper(
     tickNow: tick,
     markDirty() {
       state.dirty = true;
+      noteFeed(true);
     },
   };
 }

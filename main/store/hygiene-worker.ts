@@ -4,9 +4,9 @@
  * Both are work SQLite otherwise does inside whichever write happens to cross a threshold, on the thread
  * that wrote — in the app, the main thread, in the middle of a person's click or a sweeper batch:
  * - auto-checkpoint copies the WAL back into the database file inside the commit that pushes it past 1,000
- *   pages (~15 ms of random writes and an fsync);
+ *   pages (random writes and an fsync);
  * - FTS5 merges the search index's segments inside the insert or delete that tips a level or a segment's
- *   share of deleted rows (~25 ms for one pruned run at 100k; migration 0005 turned automerge off).
+ *   share of deleted rows (migration 0005 turned automerge off). What each costs: docs/PERFORMANCE.md.
  *
  * The host turns auto-checkpoint off on its own connection and lets a worker thread, with its own
  * connection, do both every interval: a bounded `merge` of the search index (a short write transaction;
@@ -21,7 +21,7 @@ import { startStoreWorker, type CreateWorker } from './store-worker';
 /** SQLite's default `wal_autocheckpoint`, restored when the worker is not running. */
 export const DEFAULT_AUTOCHECKPOINT_PAGES = 1_000;
 /**
- * Leaf pages of search-index merge work per round (FTS5 `merge`): ~2–5 ms of write lock. Rounds run only
+ * Leaf pages of search-index merge work per round (FTS5 `merge`): a short hold of the write lock. Rounds run only
  * while some level holds `usermerge` (4) segments, which keeps the segment count, and so the cost of a
  * search, bounded; merged segments drop the entries of deleted runs.
  */

@@ -5,7 +5,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 
 // Loaded on first use, not with the store: a command that makes no id and checks no token (`notify` inside a
-// run) then starts without node:crypto, about 5 ms of a short process's start-up (docs/PERFORMANCE.md, round 6).
+// run) then starts without loading node:crypto (docs/CLI.md#start-up).
 let loaded: typeof NodeCrypto | null = null;
 function crypto(): typeof NodeCrypto {
   loaded ??= createRequire(import.meta.url)('node:crypto') as typeof NodeCrypto;
@@ -65,7 +65,7 @@ export function newToken(): string {
 
 /**
  * SHA-256 of the token, hex. From @noble/hashes, not node:crypto: `progress`, `step` and `effect` check their
- * run's token and need nothing else of node:crypto, whose load is ~8 ms of such a call (docs/CLI.md#start-up).
+ * run's token and need nothing else of node:crypto, whose load is a large share of such a call (docs/CLI.md#start-up).
  * Its digest is node:crypto's (test/main/store/token-hash.test.ts).
  */
 export function hashToken(token: string): string {

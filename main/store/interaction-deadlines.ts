@@ -29,7 +29,7 @@ export const DEADLINE_SQL = `SELECT id FROM interactions
  * Questions settled per write transaction by `RunStore.expireInteractionDeadlines`: a burst of deadlines must
  * not cost a commit each, and one transaction must not hold the write lock long
  * (docs/ARCHITECTURE.md#sweeper). A batch is a fixed number of statements whatever its size, so its cost is
- * its dirty pages; why 40 and not more is measured in docs/PERFORMANCE.md (round 3).
+ * its dirty pages; why 40 and not more is measured in docs/PERFORMANCE-HISTORY.md (round 3).
  */
 export const DEADLINES_PER_TX = 40;
 
@@ -190,6 +190,18 @@ export function expireDueInteractions(
 export const EXPIRE_PRESENTERS_SQL = `UPDATE interactions SET status = 'pending', presenter_id = NULL, presenter_expires_at = NULL
   WHERE id IN (SELECT id FROM interactions WHERE status = 'presenting' AND presenter_expires_at <= ?
                ORDER BY presenter_expires_at LIMIT ?)`;
+
+/**
+ * Whether any presenter claim has expired: the sweeper asks this first (an indexed read), so its idle tick
+ * opens no write transaction for claims that are not there.
+ */
+export function hasExpiredPresenterClaims(ctx: StoreContext, now: number): boolean {
+  return (
+    ctx
+      .prep(`SELECT 1 FROM interactions WHERE status = 'presenting' AND presenter_expires_at <= ? LIMIT 1`)
+      .get(now) !== undefined
+  );
+}
 
 /** Expired presenter claims go back to pending. No run revision change: both states are "open". */
 export function expirePresenterClaims(ctx: StoreContext, limit: number, now: number): number {

@@ -123,15 +123,51 @@ export function renewLease(
   leaseMs: number,
   now: number,
 ): RenewedLease | null {
+  const found = renewable(ctx, key, hold, now);
+  return found === undefined ? null : applyRenewal(ctx, found, leaseMs, now);
+}
+
+/**
+ * `renewLease` for a lease still on time only: 'late' (and nothing written) when the renewal would have to
+ * record a lapse, a recorded loss or a host's vouch — those renew through `renewLease`, in a durable commit
+ * (docs/ARCHITECTURE.md#lease-renewals).
+ */
+export function renewLeaseOnTime(
+  ctx: StoreContext,
+  key: LeaseKey,
+  hold: LeaseHold,
+  leaseMs: number,
+  now: number,
+): RenewedLease | 'late' | null {
+  const found = renewable(ctx, key, hold, now);
+  if (found === undefined) return null;
+  const { before } = found;
+  const late =
+    (before.expires_at ?? now) < now ||
+    before.lost_generation === before.generation ||
+    (before.vouched_at ?? null) !== null;
+  return late ? 'late' : applyRenewal(ctx, found, leaseMs, now);
+}
+
+interface Renewable {
+  where: string;
+  args: readonly [string, string, number, string, number];
+  before: Pick<LeaseRow, 'expires_at' | 'generation' | 'lost_generation' | 'vouched_at'>;
+}
+
+function renewable(ctx: StoreContext, key: LeaseKey, hold: LeaseHold, now: number): Renewable | undefined {
   const { column, value } = keyOf(key);
   const where = `${column} = ? AND token_hash = ? AND generation = ? AND owner_type = ?
          AND (expires_at > ? OR owner_gone_at IS NULL)`;
   const args = [value, hashToken(hold.token), hold.generation, hold.ownerType, now] as const;
   const before = ctx
     .prep(`SELECT expires_at, generation, lost_generation, vouched_at FROM leases WHERE ${where}`)
-    .get(...args) as
-    Pick<LeaseRow, 'expires_at' | 'generation' | 'lost_generation' | 'vouched_at'> | undefined;
-  if (before === undefined) return null;
+    .get(...args) as Renewable['before'] | undefined;
+  return before === undefined ? undefined : { where, args, before };
+}
+
+function applyRenewal(ctx: StoreContext, found: Renewable, leaseMs: number, now: number): RenewedLease {
+  const { where, args, before } = found;
   ctx
     .prep(
       `UPDATE leases SET heartbeat_at = ?, expires_at = ?, vouched_at = NULL,
@@ -165,6 +201,29 @@ export function markLeaseLost(
     .prep(
       `UPDATE leases SET expires_at = MIN(expires_at, @now), lost_generation = generation${gone}
        WHERE run_id = @runId AND generation = @generation AND owner_type IS NOT NULL
+         AND (lost_generation IS NULL OR lost_generation != generation)
+         AND EXISTS (SELECT 1 FROM runs r WHERE r.id = @runId AND r.status NOT IN ${TERMINAL_RUN_SQL})
+       RETURNING owner_id, owner_pid, expires_at`,
+    )
+    .get({ now, runId, generation }) as
+    { owner_id: string; owner_pid: number; expires_at: number } | undefined;
+}
+
+/**
+ * `markLeaseLost` for a lease already past its expiry (the sweeper's verdict by the clock): records that
+ * generation as lost and leaves `expires_at` out of the SET — naming it would rewrite the lease's three
+ * expiry indexes for a value that does not change. A lease renewed since it was listed no longer matches.
+ */
+export function markExpiredLeaseLost(
+  ctx: StoreContext,
+  runId: string,
+  generation: number,
+  now: number,
+): { owner_id: string; owner_pid: number; expires_at: number } | undefined {
+  return ctx
+    .prep(
+      `UPDATE leases SET lost_generation = generation
+       WHERE run_id = @runId AND generation = @generation AND owner_type IS NOT NULL AND expires_at <= @now
          AND (lost_generation IS NULL OR lost_generation != generation)
          AND EXISTS (SELECT 1 FROM runs r WHERE r.id = @runId AND r.status NOT IN ${TERMINAL_RUN_SQL})
        RETURNING owner_id, owner_pid, expires_at`,

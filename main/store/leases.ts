@@ -8,7 +8,15 @@ import type { Actor } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
 import { hashToken } from './ids';
 import { requireLeaseMs } from './input-checks';
-import { clearHeldLease, isHeldByLiveOther, markLeaseLost, renewLease, takeLease } from './lease-rows';
+import {
+  clearHeldLease,
+  isHeldByLiveOther,
+  markExpiredLeaseLost,
+  markLeaseLost,
+  renewLease,
+  renewLeaseOnTime,
+  takeLease,
+} from './lease-rows';
 import { TERMINAL_RUN_SQL, type LeaseRow } from './rows';
 import { actorOf, appendEvent, commitRun, fence, runnerActor, runnerSurface } from './run-state';
 import type {
@@ -61,6 +69,33 @@ export function heartbeat(ctx: StoreContext, claim: ClaimKey, leaseMs: number, n
     expiresAt: renewed.expiresAt,
     ...(lapsedMs > 0 && { lapsedMs }),
   };
+}
+
+/**
+ * The common heartbeat, alone in its transaction: the lease is on time, so renewing it moves its expiry (on
+ * the lease and on the run's `owner_expires_at`) and nothing else — no event, no revision. Null, with nothing
+ * written, when it is not that simple (a lapse, a recorded loss, a vouch to record): the caller then runs
+ * `heartbeat` in a durable commit. Its commit may skip the fsync (docs/ARCHITECTURE.md#lease-renewals).
+ */
+export function heartbeatOnTime(
+  ctx: StoreContext,
+  claim: ClaimKey,
+  leaseMs: number,
+  now: number,
+): HeartbeatAnswer | null {
+  requireLeaseMs(leaseMs);
+  const flags = ctx
+    .prep(`SELECT cancel_requested, pause_requested FROM runs WHERE id = ?`)
+    .get(claim.runId) as { cancel_requested: number; pause_requested: number } | undefined;
+  const cancelRequested = flags?.cancel_requested === 1;
+  const pauseRequested = flags?.pause_requested === 1;
+  const renewed = renewLeaseOnTime(ctx, { runId: claim.runId }, claim, leaseMs, now);
+  if (renewed === 'late') return null;
+  if (renewed === null) {
+    return { ok: false, cancelRequested, pauseRequested, expiresAt: null, lost: lostHow(ctx, claim) };
+  }
+  ctx.prep(`UPDATE runs SET owner_expires_at = ? WHERE id = ?`).run(renewed.expiresAt, claim.runId);
+  return { ok: true, cancelRequested, pauseRequested, expiresAt: renewed.expiresAt };
 }
 
 /**
@@ -305,9 +340,11 @@ export function markRunnerLost(
 }
 
 /**
- * `markRunnerLost` for a batch, in the caller's one transaction (the sweeper's step 1 at scale: 1,000 runs
- * going stale at once must not cost 1,000 commits). Only the lease expiry, the revision and the event change:
- * the display base is computed with every owned lease counted live, so it cannot move here.
+ * `markRunnerLost` for a batch of leases the clock says are lost, in the caller's one transaction (the
+ * sweeper's step 1 at scale: 1,000 runs going stale at once must not cost 1,000 commits). Only the lost
+ * mark, the revision and the event change: the expiry has passed already, so neither the lease's nor the
+ * run's copy of it moves and neither is named in a SET (each names an index or three); the display base is
+ * computed with every owned lease counted live, so it cannot move here either.
  */
 export function markRunnersLost(
   ctx: StoreContext,
@@ -317,18 +354,22 @@ export function markRunnersLost(
   now: number,
 ): number {
   const bump = ctx.prep(
-    `UPDATE runs SET revision = revision + 1, updated_at = @now, owner_expires_at = @expiresAt WHERE id = @runId
-     RETURNING revision`,
+    `UPDATE runs SET revision = revision + 1, updated_at = @now WHERE id = @runId
+     RETURNING revision, owner_expires_at`,
   );
+  // Only when the run's copy disagreed with its lease (it should not): the views follow the lease.
+  const sync = ctx.prep(`UPDATE runs SET owner_expires_at = @expiresAt WHERE id = @runId`);
   const eventActor = actorOf(actor);
   let marked = 0;
   for (const lease of leases) {
-    const row = markLeaseLost(ctx, lease.runId, lease.generation, now);
+    const row = markExpiredLeaseLost(ctx, lease.runId, lease.generation, now);
     if (row === undefined) continue;
-    const { revision } = bump.get({ now, expiresAt: row.expires_at, runId: lease.runId }) as {
+    const run = bump.get({ now, runId: lease.runId }) as {
       revision: number;
+      owner_expires_at: number | null;
     };
-    appendEvent(ctx, now, lease.runId, revision, {
+    if (run.owner_expires_at !== row.expires_at) sync.run({ expiresAt: row.expires_at, runId: lease.runId });
+    appendEvent(ctx, now, lease.runId, run.revision, {
       type: 'run.runner_lost',
       actor: eventActor,
       leaseGeneration: lease.generation,

@@ -42,7 +42,7 @@ export interface OpenStoreOptions {
   mustExist?: boolean;
   /**
    * Run `quick_check` on open for files up to 32 MB (default true). A runner's frequent CLI calls (notify,
-   * progress, step, effect) skip it (about 100 ms at 5,000 runs) and rely on SQLite refusing each damaged
+   * progress, step, effect) skip it (docs/ARCHITECTURE.md#the-store-file) and rely on SQLite refusing each damaged
    * page a statement reads (STORE_CORRUPT); `doctor` checks everything.
    */
   quickCheck?: boolean;
@@ -331,7 +331,7 @@ export const PAGE_CACHE_KIB = -16_384;
 function applyPragmas(db: Database.Database, busyTimeoutMs: number, writable: boolean): void {
   // One exec, not a db.pragma() each: every call of it prepares a statement (a runner's call opens often).
   // 16 MiB of page cache (SQLite's default is 2 MiB): the attention summary and the needs-you page touch
-  // more than 2 MiB of a 100k-run store and re-read it from the OS on every call (6 → 3.5 ms at 100k).
+  // more than 2 MiB of a 100k-run store and re-read it from the OS on every call (docs/PERFORMANCE.md).
   // better-sqlite3 compiles WAL with synchronous=NORMAL; the store wants FULL (docs/ARCHITECTURE.md#the-store-file), set explicitly.
   db.exec(
     `PRAGMA busy_timeout = ${busyTimeoutMs}; PRAGMA foreign_keys = ON; PRAGMA cache_size = ${PAGE_CACHE_KIB};` +

@@ -251,6 +251,7 @@ export class RunStore extends RunnerStore {
   }
 
   expirePresenterClaims(limit: number): number {
+    if (!this.read((ctx, now) => deadlines.hasExpiredPresenterClaims(ctx, now))) return 0;
     return this.write((ctx, now) => deadlines.expirePresenterClaims(ctx, limit, now));
   }
 

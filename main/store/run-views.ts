@@ -103,7 +103,7 @@ const BRANCHES_WITHIN_VIEW = new Set<ListView>(['needs-you', 'stale', ...MULTI_S
  * Needs you is dense in some stores (many recent runs wait on a person) and sparse in others (a long history,
  * few live runs). Its union walks the lapsed-owner and unattended time ranges in full; where those grow with
  * the store, a walk of the newest runs testing the condition on each fills the page sooner
- * (docs/PERFORMANCE.md#round-7-needs-you-at-a-million-runs). The plan (one statement, index-only):
+ * (docs/PERFORMANCE-HISTORY.md#round-7-needs-you-at-a-million-runs). The plan (one statement, index-only):
  * - `floor`, the static branch's @limit-th newest id. The union's page lies at or above it, so a walk down
  *   to it is exact. Fewer static runs than a page: no floor, the union.
  * - `above`, the runs of the filter at or above the floor, counted up to NEEDS_YOU_WINDOW pages' worth: the
@@ -194,8 +194,8 @@ function listRunsParts(view: ListView, opts: ListShape): { from: string; where: 
     // branch's bounds the others, so a branch over a time range (lapsed owners, unattended runs) walks its
     // range in its covering index but keeps and sorts only the ids above it, not every run in the range.
     // Unary plus: the bound only filters; as a range it would let SQLite walk the id index instead.
-    // Only there: a status branch stops after its page anyway, and the bound cost Failed at 1M runs
-    // 0.6 ms of its 2.5 (docs/PERFORMANCE.md#round-7-needs-you-at-a-million-runs).
+    // Only there: a status branch stops after its page anyway, and the bound was a quarter of Failed's
+    // time at 1M runs (docs/PERFORMANCE-HISTORY.md#round-7-needs-you-at-a-million-runs).
     const floor = `(SELECT CASE WHEN count(*) = @limit THEN min(id) ELSE '' END FROM (${branchSql(branches[0] as string, shape)}))`;
     const bounded = TIME_RANGE_VIEWS.has(view);
     const union = branches.map((c, i) =>

@@ -28,7 +28,7 @@ import { reserveRun } from './run-reservation';
 import { loadRunRow, loadSnapshot } from './run-state';
 import * as runner from './runner-transitions';
 import { toEffect, toInteraction, toRun } from './rows';
-import { readOp, writeTx, type StoreContext } from './store-context';
+import { readOp, renewalTx, writeTx, type StoreContext } from './store-context';
 import type {
   CancelOutcome,
   ClaimKey,
@@ -117,8 +117,13 @@ export class RunnerStore {
     return this.write((ctx, now) => runner.claimNextRun(ctx, owner, now));
   }
 
+  /**
+   * An on-time renewal commits without its own fsync; one that must record something (a lapse, a loss, a
+   * vouch) commits durably (docs/ARCHITECTURE.md#lease-renewals).
+   */
   heartbeat(claim: ClaimKey, leaseMs: number): HeartbeatAnswer {
-    return this.write((ctx, now) => leases.heartbeat(ctx, claim, leaseMs, now));
+    const onTime = renewalTx(this.ctx, (now) => leases.heartbeatOnTime(this.ctx, claim, leaseMs, now));
+    return onTime ?? this.write((ctx, now) => leases.heartbeat(ctx, claim, leaseMs, now));
   }
 
   /** The runner started the run's command: its pid, group and start identity (docs/LIVENESS.md#orphans). */

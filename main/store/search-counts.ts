@@ -78,7 +78,7 @@ export function searchCountsStatement(
   // 3+ characters: the trigram index's candidates (SEARCH_CANDIDATES_SQL's three lists), then the exact test.
   // Each list is read only up to the cap: FTS5 streams a phrase's matches, so a common word costs its newest
   // cap-plus-one keys, not all of them (at a million runs "agent" has 100,000: reading and sorting every one
-  // took most of the count's 150–200 ms). A list cut there marks the counts as a lower bound even when fewer
+  // was most of the count's time). A list cut there marks the counts as a lower bound even when fewer
   // of its candidates pass the exact test. With a project filter the index's list is read whole (it is not
   // by project), and cut only by the outer LIMIT.
   params.match = ftsPhrase(needle);

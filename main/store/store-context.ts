@@ -102,6 +102,22 @@ export function writeTx<T>(ctx: StoreContext, fn: (now: number) => T): T {
 }
 
 /**
+ * `writeTx` whose commit does not wait for an fsync (`synchronous = NORMAL` on this connection for this one
+ * commit, FULL again after it). Only for a lease renewal that records nothing else: a power cut may lose the
+ * last such commits and nothing after them (docs/ARCHITECTURE.md#lease-renewals). Inside another
+ * transaction it is that transaction's write, and as durable.
+ */
+export function renewalTx<T>(ctx: StoreContext, fn: (now: number) => T): T {
+  if (ctx.db.inTransaction) return writeTx(ctx, fn);
+  ctx.prep('PRAGMA synchronous = NORMAL').run();
+  try {
+    return writeTx(ctx, fn);
+  } finally {
+    ctx.prep('PRAGMA synchronous = FULL').run();
+  }
+}
+
+/**
  * Runs several reads in one read transaction, so they all see the same snapshot of the store (WAL: no
  * lock is taken, writers go on). Raw SQLite errors never escape.
  */

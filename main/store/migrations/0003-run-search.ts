@@ -1,6 +1,6 @@
 /**
  * Schema v3: a trigram full-text index for run search (docs/PERFORMANCE.md). Substring search
- * (`instr(lower(title), …)`) walks every run when few match (~33 ms at 100k); the FTS5 `trigram` tokenizer
+ * (`instr(lower(title), …)`) walks every run when few match; the FTS5 `trigram` tokenizer
  * answers any substring of 3+ characters from the index. It only narrows the candidates: the list query
  * still applies the exact substring test, so results are those of the scan (run-queries.ts).
  * - `run_search` is contentless (the text lives in `runs`) with delete support, keyed by

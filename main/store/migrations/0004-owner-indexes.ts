@@ -3,11 +3,10 @@
  * - A heartbeat rewrites `runs.owner_expires_at`, and SQLite rewrites every index whose key *or partial-index
  *   WHERE* names a column in the UPDATE's SET, even when the key itself is unchanged. `runs_owned(id)` and
  *   `runs_project_owned(project_id, id)`, both `WHERE owner_expires_at IS NOT NULL`, were two such indexes
- *   per heartbeat that no plan needs (query-plans.test.ts). Single process, synchronous=FULL:
- *   ~5,400 → ~6,400 heartbeats/s.
+ *   per heartbeat that no plan needs (query-plans.test.ts).
  * - The expired-owner and unattended branches of the needs-you / stale views read the newest ids of their
  *   runs: with `id` in the index they no longer look up the table row of every expired owner
- *   (0.55 ms → ~0.1 ms per branch at 100k runs).
+ *   (docs/PERFORMANCE-HISTORY.md, round 4).
  */
 import type { Migration } from './migration';
 

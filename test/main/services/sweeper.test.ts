@@ -3,6 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS, type Settings } from '../../../shared/views';
 import {
   createSweeper,
+  FEED_IDLE_AFTER_MS,
+  FEED_IDLE_POLL_MS,
+  FEED_POLL_MS,
   initialSweeperState,
   sweep,
   type Scheduler,
@@ -10,6 +13,7 @@ import {
   type SweeperDeps,
 } from '../../../main/services/sweeper';
 import { createLivenessCheck } from '../../../main/store';
+import { probeWriteLock } from '../../../bench/lock-probe';
 import {
   createTempStore,
   reserve,
@@ -229,6 +233,26 @@ describe('host lease renewal', () => {
     expect(renewals).toEqual([6, 12, 18, 24]);
   });
 
+  it('opens a write transaction only on the ticks that renew: an idle tick writes nothing', () => {
+    t = createTempStore();
+    const d = deps();
+    const state = initialSweeperState(t.store);
+    sweep(d, state);
+    const lock = probeWriteLock(t.store.db);
+    try {
+      const perTick: number[] = [];
+      for (let tick = 1; tick <= 6; tick += 1) {
+        t.clock.advance(2_000);
+        sweep(d, state);
+        perTick.push(lock.take().length);
+      }
+      // The host lease renews on the third and sixth tick; nothing else is there to write.
+      expect(perTick).toEqual([0, 0, 1, 0, 0, 1]);
+    } finally {
+      lock.restore();
+    }
+  });
+
   it('a host that stops ticking is taken over within one lease of its last tick, as before', () => {
     for (const stopAfterTicks of [0, 1, 2, 3, 4, 5]) {
       t = createTempStore();
@@ -363,6 +387,52 @@ describe('sweeper timer', () => {
     expect(reports.at(-1)?.events.map((e) => e.type)).toContain('run.reserved');
     sweeper.stop();
     expect(intervals[0]?.cleared).toBe(true);
+  });
+
+  it('looks less often after a quiet spell, and quickly again once anything is committed', () => {
+    t = createTempStore();
+    const intervals: Array<{ fn: () => void; ms: number; cleared: boolean }> = [];
+    const scheduler: Scheduler = {
+      setTimeout: () => 0,
+      clearTimeout: () => {},
+      setInterval: (fn, ms) => intervals.push({ fn, ms, cleared: false }) - 1,
+      clearInterval: (handle) => {
+        const timer = intervals[handle as number];
+        if (timer !== undefined) timer.cleared = true;
+      },
+    };
+    const reports: SweepReport[] = [];
+    const sweeper = createSweeper(
+      deps(),
+      (r) => reports.push(r),
+      (e) => {
+        throw e;
+      },
+      scheduler,
+      FEED_POLL_MS,
+    );
+    sweeper.start();
+    const live = () => intervals.filter((x) => !x.cleared);
+    const look = (times: number) => {
+      for (let i = 0; i < times; i += 1) live()[0]?.fn();
+    };
+    const quietLooks = Math.ceil(FEED_IDLE_AFTER_MS / FEED_POLL_MS);
+    look(quietLooks - 1);
+    expect(live().map((x) => x.ms)).toEqual([FEED_POLL_MS]);
+    look(1);
+    expect(live().map((x) => x.ms)).toEqual([FEED_IDLE_POLL_MS]);
+    // Another connection commits: the slow look still finds it, and the feed is quick again.
+    reserve({ ...t, store: t.reopen() });
+    look(1);
+    expect(reports.at(-1)?.events.map((e) => e.type)).toContain('run.reserved');
+    expect(live().map((x) => x.ms)).toEqual([FEED_POLL_MS]);
+    // A person's command (markDirty) also brings it back at once.
+    look(quietLooks);
+    expect(live().map((x) => x.ms)).toEqual([FEED_IDLE_POLL_MS]);
+    sweeper.markDirty();
+    expect(live().map((x) => x.ms)).toEqual([FEED_POLL_MS]);
+    sweeper.stop();
+    expect(live()).toEqual([]);
   });
 
   it('survives a failing tick and keeps the timer armed', () => {
