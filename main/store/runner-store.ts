@@ -91,7 +91,7 @@ export class RunnerStore {
   }
 
   protected read<T>(fn: (ctx: StoreContext, now: number) => T): T {
-    return readOp(() => fn(this.ctx, this.ctx.clock()));
+    return readOp(() => fn(this.ctx, this.ctx.clock()), this.ctx.db.name);
   }
 
   // ── Runner side ────────────────────────────────────────────────────────────
