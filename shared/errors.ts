@@ -31,6 +31,7 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 export type Recovery =
   | { kind: 'refresh' }
   | { kind: 'requestCancel'; runId: string }
+  | { kind: 'requestPause'; runId: string }
   | { kind: 'resolveEffects'; runId: string }
   | { kind: 'stopCommand'; runId: string }
   | { kind: 'resumeAnyway'; runId: string }
