@@ -18,6 +18,10 @@ export const ERROR_CODES = [
   'STORE_CORRUPT',
   'STORE_LOCKED',
   'FORBIDDEN',
+  // An answer to a question nobody waits for any more (withdrawn, or its asking process is gone).
+  'NOBODY_WAITING',
+  // An answer from inside the run that asked: only a person outside the run answers its questions.
+  'SELF_ANSWER',
   // A read that a newer one of the same kind replaced before it ran (a search's counts while typing).
   'SUPERSEDED',
   'INTERNAL',
@@ -27,6 +31,7 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 export type Recovery =
   | { kind: 'refresh' }
   | { kind: 'requestCancel'; runId: string }
+  | { kind: 'requestPause'; runId: string }
   | { kind: 'resolveEffects'; runId: string }
   | { kind: 'stopCommand'; runId: string }
   | { kind: 'resumeAnyway'; runId: string }

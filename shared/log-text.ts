@@ -7,9 +7,16 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-/** The marker between a capped log's head and its latest tail. */
-export function gapText(record: Pick<LogRecord, 'skippedBytes' | 'skippedLines'>): string {
+/**
+ * The marker between a capped log's head and its latest tail, or where output was lost to a full disk
+ * (its text says why: docs/RUN-OUTPUT.md#a-full-disk).
+ */
+export function gapText(
+  record: Pick<LogRecord, 'skippedBytes' | 'skippedLines'> & { text?: string },
+): string {
   const lines = record.skippedLines ?? 0;
   const size = record.skippedBytes === undefined ? 'output' : `${formatBytes(record.skippedBytes)} of output`;
-  return `… ${size} (${lines} line${lines === 1 ? '' : 's'}) skipped: the log keeps its head and latest tail …`;
+  const why =
+    record.text === undefined || record.text === '' ? 'the log keeps its head and latest tail' : record.text;
+  return `… ${size} (${lines} line${lines === 1 ? '' : 's'}) skipped: ${why} …`;
 }

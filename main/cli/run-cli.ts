@@ -96,6 +96,8 @@ function hintFor(error: unknown, info: ErrorInfo, commandName: string): string |
       : `run "runwarden ${commandName} --help" for usage`;
   }
   switch (info.recovery?.kind) {
+    case 'requestPause':
+      return `a live runner holds it; ask it to pause with "runwarden pause --request ${shellQuote(info.recovery.runId)}"`;
     case 'requestCancel': {
       const id = shellQuote(info.recovery.runId);
       // Name the command the person was running: a pause is requested with pause, not cancel.

@@ -8,12 +8,17 @@
  *
  * Every write is a synchronous append of whole records: microseconds in the page cache, so a command
  * printing without pause never holds the event loop long enough to delay the run's heartbeat.
+ *
+ * A full disk (ENOSPC, EDQUOT) never stops the command nor leaves half a record: the file is cut back to
+ * its last whole record, the records are counted as dropped, and a gap marker saying how many is written
+ * before the next record that fits — at the latest when the log closes, making room for it by dropping
+ * the last few kilobytes if it must (docs/RUN-OUTPUT.md#a-full-disk).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { LogRecord } from '../../shared/views';
-import { encodeRecord, MAX_RECORD_CHARS } from './log-format';
+import { decodeRecord, encodeRecord, MAX_RECORD_CHARS } from './log-format';
 import { ensureLogsDir, tailSegments } from './log-files';
 
 export type OutputStreamName = 'stdout' | 'stderr';
@@ -38,6 +43,32 @@ export interface LogSummary {
 
 /** Room kept in the cap for the gap marker that closing writes. */
 const GAP_RESERVE_BYTES = 1024;
+
+/** What the gap marker of records lost to a full disk says (shared/log-text.ts shows it). */
+export const DISK_FULL_GAP_TEXT = 'the disk was full';
+
+/**
+ * Cut from the end of a file to make room for the closing gap marker on a disk that stays full: two pages,
+ * so at least one whole page is freed whatever the alignment.
+ */
+const ROOM_FOR_GAP_BYTES = 8192;
+
+/** Records lost to a full disk, not yet told by a gap marker. */
+interface Dropped {
+  firstSeq: number;
+  lines: number;
+  bytes: number;
+}
+
+/** Bytes of output a record holds (its newline included), as the gap markers count them. */
+function outputBytesOf(record: LogRecord): number {
+  return Buffer.byteLength(record.text) + (record.partial === true ? 0 : 1);
+}
+
+function isSpaceError(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
+}
 
 /** The smallest cap: a head and a tail that each hold a few long lines. */
 export const MIN_CAP_BYTES = 64 * 1024;
@@ -76,6 +107,10 @@ export class LogWriter {
   #idleTimer: NodeJS.Timeout | null = null;
   #lastWriteAt = 0;
   #closed: LogSummary | null = null;
+  /** Size of each open file as this writer wrote it: where a failed append is cut back to. */
+  readonly #sizes = new Map<number, number>();
+  #dropped: Dropped | null = null;
+  #droppedLines = 0;
 
   private constructor(options: LogWriterOptions, fd: number) {
     this.path = options.path;
@@ -87,19 +122,26 @@ export class LogWriter {
     this.#segmentCap = Math.floor(cap / 4);
     this.#headCap = cap - 3 * this.#segmentCap - GAP_RESERVE_BYTES;
     this.#idleFlushMs = options.idleFlushMs ?? 300;
+    this.#sizes.set(fd, 0);
   }
 
   /** Creates (or empties) the log file, its folder private to this user. */
   static open(options: LogWriterOptions): LogWriter {
     ensureLogsDir(path.dirname(options.path));
     for (const segment of tailSegments(options.path)) fs.rmSync(segment, { force: true });
-    const fd = fs.openSync(options.path, 'w', 0o600);
+    // Read back only to make room for a gap marker on a full disk (#makeRoomForGap).
+    const fd = fs.openSync(options.path, 'w+', 0o600);
     fs.fchmodSync(fd, 0o600);
     return new LogWriter(options, fd);
   }
 
   get truncated(): boolean {
-    return this.#skippedBytes > 0;
+    return this.#skippedBytes > 0 || this.#droppedLines > 0;
+  }
+
+  /** Records are being lost to a full disk right now (a gap marker will say how many). */
+  get dropping(): boolean {
+    return this.#dropped !== null;
   }
 
   /** One chunk of a stream as the pipe delivered it. */
@@ -138,6 +180,7 @@ export class LogWriter {
       this.#takePartial(stream, records);
     }
     this.#append(records);
+    if (this.#dropped !== null) this.#makeRoomForGap();
     if (this.#inTail) this.#appendTail();
     const bytes = fs.fstatSync(this.#fd).size;
     fs.closeSync(this.#fd);
@@ -199,37 +242,135 @@ export class LogWriter {
 
   /** Head records go to the log file until the head is full; the rest to the current tail segment. */
   #append(records: LogRecord[]): void {
+    if (records.length === 0 && this.#dropped === null) return;
     let head = '';
+    const headRecords: LogRecord[] = [];
     let tail = '';
+    let tailRecords: LogRecord[] = [];
     for (const record of records) {
       const line = encodeRecord(record);
       const bytes = Buffer.byteLength(line);
       if (!this.#inTail && this.#headBytes + bytes <= this.#headCap) {
         head += line;
+        headRecords.push(record);
         this.#headBytes += bytes;
         continue;
       }
       this.#inTail = true;
       const current = this.#current ?? this.#openSegment();
       if (current.bytes > 0 && current.bytes + bytes > this.#segmentCap) {
-        this.#writeAll(current.fd, tail);
+        this.#writeTail(current, tail, tailRecords);
         tail = '';
+        tailRecords = [];
         this.#rotate();
       }
       tail += line;
+      tailRecords.push(record);
       const segment = this.#current as Segment;
       if (segment.lines === 0) segment.firstSeq = record.seq;
       segment.bytes += bytes;
-      segment.outputBytes += Buffer.byteLength(record.text) + (record.partial === true ? 0 : 1);
+      segment.outputBytes += outputBytesOf(record);
       segment.lines += 1;
     }
-    if (head !== '') this.#writeAll(this.#fd, head);
-    if (tail !== '' && this.#current !== null) this.#writeAll(this.#current.fd, tail);
+    if (head !== '' || (!this.#inTail && this.#dropped !== null)) {
+      if (!this.#writeOrDrop(this.#fd, head, headRecords)) this.#headBytes -= Buffer.byteLength(head);
+    }
+    if (this.#current !== null && (tail !== '' || (this.#inTail && this.#dropped !== null))) {
+      this.#writeTail(this.#current, tail, tailRecords);
+    }
+  }
+
+  /** A tail batch; on a full disk its records leave the segment's counts again (they are not in it). */
+  #writeTail(segment: Segment, text: string, records: LogRecord[]): void {
+    if (this.#writeOrDrop(segment.fd, text, records)) return;
+    segment.bytes -= Buffer.byteLength(text);
+    segment.lines -= records.length;
+    for (const record of records) segment.outputBytes -= outputBytesOf(record);
+  }
+
+  /**
+   * Appends whole records, after the gap marker of any dropped before them. On a full disk the file is cut
+   * back to where it was (no half record stays) and the records join the dropped ones. True if written.
+   */
+  #writeOrDrop(fd: number, text: string, records: LogRecord[]): boolean {
+    const gap = this.#dropped === null ? '' : encodeRecord(this.#gapOfDropped(this.#dropped));
+    if (text === '' && gap === '') return true;
+    const start = this.#sizes.get(fd) ?? 0;
+    const data = Buffer.from(gap + text);
+    try {
+      this.#writeAll(fd, data, start);
+    } catch (error) {
+      if (!isSpaceError(error)) throw error;
+      fs.ftruncateSync(fd, start);
+      this.#sizes.set(fd, start);
+      for (const record of records) this.#drop(record.seq, 1, outputBytesOf(record));
+      return false;
+    }
+    this.#sizes.set(fd, start + data.length);
+    this.#dropped = null;
+    return true;
+  }
+
+  #drop(firstSeq: number, lines: number, bytes: number): void {
+    this.#dropped ??= { firstSeq, lines: 0, bytes: 0 };
+    this.#dropped.firstSeq = Math.min(this.#dropped.firstSeq, firstSeq);
+    this.#dropped.lines += lines;
+    this.#dropped.bytes += bytes;
+    this.#droppedLines += lines;
+  }
+
+  #gapOfDropped(dropped: Dropped): LogRecord {
+    return {
+      seq: dropped.firstSeq,
+      at: this.#clock(),
+      stream: 'gap',
+      text: DISK_FULL_GAP_TEXT,
+      skippedBytes: dropped.bytes,
+      skippedLines: dropped.lines,
+    };
+  }
+
+  /**
+   * Closing on a disk that is still full: the last whole records of the file being written give way to
+   * the gap marker (they are counted in it), so the log says output is missing. If even that does not
+   * fit, the log ends at its last whole record and the summary says it is truncated.
+   */
+  #makeRoomForGap(): void {
+    const segment = this.#inTail ? this.#current : null;
+    const fd = segment?.fd ?? this.#fd;
+    const size = this.#sizes.get(fd) ?? 0;
+    const from = Math.max(0, size - ROOM_FOR_GAP_BYTES - 4096);
+    const end = Buffer.alloc(size - from);
+    fs.readSync(fd, end, 0, end.length, from);
+    // Cut at a record boundary at least ROOM_FOR_GAP_BYTES before the end (or at the file's start).
+    let cut = from === 0 ? 0 : end.indexOf(0x0a) + 1;
+    if (cut > end.length - ROOM_FOR_GAP_BYTES && from > 0) cut = end.length;
+    const lost = end
+      .subarray(cut)
+      .toString('utf8')
+      .split('\n')
+      .map(decodeRecord)
+      .filter((r): r is LogRecord => r !== null);
+    if (lost.length === 0 && cut !== 0) return;
+    fs.ftruncateSync(fd, from + cut);
+    this.#sizes.set(fd, from + cut);
+    for (const record of lost) {
+      if (record.stream === 'gap') this.#drop(record.seq, record.skippedLines ?? 0, record.skippedBytes ?? 0);
+      else this.#drop(record.seq, 1, outputBytesOf(record));
+    }
+    if (segment !== null) {
+      segment.bytes = from + cut;
+      segment.lines = Math.max(0, segment.lines - lost.length);
+    } else {
+      this.#headBytes = from + cut;
+    }
+    this.#writeOrDrop(fd, '', []);
   }
 
   #openSegment(): Segment {
     const [, current] = tailSegments(this.path);
-    this.#current = new Segment(current, fs.openSync(current, 'w', 0o600));
+    this.#current = new Segment(current, fs.openSync(current, 'w+', 0o600));
+    this.#sizes.set(this.#current.fd, 0);
     return this.#current;
   }
 
@@ -260,20 +401,38 @@ export class LogWriter {
         skippedBytes: this.#skippedBytes,
         skippedLines: this.#skippedLines,
       };
-      this.#writeAll(this.#fd, encodeRecord(gap));
+      if (!this.#appendWhole(encodeRecord(gap))) return;
     }
     // Each segment is removed once it is in the log file (so closing needs at most one segment more than
-    // the cap); a crash in between leaves both, and readers skip the duplicates.
+    // the cap); a crash in between leaves both, and readers skip the duplicates. On a full disk the rest
+    // stay beside the log, where readers read them too.
     for (const file of [olderPath, currentPath]) {
       if (!fs.existsSync(file)) continue;
-      this.#writeAll(this.#fd, fs.readFileSync(file));
+      if (!this.#appendWhole(fs.readFileSync(file))) return;
       fs.rmSync(file, { force: true });
     }
   }
 
-  #writeAll(fd: number, data: string | Buffer): void {
+  /** Appends to the log file, or on a full disk cuts it back to where it was. True if written. */
+  #appendWhole(data: string | Buffer): boolean {
+    const start = this.#sizes.get(this.#fd) ?? 0;
     const buffer = typeof data === 'string' ? Buffer.from(data) : data;
+    try {
+      this.#writeAll(this.#fd, buffer, start);
+    } catch (error) {
+      if (!isSpaceError(error)) throw error;
+      fs.ftruncateSync(this.#fd, start);
+      return false;
+    }
+    this.#sizes.set(this.#fd, start + buffer.length);
+    return true;
+  }
+
+  /** At `position`, the file's end as this writer knows it (a failed write was cut back from there). */
+  #writeAll(fd: number, buffer: Buffer, position: number): void {
     let offset = 0;
-    while (offset < buffer.length) offset += fs.writeSync(fd, buffer, offset);
+    while (offset < buffer.length) {
+      offset += fs.writeSync(fd, buffer, offset, buffer.length - offset, position + offset);
+    }
   }
 }

@@ -57,6 +57,7 @@ export function openRunLog(
     warn(`the log is recorded only when the command ends: ${(error as Error).message}`);
   }
   let failed = false;
+  let toldFull = false;
   let summary: LogSummary | null = null;
   return {
     path: logPath,
@@ -64,8 +65,14 @@ export function openRunLog(
       if (failed) return;
       try {
         writer.write(stream, chunk);
+        // A full disk drops lines, never the command or its heartbeat; a gap marker will count them.
+        if (writer.dropping && !toldFull) {
+          toldFull = true;
+          warn(
+            `the disk holding the log is full: output is dropped until there is room, and the log says how much`,
+          );
+        }
       } catch (error) {
-        // A full disk stops the log, never the command or its heartbeat.
         failed = true;
         warn(`stopped logging the command's output: ${(error as Error).message}`);
       }

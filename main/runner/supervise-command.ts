@@ -330,6 +330,8 @@ export interface DurableSettleOptions {
  * `settleRun` that never drops a finished command's outcome (docs/LIVENESS.md#outcomes-of-finished-commands): while the store
  * cannot record it (disk full, read-only, busy) the runner keeps its lease — renewing it, even lapsed, as
  * long as nobody took over — and tries again, until it is recorded or the lease is really lost.
+ * A signal (SIGINT, SIGTERM, SIGHUP), before or while it waits, is honoured at once: one try, then the
+ * error is returned (nothing is recorded; the lease lapses and the run shows stale).
  */
 export async function settleRunDurably(
   session: RunSession,
@@ -341,19 +343,39 @@ export async function settleRunDurably(
   let wait = options.retryMs ?? 500;
   const maxWait = options.maxRetryMs ?? 5_000;
   let refusedAfterRenewal = 0;
-  for (let tries = 1; ; tries += 1) {
-    const settlement = settleRun(session, command, outcome, onInterrupt);
-    const writeFenced = settlement.status === 'fenced' && outcome.stopReason !== 'fenced' && !session.fenced;
-    if (settlement.status !== 'error' && !writeFenced) return settlement;
-    // A write refused although a heartbeat had just renewed the lease: something else is wrong; stop.
-    if (writeFenced && refusedAfterRenewal >= 3) return settlement;
-    // Still ours? A heartbeat renews a lapsed lease, or tells us for sure that it is gone.
-    const renewal = session.heartbeat.renew();
-    if (renewal === 'fenced') return settleRun(session, command, outcome, onInterrupt);
-    if (renewal === 'renewed' && writeFenced) refusedAfterRenewal += 1;
-    if (settlement.status === 'error') options.onRetry?.(settlement, tries);
-    if (renewal === 'renewed' && writeFenced) continue;
-    await sleep(wait);
-    wait = Math.min(maxWait, wait * 2);
+  const interrupt = new AbortController();
+  const onSignal = (): void => interrupt.abort();
+  for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
+  try {
+    return await settleWithRetries();
+  } finally {
+    for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
+  }
+
+  async function settleWithRetries(): Promise<Settlement> {
+    for (let tries = 1; ; tries += 1) {
+      const settlement = settleRun(session, command, outcome, onInterrupt);
+      const writeFenced =
+        settlement.status === 'fenced' && outcome.stopReason !== 'fenced' && !session.fenced;
+      if (settlement.status !== 'error' && !writeFenced) return settlement;
+      if (outcome.interruptSignal !== null || interrupt.signal.aborted) return settlement;
+      // A write refused although a heartbeat had just renewed the lease: something else is wrong; stop.
+      if (writeFenced && refusedAfterRenewal >= 3) return settlement;
+      // Still ours? A heartbeat renews a lapsed lease, or tells us for sure that it is gone.
+      const renewal = session.heartbeat.renew();
+      if (renewal === 'fenced') return settleRun(session, command, outcome, onInterrupt);
+      if (renewal === 'renewed' && writeFenced) refusedAfterRenewal += 1;
+      if (settlement.status === 'error') options.onRetry?.(settlement, tries);
+      if (renewal === 'renewed' && writeFenced) continue;
+      try {
+        await sleep(wait, undefined, { signal: interrupt.signal });
+      } catch {
+        // Interrupted: the loop's next check returns.
+      }
+      wait = Math.min(maxWait, wait * 2);
+    }
   }
 }
+
+/** The signals that ask a runner to stop now. */
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];

@@ -74,6 +74,8 @@ export interface SweepReport {
   acting: boolean;
   runnersLost: number;
   interactionsExpired: number;
+  /** Questions withdrawn because their asking process is verifiably gone (docs/LIVENESS.md#questions-and-their-askers). */
+  questionsWithdrawn: number;
   presenterClaimsExpired: number;
   autoCancelled: number;
   pruned: number;
@@ -115,6 +117,7 @@ function emptyReport(): SweepReport {
     acting: false,
     runnersLost: 0,
     interactionsExpired: 0,
+    questionsWithdrawn: 0,
     presenterClaimsExpired: 0,
     autoCancelled: 0,
     pruned: 0,
@@ -150,6 +153,7 @@ export function sweep(deps: SweeperDeps, state: SweeperState): SweepReport {
       report.runnersLost +
       report.orphansFound +
       report.interactionsExpired +
+      report.questionsWithdrawn +
       report.presenterClaimsExpired +
       report.autoCancelled +
       report.pruned;
@@ -200,6 +204,7 @@ function act(deps: SweeperDeps, state: SweeperState, settings: Settings, report:
   if (!report.acting) return;
   noticeLostRunners(deps, settings, report);
   report.interactionsExpired = store.expireInteractionDeadlines(SWEEP_BATCH, SWEEPER_ACTOR);
+  report.questionsWithdrawn = store.withdrawGoneAskers(SWEEP_BATCH, SWEEPER_ACTOR);
   report.presenterClaimsExpired = store.expirePresenterClaims(SWEEP_BATCH);
   report.autoCancelled = autoCancel(deps, settings);
   if (settings.retentionDays !== null) {

@@ -149,7 +149,7 @@ export function beginStopCommand(
   if (hasLiveOwner(lease, now, liveness)) {
     throw new RunwardenError(
       'LIVE_OWNER',
-      `Run ${runId} still has a live runner (${lease.ownerId ?? 'unknown'}); request cancellation and it stops its command itself.`,
+      `Run ${runId} still has a live runner (${lease.ownerId ?? 'unknown'}); ask it to stop ("cancel --request") and it stops its command itself.`,
       { recovery: { kind: 'requestCancel', runId }, fresh: loadSnapshot(ctx, runId) },
     );
   }

@@ -374,10 +374,20 @@ export function refuseLiveOwner(ctx: StoreContext, row: RunRow, now: number, wha
       lease.expiresAt !== null && lease.expiresAt <= now
         ? ' (its heartbeat is late, but its process is alive)'
         : '';
+    // Name the cooperative form of what the person ran: a live run is asked, never touched.
+    const pause = what === 'pause';
+    const instead = pause
+      ? 'Ask it to pause instead ("pause --request").'
+      : what === 'cancel'
+        ? 'Ask it to stop instead ("cancel --request").'
+        : 'Wait for it to finish, or ask it to stop ("cancel --request").';
     throw new RunwardenError(
       'LIVE_OWNER',
-      `Cannot ${what} run ${row.id}: ${lease.ownerType} ${lease.ownerId ?? ''} holds a live lease${late}. Request cancellation instead.`,
-      { recovery: { kind: 'requestCancel', runId: row.id }, fresh: loadSnapshot(ctx, row.id) },
+      `Cannot ${what} run ${row.id}: ${lease.ownerType} ${lease.ownerId ?? ''} holds a live lease${late}. ${instead}`,
+      {
+        recovery: { kind: pause ? 'requestPause' : 'requestCancel', runId: row.id },
+        fresh: loadSnapshot(ctx, row.id),
+      },
     );
   }
   if (isOrphaned(lease, liveness) || (liveness.supervisor !== 'alive' && liveness.command === 'alive')) {

@@ -2,6 +2,7 @@
  * The handle every aggregate module works on: the connection, the injected clock, a prepared-statement
  * cache, and the one write path (`BEGIN IMMEDIATE`, busy retry, SQLite errors mapped to RunwardenError).
  */
+import fs from 'node:fs';
 import type Database from 'better-sqlite3';
 import { RunwardenError, isRunwardenError } from '../../shared/errors';
 import type { DisplayOptions } from '../../shared/display-status';
@@ -96,7 +97,7 @@ export function writeTx<T>(ctx: StoreContext, fn: (now: number) => T): T {
         sleepSync(25 * 2 ** attempt);
         continue;
       }
-      throw mapStoreError(error);
+      throw mapStoreError(error, ctx.db.name);
     }
   }
 }
@@ -122,15 +123,32 @@ export function renewalTx<T>(ctx: StoreContext, fn: (now: number) => T): T {
  * lock is taken, writers go on). Raw SQLite errors never escape.
  */
 export function readTx<T>(ctx: StoreContext, fn: () => T): T {
-  return readOp(ctx.db.transaction(fn).deferred);
+  return readOp(ctx.db.transaction(fn).deferred, ctx.db.name);
 }
 
 /** Runs a read; raw SQLite errors never escape a public method. */
-export function readOp<T>(fn: () => T): T {
+export function readOp<T>(fn: () => T, file?: string): T {
   try {
     return fn();
   } catch (error) {
-    throw mapStoreError(error);
+    throw mapStoreError(error, file);
+  }
+}
+
+/**
+ * The store file's file system refuses writes (EROFS): remounted read-only, an ext4 "errors=remount-ro"
+ * after a disk error included. A zero-length write changes nothing and still reports EROFS there.
+ */
+export function onReadOnlyFileSystem(file: string): boolean {
+  let fd: number | null = null;
+  try {
+    fd = fs.openSync(file, 'r+');
+    fs.writeSync(fd, Buffer.alloc(0), 0, 0, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EROFS';
+  } finally {
+    if (fd !== null) fs.closeSync(fd);
   }
 }
 
@@ -147,8 +165,11 @@ function isBusy(error: unknown): boolean {
   return code !== null && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
 }
 
-/** Maps anything thrown inside the store to a RunwardenError (INTERNAL at worst). */
-export function mapStoreError(error: unknown): RunwardenError {
+/**
+ * Maps anything thrown inside the store to a RunwardenError (INTERNAL at worst). `file`: the store file,
+ * to tell an I/O error of a read-only file system from any other (docs/LIVENESS.md#outcomes-of-finished-commands).
+ */
+export function mapStoreError(error: unknown, file?: string): RunwardenError {
   if (isRunwardenError(error)) return error;
   const code = sqliteCode(error);
   const detail = error instanceof Error ? error.message : String(error);
@@ -165,7 +186,15 @@ export function mapStoreError(error: unknown): RunwardenError {
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
     return new RunwardenError('STORE_CORRUPT', `The store file is damaged (${code}): ${detail}`);
   }
-  if (code.startsWith('SQLITE_READONLY')) {
+  // A file system remounted read-only under an open store fails writes with SQLITE_IOERR_* (EROFS).
+  const readOnly =
+    code.startsWith('SQLITE_READONLY') ||
+    ((code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_CANTOPEN')) &&
+      file !== undefined &&
+      file !== '' &&
+      file !== ':memory:' &&
+      onReadOnlyFileSystem(file));
+  if (readOnly) {
     return new RunwardenError(
       'READ_ONLY',
       `The store cannot be written: its file or folder is read-only (${code}). Nothing was changed.`,

@@ -40,6 +40,15 @@ describe('controlling a live exec', () => {
     const runId = await startedRun(exec);
     const refused = await runCli(['pause', runId], { store: dir.store });
     expect(refused.code).toBe(3);
+    // Message, hint and recovery name the cooperative form of pause, not cancel.
+    expect(refused.stderr).toContain('Ask it to pause instead ("pause --request")');
+    expect(refused.stderr).toContain(`runwarden pause --request ${runId}`);
+    expect(refused.stderr).not.toContain('cancel');
+    const refusedJson = await runJson(['pause', runId], { store: dir.store });
+    expect(refusedJson.body).toMatchObject({
+      ok: false,
+      error: { code: 'LIVE_OWNER', recovery: { kind: 'requestPause', runId } },
+    });
     expect((await runCli(['pause', '--request', runId], { store: dir.store })).code).toBe(0);
     const result = await exec.done;
     expect(result.code).toBe(130);

@@ -228,11 +228,19 @@ describe('pauseRun / resumeRun', () => {
 
   it('refuses to pause or resume a live run (LIVE_OWNER) or a stale one (CONFLICT)', () => {
     const claim = reserveAndClaim(t, LEASE);
-    expect(
-      errorOf(() =>
-        t.store.pauseRun(claim.runId, { expectedRevision: rev(claim.runId), reason: 'x', actor: HUMAN }),
-      ).code,
-    ).toBe('LIVE_OWNER');
+    const live = errorOf(() =>
+      t.store.pauseRun(claim.runId, { expectedRevision: rev(claim.runId), reason: 'x', actor: HUMAN }),
+    );
+    expect(live.code).toBe('LIVE_OWNER');
+    // The refusal names the cooperative form of the command the person ran: pause --request.
+    expect(live.message).toContain('Ask it to pause instead ("pause --request").');
+    expect(live.message).not.toContain('cancel');
+    expect(live.recovery).toEqual({ kind: 'requestPause', runId: claim.runId });
+    const cancel = errorOf(() =>
+      t.store.cancelRun(claim.runId, { expectedRevision: rev(claim.runId), reason: 'x', actor: HUMAN }),
+    );
+    expect(cancel.message).toContain('Ask it to stop instead ("cancel --request").');
+    expect(cancel.recovery).toEqual({ kind: 'requestCancel', runId: claim.runId });
     t.clock.advance(LEASE);
     expect(
       errorOf(() =>

@@ -7,6 +7,8 @@ export function recoveryLabel(recovery: Recovery): string {
       return 'Refresh';
     case 'requestCancel':
       return 'Request cancel instead';
+    case 'requestPause':
+      return 'Request pause instead';
     case 'resolveEffects':
       return 'Resolve the effects first';
     case 'resumeAnyway':
