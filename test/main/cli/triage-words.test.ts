@@ -1,0 +1,72 @@
+/**
+ * The CLI's words and JSON where a person triages the demo store, checked against docs/CLI.md: `ls`'s
+ * display-status filter (`--status`, the same as `--view`) beside the stored-state filter for scripts
+ * (`--state`), and the DETAIL column where `runwarden progress` shows.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunListPage } from '../../../main/store';
+import { runCli, runJson, tempDir, type TempDir } from '../../helpers/cli';
+
+let dir: TempDir;
+beforeAll(async () => {
+  dir = tempDir();
+  const demo = await runCli(['demo', '--no-live', '--dir', dir.path], { store: dir.store });
+  if (demo.code !== 0) throw new Error(demo.stderr);
+});
+afterAll(() => dir.remove());
+
+async function list(args: string[]): Promise<RunListPage['items']> {
+  const { body } = await runJson<RunListPage>(['ls', '--limit', '200', ...args], { store: dir.store });
+  if (!body.ok) throw new Error(body.error.message);
+  return body.value.items;
+}
+
+describe('ls filters (docs/CLI.md "runwarden ls")', () => {
+  it('--view S is --status S: the same runs, by display status (stale includes orphaned)', async () => {
+    const byStatus = await list(['--status', 'stale']);
+    const byView = await list(['--view', 'stale']);
+    expect(byView.map((i) => i.run.id)).toEqual(byStatus.map((i) => i.run.id));
+    expect(new Set(byStatus.map((i) => i.display.status))).toEqual(new Set(['stale', 'orphaned']));
+    const both = await runCli(['ls', '--status', 'stale', '--view', 'failed'], { store: dir.store });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--status and --view are the same filter');
+  });
+
+  it('--state S lists by stored state whatever the run shows, across pages', async () => {
+    const running = await list(['--state', 'running']);
+    expect(running.length).toBeGreaterThan(0);
+    expect(running.every((i) => i.run.status === 'running')).toBe(true);
+    // Runs stored as running whose runner is gone show as stale, orphaned or parked: --state still lists them.
+    const shows = new Set(running.map((i) => i.display.status));
+    expect(shows.has('stale')).toBe(true);
+    expect(shows.has('running')).toBe(true);
+    // A page at a time, continued by its cursor, with nothing repeated or left out.
+    const { body } = await runJson<RunListPage>(['ls', '--state', 'running', '--limit', '2'], {
+      store: dir.store,
+    });
+    if (!body.ok) throw new Error(body.error.message);
+    expect(body.value.items.map((i) => i.run.id)).toEqual(running.slice(0, 2).map((i) => i.run.id));
+    const next = await list(['--state', 'running', '--cursor', String(body.value.nextCursor)]);
+    expect(next.map((i) => i.run.id)).toEqual(running.slice(2).map((i) => i.run.id));
+    const bad = await runCli(['ls', '--state', 'stale'], { store: dir.store });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--state must be one of queued, running, waiting');
+    const help = await runCli(['ls', '--help'], { store: dir.store });
+    expect(help.stdout).toContain('stale includes orphaned');
+    expect(help.stdout).toContain('--state S');
+  });
+
+  it('shows the latest progress text in its DETAIL column, as the README says', async () => {
+    const exec = await runCli(
+      ['exec', '--title', 'Copy files', '--', 'sh', '-c', 'runwarden progress "copied 40 of 120"'],
+      { store: dir.store, cwd: dir.path },
+    );
+    expect(exec.code).toBe(0);
+    const table = await runCli(['ls', '--search', 'Copy files'], {
+      store: dir.store,
+      env: { COLUMNS: '250' },
+    });
+    expect(table.stdout).toMatch(/DETAIL/);
+    expect(table.stdout).toContain('copied 40 of 120');
+  });
+});
