@@ -3,6 +3,8 @@
  * gives focus back; the layout fits at 900, 1280 and 1920 px (screenshots in artifacts/screenshots/); a retry is
  * confirmed and both runs link to each other; axe-core finds nothing serious on any view or dialog, light or dark.
  */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { seriousViolations } from './axe-scan';
 import {
@@ -33,6 +35,15 @@ test.beforeAll(async () => {
     `echo ${'y'.repeat(300)} >&2; exit 3`,
   ]);
   await long.exited;
+  // A folder and a title with a right-to-left override: shown reversed unless the window marks it.
+  const hidden = join(ws.dir, 'invoice-\u202eFDP.exe');
+  mkdirSync(hidden);
+  const rlo = runCli(
+    ws,
+    ['exec', '--title', 'Report \u202etxt.exe', '--', 'sh', '-c', 'echo bad >&2; exit 1'],
+    { cwd: hidden },
+  );
+  await rlo.exited;
   served = await startServe(ws);
 });
 
@@ -352,6 +363,31 @@ test.describe('layout', () => {
     await page.keyboard.press('Enter');
     await expect(page.getByRole('navigation', { name: 'Projects' })).toBeVisible();
   });
+});
+
+test('hidden characters: a right-to-left override in a folder name and a title shows as a visible marker', async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await openUi(page, served);
+  const found = await cliJson<{ items: Array<{ run: { id: string } }> }>(ws, ['ls', '--search', 'Report']);
+  const runId = found.items[0]?.run.id;
+  if (runId === undefined) throw new Error('the run with a hidden character is missing');
+  await go(page, `#/all?run=${runId}`);
+  const detail = page.getByRole('complementary', { name: 'Run details' });
+  await expect(detail.getByRole('heading', { level: 2 })).toHaveText('Report <U+202E>txt.exe');
+  await expect(detail.getByText('invoice-<U+202E>FDP.exe').first()).toBeVisible();
+  const row = page.getByRole('grid', { name: 'Runs' }).getByRole('row').filter({ hasText: 'Report' });
+  await expect(row).toContainText('Report <U+202E>txt.exe');
+  await expect(row).toContainText('invoice-<U+202E>FDP.exe');
+  // Nowhere on the page is the override itself left to reorder the text.
+  const raw = await page.evaluate(() => {
+    const text = document.body.innerText;
+    const at = text.indexOf('\u202e');
+    return at === -1 ? '' : text.slice(Math.max(0, at - 60), at + 20);
+  });
+  expect(raw, 'a raw U+202E is on the page').toBe('');
+  await screenshot(page, 'hidden-characters-1280');
 });
 
 test('retry: confirmed with what runs again, then both runs link to each other', async ({ page }) => {

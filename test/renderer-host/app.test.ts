@@ -171,7 +171,8 @@ describe('run detail', () => {
     const { user } = renderApp(h, `#/needs-you?run=${runId}`);
     const form = await screen.findByRole('form', { name: /Answer: Deploy to production\?/ });
     expect(screen.getByRole('timer', { name: 'Deadline 1m 30s left' })).toBeTruthy();
-    expect(screen.getByText('{"version":"1.0.0","canary":true}')).toBeTruthy();
+    // The default in the question's own terms (its field labels), not as JSON.
+    expect(screen.getByText('Version: 1.0.0 · Canary first: yes')).toBeTruthy();
     const version = within(form).getByRole('textbox', { name: 'Version (required)' });
     expect((version as HTMLInputElement).value).toBe('1.0.0');
     expect((within(form).getByRole('checkbox', { name: 'Canary first' }) as HTMLInputElement).checked).toBe(

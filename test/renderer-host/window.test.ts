@@ -205,15 +205,15 @@ describe('window chrome', () => {
     expect(decodeURIComponent(icon?.href ?? '')).toContain('>2</text>');
   });
 
-  it('isolates run text so a right-to-left override cannot reorder the app’s own words', async () => {
+  it('isolates run text and shows a right-to-left override as a visible marker (docs/WINDOW.md#text-from-runs)', async () => {
     const runId = seedStaleRun(h, '\u202Egnp.exe');
     const { user } = renderApp(h, `#/stale?run=${runId}`);
-    const heading = await screen.findByRole('heading', { level: 2, name: '\u202Egnp.exe' });
+    const heading = await screen.findByRole('heading', { level: 2, name: '<U+202E>gnp.exe' });
     expect(heading.getAttribute('dir')).toBe('auto');
     await user.click(screen.getByRole('button', { name: 'Cancel run…' }));
     const dialog = await screen.findByRole('dialog');
     const title = within(dialog).getByRole('heading', { level: 2 });
-    expect(title.querySelector('bdi')?.textContent).toBe('\u202Egnp.exe');
+    expect(title.querySelector('bdi')?.textContent).toBe('<U+202E>gnp.exe');
   });
 
   it('folds the projects sidebar away and back', async () => {
