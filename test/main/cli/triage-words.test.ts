@@ -1,11 +1,13 @@
 /**
  * The CLI's words and JSON where a person triages the demo store, checked against docs/CLI.md: `ls`'s
  * display-status filter (`--status`, the same as `--view`) beside the stored-state filter for scripts
- * (`--state`), and the DETAIL column where `runwarden progress` shows.
+ * (`--state`), and the DETAIL column where `runwarden progress` shows; `show` on a settled question (no
+ * deadline left, its default and answer in the question's terms).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunListPage } from '../../../main/store';
-import { runCli, runJson, tempDir, type TempDir } from '../../helpers/cli';
+import type { RunDetail } from '../../../main/store';
+import { runCli, runJson, spawnCli, tempDir, waitFor, type TempDir } from '../../helpers/cli';
 
 let dir: TempDir;
 beforeAll(async () => {
@@ -68,5 +70,39 @@ describe('ls filters (docs/CLI.md "runwarden ls")', () => {
     });
     expect(table.stdout).toMatch(/DETAIL/);
     expect(table.stdout).toContain('copied 40 of 120');
+  });
+});
+
+describe('show (docs/CLI.md "Person commands")', () => {
+  it("a settled question has no deadline; its default and answer read in the question's terms", async () => {
+    const exec = spawnCli(
+      [
+        'exec',
+        '--title',
+        'Ship it',
+        '--',
+        'sh',
+        '-c',
+        'runwarden ask --title "Ship?" --choice yes --choice no --timeout 1m --default no',
+      ],
+      { store: dir.store, cwd: dir.path },
+    );
+    let runId = '';
+    const question = await waitFor('the question to be asked', async () => {
+      const { body } = await runJson<RunListPage>(['ls', '--search', 'Ship it'], { store: dir.store });
+      runId = body.ok ? (body.value.items[0]?.run.id ?? '') : '';
+      if (runId === '') return undefined;
+      const shown = await runJson<RunDetail>(['show', runId], { store: dir.store });
+      return shown.body.ok ? shown.body.value.snapshot.interactions[0] : undefined;
+    });
+    const open = await runCli(['show', runId], { store: dir.store, env: { COLUMNS: '250' } });
+    expect(open.stdout).toMatch(/pending\s+Ship\?\s+yes \| no\s+in \d+ (sec|min)\.\s+no/);
+    expect((await runCli(['answer', question.id, 'yes'], { store: dir.store })).code).toBe(0);
+    expect((await exec.done).code).toBe(0);
+    const settled = await runCli(['show', runId], { store: dir.store, env: { COLUMNS: '250' } });
+    const row = settled.stdout.split('\n').find((line) => line.startsWith(question.id)) ?? '';
+    expect(row).toMatch(/settled\s+Ship\?\s+yes \| no\s+-\s+no\s+yes \(human\)/);
+    expect(settled.stdout).not.toMatch(/in \d+ (sec|min)\./);
+    expect(settled.stdout).toMatch(/DEFAULT/);
   });
 });
