@@ -242,6 +242,11 @@ describe('run detail', () => {
       within(timeline).getByText(/Cascade: 1 attempt cancelled, 2 applying effects became ambiguous/),
     ).toBeTruthy();
     expect(within(timeline).getByText(/human dev via browser/)).toBeTruthy();
+    // An outcome that now needs a person is a warning, not a green success.
+    const notice = await screen.findByText(
+      /^Cancelled, and it needs you: .*2 applying effects became ambiguous/,
+    );
+    expect(notice.classList.contains('warning')).toBe(true);
     expect(h.store.getRun(runId).status).toBe('cancelled');
     expect(h.store.getSnapshot(runId).effects.map((e) => e.status)).toEqual(['ambiguous', 'ambiguous']);
   });
