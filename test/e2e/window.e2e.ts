@@ -348,6 +348,44 @@ test.describe('layout', () => {
     }
   }
 
+  for (const width of WIDTHS) {
+    test(`${width} px, Needs you with a run open: the title and the reason stay readable beside the detail`, async ({
+      page,
+    }) => {
+      await page.setViewportSize({ width, height: 800 });
+      await openUi(page, served);
+      const run = await firstRun('needs-answer');
+      await go(page, `#/needs-you?run=${run.id}`);
+      const detail = page.getByRole('complementary', { name: 'Run details' });
+      await expect(detail.getByTestId('run-reason')).toBeVisible();
+      const grid = page.getByRole('grid', { name: 'Runs' });
+      const row = grid.getByRole('row').filter({ hasText: run.title }).first();
+      await expect(row).toBeVisible();
+      // Rendered widths, not a screenshot: each column wide enough for its words, in view, not covered.
+      const widths = await row.evaluate((el) => {
+        const w = (sel: string) => el.querySelector<HTMLElement>(sel)?.getBoundingClientRect().width ?? 0;
+        return { title: w('.c-title'), why: w('.c-why') };
+      });
+      expect(widths.title, 'the Title column').toBeGreaterThanOrEqual(160);
+      expect(widths.why, 'the Why / next step column').toBeGreaterThanOrEqual(200);
+      if (width >= 1100) {
+        await expect(grid.getByRole('columnheader', { name: 'Title' })).toBeInViewport({ ratio: 1 });
+        await expect(grid.getByRole('columnheader', { name: 'Why / next step' })).toBeInViewport({
+          ratio: 1,
+        });
+      }
+      // The question card's status reads on one line ("pending", not "pen / ding").
+      const status = detail.getByTestId('interaction-status').first();
+      await expect(status).toBeVisible();
+      const lines = await status.evaluate((el) => {
+        const lineHeight = parseFloat(getComputedStyle(el).lineHeight) || 16;
+        return Math.round(el.getBoundingClientRect().height / lineHeight);
+      });
+      expect(lines, 'the question status wraps').toBeLessThanOrEqual(1);
+      await screenshot(page, `needs-you-open-${width}`);
+    });
+  }
+
   test('the sidebar folds away and comes back from the keyboard', async ({ page }) => {
     await page.setViewportSize({ width: 900, height: 700 });
     await openUi(page, served);
