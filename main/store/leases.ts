@@ -47,7 +47,8 @@ export function heartbeat(ctx: StoreContext, claim: ClaimKey, leaseMs: number, n
     // A person may have seen it as stale: the timeline says it came back, and the views move with it.
     commitRun(ctx, claim.runId, now, {
       type: 'run.lease_renewed_late',
-      actor: { type: claim.ownerType, id: null, surface: runnerSurface(claim.surface) },
+      // The holder that came back, named as on its claim (an empty actor read as "nobody").
+      actor: { type: claim.ownerType, id: claim.ownerId || null, surface: runnerSurface(claim.surface) },
       leaseGeneration: claim.generation,
       payload: { lapsedMs, vouched: renewed.wasVouched },
     });
