@@ -106,3 +106,12 @@ describe('show (docs/CLI.md "Person commands")', () => {
     expect(settled.stdout).toMatch(/DEFAULT/);
   });
 });
+
+describe('a queued run with no runner (docs/CLI.md "Person commands")', () => {
+  it('show suggests starting one with runwarden worker', async () => {
+    const queued = (await list(['--status', 'queued'])).find((i) => i.display.needsYou);
+    if (queued === undefined) throw new Error('the demo has no unattended queued run');
+    const show = await runCli(['show', queued.run.id], { store: dir.store });
+    expect(show.stdout).toMatch(/runwarden worker\s+# start a runner that picks up queued runs/);
+  });
+});
