@@ -147,7 +147,7 @@ export function displayStatus(
       return {
         ...base,
         status: 'ambiguous',
-        reason: `${reason} ${ambiguousReason(ambiguous)} Resolve it before retrying.`,
+        reason: `${sentence(reason)} ${ambiguousReason(ambiguous)} Resolve it before retrying.`,
         needsYou: true,
         actions: ['resolveEffect'],
       };
@@ -227,7 +227,7 @@ export function displayStatus(
 
   if (queue.status === 'parked') {
     const parkReason = parkCodeOf(queue);
-    const detail = queue.errorDetail ? ` ${queue.errorDetail}` : '';
+    const detail = queue.errorDetail ? ` ${sentence(queue.errorDetail)}` : '';
     const needsDecision = parkReason !== null;
     const actions: RunAction[] = liveOwner
       ? ['requestCancel']
@@ -345,6 +345,12 @@ function terminalReason(run: Run): string {
     default:
       return run.status;
   }
+}
+
+/** Text that ends as a sentence, so a reason joined after it does not run on ("…mid-payment Unknown…"). */
+function sentence(text: string): string {
+  const trimmed = text.trimEnd();
+  return /[.!?…:)"”]$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }
 
 function firstLine(text: string): string {

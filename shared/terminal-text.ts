@@ -6,7 +6,8 @@
  *   colour (SGR) may be kept for a renderer that turns it into classes, never into markup.
  * - Other control characters become a space.
  * - Bidi controls and invisible characters (zero-width spaces and joiners, the byte-order mark, the soft
- *   hyphen) are made visible as `<U+202E>`: text must read as what it is.
+ *   hyphen) are made visible as `<U+202E>`: text must read as what it is. The window and desktop
+ *   notifications show them the same way (`showInvisible`, docs/WINDOW.md#text-from-runs).
  */
 
 // Bidi embeddings, overrides, isolates and marks, plus invisible characters that hide text.
@@ -19,6 +20,15 @@ const CONTROLS_TEXT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]+/g;
 /** `<U+202E>` for an invisible or bidi character. */
 function visible(char: string): string {
   return `<U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}>`;
+}
+
+/**
+ * Text shown as text (the window's elements, a notification): only the bidi and invisible characters are
+ * made visible as `<U+202E>`, so a right-to-left override in a folder name cannot make it read reversed.
+ * For display only: a value sent back (a choice answered) keeps its characters.
+ */
+export function showInvisible(text: string): string {
+  return text.replace(INVISIBLE, visible);
 }
 
 /** One line of untrusted text: every control (newlines too) becomes a space; bidi controls become visible. */

@@ -96,18 +96,32 @@ export async function runBulkAction(
     failed: all.length - succeeded,
     items: all,
   };
-  printResult(ctx, result, () => renderBulk(result, ctx));
+  printResult(ctx, result, () => renderBulk(result, ctx, titlesOf(store, all)));
   const firstFailure = all.find((item) => !item.ok);
   return firstFailure === undefined
     ? EXIT.ok
     : exitCodeForError((firstFailure.code ?? 'CONFLICT') as ErrorCode);
 }
 
-function renderBulk(result: BulkResult, ctx: CliContext): string {
+/** Each listed run's title, so a person reads which runs, not only ids ('-' for an unknown id). */
+function titlesOf(store: RunStore, items: readonly BulkItemResult[]): Map<string, string> {
+  const titles = new Map<string, string>();
+  for (const item of items) {
+    try {
+      titles.set(item.runId, store.getSnapshot(item.runId).run.title);
+    } catch {
+      titles.set(item.runId, '-');
+    }
+  }
+  return titles;
+}
+
+function renderBulk(result: BulkResult, ctx: CliContext, titles: Map<string, string>): string {
   if (result.items.length === 0) return 'No runs selected.\n';
   const table = formatTable(
     [
       { header: 'RUN', value: (item: BulkItemResult) => item.runId },
+      { header: 'TITLE', value: (item: BulkItemResult) => titles.get(item.runId) ?? '-', max: 40 },
       {
         header: 'RESULT',
         value: (item: BulkItemResult) =>

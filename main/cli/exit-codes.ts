@@ -11,6 +11,14 @@ export const EXIT = {
   liveOwner: 3,
   notFound: 4,
   conflict: 5,
+  /** The run's claim was lost (another owner took over, a person cancelled it, or it was parked): stop. */
+  lostLease: 6,
+  /** The store stayed busy or locked by another process past the wait: try again later. */
+  busy: 7,
+  /** The disk is full: nothing was written; free space, then try again. */
+  diskFull: 8,
+  /** The store refused to open or write: read-only, made by a newer version, not a store, or damaged. */
+  storeRefused: 9,
   /** The run is parked for a person: an effect's outcome is unknown, or the command parked it. */
   parked: 75,
   /** answer: the caller is inside the run that asked; only a person outside the run answers. */
@@ -22,12 +30,16 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 export const EXIT_CODE_HELP = `Exit codes:
   0    ok
-  1    failure (the command ran and failed, or the store refused with another error)
+  1    failure (the command ran and failed)
   2    usage error (bad flags or arguments, invalid input)
   3    refused: a live runner owns the run (use --request for a cooperative cancel or pause)
   4    not found (unknown run or interaction)
   5    stale view or conflict (the run changed, or is in a state the command does not apply to;
        answer: nobody is waiting for the question any more)
+  6    the run lost its lease (another owner took over, a person cancelled or parked it): stop
+  7    the store is busy or locked by another program: nothing was written, try again later
+  8    the disk is full: nothing was written
+  9    the store refused: read-only, made by a newer Runwarden, not a Runwarden store, or damaged
   75   parked for a person: an effect's outcome is unknown (effect), or the command parked its run
        (exec, worker); a CMD run by "runwarden effect" exits 75 to say its outcome is unknown
   77   answer: refused, the caller is inside the run that asked (only a person outside it answers)
@@ -50,13 +62,17 @@ export function exitCodeForError(code: ErrorCode): ExitCode {
     case 'SELF_ANSWER':
       return EXIT.selfAnswer;
     case 'FENCED':
-    case 'READ_ONLY':
-    case 'DISK_FULL':
+      return EXIT.lostLease;
     case 'BUSY':
+    case 'STORE_LOCKED':
+      return EXIT.busy;
+    case 'DISK_FULL':
+      return EXIT.diskFull;
+    case 'READ_ONLY':
     case 'STORE_NEWER':
     case 'STORE_FOREIGN':
     case 'STORE_CORRUPT':
-    case 'STORE_LOCKED':
+      return EXIT.storeRefused;
     case 'FORBIDDEN':
     case 'SUPERSEDED':
     case 'INTERNAL':

@@ -45,6 +45,10 @@ export function nextCommands(detail: RunDetail): NextCommand[] {
       }
     }
   }
+  // Queued with no runner to pick it up (a retry, a resumed run): say what starts one.
+  if (detail.display.status === 'queued' && detail.display.needsYou) {
+    out.push({ what: 'start a runner that picks up queued runs', command: 'runwarden worker' });
+  }
   if (actions.has('resume')) out.push({ what: 'queue it again', command: `runwarden resume ${id}` });
   if (actions.has('resumeAnyway')) {
     out.push({ what: 'resume although the source changed', command: `runwarden resume ${id} --anyway` });

@@ -6,6 +6,7 @@
  */
 import type { NotificationConstructorOptions } from 'electron';
 import type { Interaction } from '../../shared/domain';
+import { showInvisible } from '../../shared/terminal-text';
 import type { DesktopNotice, Notifier } from '../services/host-types';
 import type { QuickAnswer } from './quick-answers';
 
@@ -15,12 +16,13 @@ const MAX_BODY = 400;
 const MAX_LIVE = 20;
 
 /**
- * Plain text for a notification (strings from the store are untrusted): control characters go and
- * length is capped.
+ * Plain text for a notification (strings from the store are untrusted): control characters go, bidi and
+ * invisible characters show as `<U+202E>` (a reversed folder name must not read as another), and length
+ * is capped.
  */
 export function plainNotificationText(text: string, max: number): string {
   // oxlint-disable-next-line no-control-regex -- stripping control characters is the point
-  const flat = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]+/g, ' ').trim();
+  const flat = showInvisible(text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]+/g, ' ')).trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 

@@ -196,8 +196,13 @@ export async function startHttpServer(options: ServeOptions): Promise<ServeHandl
     if (header?.startsWith('Bearer ') && tokensEqual(header.slice(7), options.token))
       return { sessionId: null };
     const headerKey = req.headers[SESSION_KEY_HEADER.toLowerCase()];
-    const key =
-      typeof headerKey === 'string' ? headerKey : (url.searchParams.get(SESSION_KEY_PARAM) ?? undefined);
+    // The key goes in the URL only where a header cannot: the event stream (EventSource sets no headers).
+    // Anywhere else a URL key would land in logs and history (docs/ARCHITECTURE.md#browser-mode).
+    const queryKey =
+      req.method === 'GET' && url.pathname === '/api/events'
+        ? (url.searchParams.get(SESSION_KEY_PARAM) ?? undefined)
+        : undefined;
+    const key = typeof headerKey === 'string' ? headerKey : queryKey;
     return sessions.verify(cookieId, key) ? { sessionId: cookieId ?? null } : null;
   }
 

@@ -209,7 +209,10 @@ function runBulk(deps: HandlerDeps, input: ParsedRequest<'runs:bulk'>): BulkResu
             runId: item.runId,
             ok: false,
             code: display.liveOwner ? 'LIVE_OWNER' : 'CONFLICT',
-            message: `Cannot ${input.action}: ${display.reason}`,
+            // A live runner's run is refused for that reason, not for what it shows (docs/WINDOW.md#commands-and-retry).
+            message: display.liveOwner
+              ? `A live runner holds it (${display.reason.replace(/\.$/, '')})${input.action === 'cancel' ? ': request a cancel instead, and the runner stops at its next check.' : '.'}`
+              : `Cannot ${input.action}: ${display.reason}`,
           });
         } else {
           const command = snapshot.run.command;

@@ -39,6 +39,12 @@ export const HOST_LEASE_NAME = 'host';
  * (docs/LIVENESS.md#suspend-safe-renewal). No event and no revision bump otherwise; the answer carries the
  * cancel/pause requests, or why the lease is lost.
  */
+function leaseOwnerId(ctx: StoreContext, runId: string): string | null {
+  const row = ctx.prep(`SELECT owner_id FROM leases WHERE run_id = ?`).get(runId) as
+    { owner_id: string | null } | undefined;
+  return row?.owner_id ?? null;
+}
+
 export function heartbeat(ctx: StoreContext, claim: ClaimKey, leaseMs: number, now: number): HeartbeatAnswer {
   requireLeaseMs(leaseMs);
   const flags = ctx
@@ -55,7 +61,12 @@ export function heartbeat(ctx: StoreContext, claim: ClaimKey, leaseMs: number, n
     // A person may have seen it as stale: the timeline says it came back, and the views move with it.
     commitRun(ctx, claim.runId, now, {
       type: 'run.lease_renewed_late',
-      actor: { type: claim.ownerType, id: null, surface: runnerSurface(claim.surface) },
+      // The holder that came back, named as its lease row names it (an empty actor read as "nobody").
+      actor: {
+        type: claim.ownerType,
+        id: leaseOwnerId(ctx, claim.runId),
+        surface: runnerSurface(claim.surface),
+      },
       leaseGeneration: claim.generation,
       payload: { lapsedMs, vouched: renewed.wasVouched },
     });

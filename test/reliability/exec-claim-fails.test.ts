@@ -56,7 +56,8 @@ it('exec whose claim fails leaves nothing runnable', async () => {
   });
   locker.db.prepare('ROLLBACK').run();
   locker.close();
-  expect(busy.code, busy.stderr).toBe(1);
+  // 7: the store stayed busy, nothing was written (docs/CLI.md#exit-codes).
+  expect(busy.code, busy.stderr).toBe(7);
   expect(busy.stderr).toContain('busy');
   expect(runCount()).toBe(1);
 

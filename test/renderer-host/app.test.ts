@@ -171,7 +171,8 @@ describe('run detail', () => {
     const { user } = renderApp(h, `#/needs-you?run=${runId}`);
     const form = await screen.findByRole('form', { name: /Answer: Deploy to production\?/ });
     expect(screen.getByRole('timer', { name: 'Deadline 1m 30s left' })).toBeTruthy();
-    expect(screen.getByText('{"version":"1.0.0","canary":true}')).toBeTruthy();
+    // The default in the question's own terms (its field labels), not as JSON.
+    expect(screen.getByText('Version: 1.0.0 · Canary first: yes')).toBeTruthy();
     const version = within(form).getByRole('textbox', { name: 'Version (required)' });
     expect((version as HTMLInputElement).value).toBe('1.0.0');
     expect((within(form).getByRole('checkbox', { name: 'Canary first' }) as HTMLInputElement).checked).toBe(
@@ -241,6 +242,11 @@ describe('run detail', () => {
       within(timeline).getByText(/Cascade: 1 attempt cancelled, 2 applying effects became ambiguous/),
     ).toBeTruthy();
     expect(within(timeline).getByText(/human dev via browser/)).toBeTruthy();
+    // An outcome that now needs a person is a warning, not a green success.
+    const notice = await screen.findByText(
+      /^Cancelled, and it needs you: .*2 applying effects became ambiguous/,
+    );
+    expect(notice.classList.contains('warning')).toBe(true);
     expect(h.store.getRun(runId).status).toBe('cancelled');
     expect(h.store.getSnapshot(runId).effects.map((e) => e.status)).toEqual(['ambiguous', 'ambiguous']);
   });

@@ -148,7 +148,7 @@ describe('retry', () => {
 });
 
 describe('bulk cancel', () => {
-  it('asks to type the count the button acts on, and keeps refused runs listed with their reason', async () => {
+  it('says one count, the one the button acts on, and why live runs are skipped; offers them a cancel request', async () => {
     const stale = Array.from({ length: 6 }, (_, i) => seedStaleRun(h, `Stale ${i}`));
     const live = [startRun(h, { title: 'Live A' }), startRun(h, { title: 'Live B' })];
     const { user } = renderApp(h, '#/all');
@@ -158,8 +158,19 @@ describe('bulk cancel', () => {
     const bar = screen.getByRole('toolbar', { name: 'Bulk actions' });
     expect(within(bar).getByText('8 selected')).toBeTruthy();
     await user.click(within(bar).getByRole('button', { name: 'Cancel…' }));
-    const dialog = await screen.findByRole('dialog', { name: 'Cancel 8 runs?' });
+    const dialog = await screen.findByRole('dialog', { name: 'Cancel 6 runs?' });
     await within(dialog).findByRole('list', { name: 'Dry run results' });
+    expect(within(dialog).getByTestId('bulk-skipped').textContent).toBe('2 will be skipped');
+    // The live runs are skipped for that reason (a runner holds them), not for the status they show.
+    const dry = within(within(dialog).getByRole('list', { name: 'Dry run results' })).getAllByRole(
+      'listitem',
+    );
+    const liveItems = dry.filter((li) => /Live [AB]/.test(li.textContent ?? ''));
+    expect(liveItems).toHaveLength(2);
+    for (const li of liveItems) {
+      expect(li.textContent).toContain('Skipped: A live runner holds it');
+      expect(li.textContent).toContain('request a cancel instead');
+    }
     expect(within(dialog).getByText('Type 6 to confirm')).toBeTruthy();
     const confirm = within(dialog).getByRole('button', { name: 'Cancel 6 runs' });
     await user.type(within(dialog).getByRole('textbox', { name: 'Type 6 to confirm' }), '8');
@@ -170,10 +181,15 @@ describe('bulk cancel', () => {
     const results = await within(dialog).findByRole('list', { name: 'Results' });
     const items = within(results).getAllByRole('listitem');
     expect(items).toHaveLength(8);
-    expect(items.filter((li) => /Refused: /.test(li.textContent ?? ''))).toHaveLength(2);
+    expect(items.filter((li) => /Skipped: /.test(li.textContent ?? ''))).toHaveLength(2);
     expect(within(dialog).getByText(/Done: 6 succeeded, 2 refused\./)).toBeTruthy();
     expect(stale.map((id) => h.store.getRun(id).status)).toEqual(stale.map(() => 'cancelled'));
     expect(live.map((r) => h.store.getRun(r.runId).status)).toEqual(['running', 'running']);
+    // The cooperative request for the two live runs: their runners are asked, nothing is cancelled under them.
+    await user.click(within(dialog).getByRole('button', { name: 'Request cancel of 2 live runs' }));
+    const requests = await within(dialog).findByRole('list', { name: 'Cancel requests' });
+    expect(within(requests).getAllByRole('listitem')).toHaveLength(2);
+    expect(live.map((r) => h.store.getRun(r.runId).cancelRequested)).toEqual([true, true]);
   });
 });
 
@@ -205,15 +221,15 @@ describe('window chrome', () => {
     expect(decodeURIComponent(icon?.href ?? '')).toContain('>2</text>');
   });
 
-  it('isolates run text so a right-to-left override cannot reorder the app’s own words', async () => {
+  it('isolates run text and shows a right-to-left override as a visible marker (docs/WINDOW.md#text-from-runs)', async () => {
     const runId = seedStaleRun(h, '\u202Egnp.exe');
     const { user } = renderApp(h, `#/stale?run=${runId}`);
-    const heading = await screen.findByRole('heading', { level: 2, name: '\u202Egnp.exe' });
+    const heading = await screen.findByRole('heading', { level: 2, name: '<U+202E>gnp.exe' });
     expect(heading.getAttribute('dir')).toBe('auto');
     await user.click(screen.getByRole('button', { name: 'Cancel run…' }));
     const dialog = await screen.findByRole('dialog');
     const title = within(dialog).getByRole('heading', { level: 2 });
-    expect(title.querySelector('bdi')?.textContent).toBe('\u202Egnp.exe');
+    expect(title.querySelector('bdi')?.textContent).toBe('<U+202E>gnp.exe');
   });
 
   it('folds the projects sidebar away and back', async () => {

@@ -325,6 +325,15 @@ describe('displayStatus with a liveness verdict (docs/LIVENESS.md)', () => {
       actions: ['resolveEffect'],
     });
     expect(displayStatus(cancelled, NOW).reason).toContain('€4,180 to partners');
+    // Its reasons read as sentences, not run together ("…mid-payment Unknown whether…").
+    const died = snapshot({
+      run: { status: 'cancelled', statusDetail: 'Runner died mid-payment' },
+      queue: { status: 'cancelled' },
+      effects: [{ status: 'ambiguous', summary: 'Pay out partners' }],
+    });
+    expect(displayStatus(died, NOW).reason).toBe(
+      'Cancelled: Runner died mid-payment. Unknown whether "Pay out partners" happened. Resolve it before retrying.',
+    );
     const resolved = snapshot({ run: { status: 'cancelled' }, queue: { status: 'cancelled' } });
     expect(displayStatus(resolved, NOW)).toMatchObject({
       status: 'cancelled',

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { neutraliseLine } from '../../shared/terminal-text';
+import { neutraliseLine, showInvisible } from '../../shared/terminal-text';
 
 const ANY_CONTROL =
   // oxlint-disable-next-line no-control-regex
@@ -59,5 +59,13 @@ describe('neutraliseLine', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('showInvisible', () => {
+  it('shows bidi controls and invisible characters as <U+XXXX>, and leaves everything else as it is', () => {
+    expect(showInvisible('proj-\u202egpj.exe')).toBe('proj-<U+202E>gpj.exe');
+    expect(showInvisible('a\u200bb\ufeffc\u2066d\u00ad')).toBe('a<U+200B>b<U+FEFF>c<U+2066>d<U+00AD>');
+    expect(showInvisible('Déploiement <b>prod</b>\tok')).toBe('Déploiement <b>prod</b>\tok');
   });
 });

@@ -58,7 +58,7 @@ ${COMMON_HELP}
 Exit status: 0 answered (or the default was applied); 124 expired with no default;
 130 cancelled (the question or the run was cancelled, or ask was interrupted: SIGINT, SIGTERM
 or SIGHUP withdraws the question first, so nobody answers a question nobody waits for);
-1 the run lost its lease, or its store file was removed or replaced while waiting (nothing could
+6 the run lost its lease; 1 its store file was removed or replaced while waiting (nothing could
 answer it any more); 2 not inside a run or bad options.`,
   async run(ctx, argv) {
     const parsed = parseCommand(ctx, this, argv, OPTIONS, { allowPositionals: false });
@@ -215,7 +215,7 @@ answer it any more); 2 not inside a run or bad options.`,
         return EXIT.cancelled;
       case 'fenced':
         ctx.stderr.write(`runwarden: run ${claim.runId} lost its lease while waiting; stop now\n`);
-        return EXIT.failure;
+        return EXIT.lostLease;
     }
   },
 };

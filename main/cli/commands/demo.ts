@@ -50,6 +50,8 @@ export interface DemoResult {
   runs: Array<{ id: string; expected: DisplayStatus; title: string; project: ProjectName; live: boolean }>;
   runnerPids: number[];
   pidFile: string | null;
+  /** How long the live runners keep running after the demo returns (0 with --no-live). */
+  liveMinutes: number;
 }
 
 export const demoCommand: Command = {
@@ -107,7 +109,15 @@ ${COMMON_HELP}`,
         skewMs = 0;
       }
     };
-    const result: DemoResult = { storePath, dir, projects, runs: [], runnerPids: [], pidFile: null };
+    const result: DemoResult = {
+      storePath,
+      dir,
+      projects,
+      runs: [],
+      runnerPids: [],
+      pidFile: null,
+      liveMinutes: values['no-live'] === true ? 0 : liveMinutes,
+    };
     const seed = new DemoSeeder(store, projects, result, humanActor());
 
     seed.scenarios(at, values['no-live'] === true);
@@ -532,8 +542,9 @@ function describe(result: DemoResult): string {
   if (result.runnerPids.length > 0) {
     lines.push(
       '',
-      `${result.runnerPids.length} live runners are heartbeating in the background (pids in ${result.pidFile ?? '-'}).`,
-      `Stop them with: kill ${result.runnerPids.join(' ')}`,
+      `The demo has ended, but ${result.runnerPids.length} live runner processes keep heartbeating in the background`,
+      `for ${result.liveMinutes} ${result.liveMinutes === 1 ? 'minute' : 'minutes'} (--live-minutes), then end by themselves (pids in ${result.pidFile ?? '-'}).`,
+      `Stop them sooner with: kill ${result.runnerPids.join(' ')}   (their runs then end cancelled)`,
     );
   }
   return `${lines.join('\n')}\n`;

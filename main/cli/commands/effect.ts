@@ -75,7 +75,7 @@ ${JSON_HELP}
 ${COMMON_HELP}
 
 Exit status: 0 applied (now or before); CMD's exit code when rejected; 75 parked: the outcome is
-unknown and a person must resolve it; 2 outside a run or bad arguments; 1 the run lost its lease;
+unknown and a person must resolve it; 2 outside a run or bad arguments; 6 the run lost its lease;
 5 the key was rejected before in this run (use a new key to try again).`,
   async run(ctx, argv) {
     const { own, commandArgv } = splitCommand(argv);

@@ -72,13 +72,14 @@ Options:
   --lease-ms N     lease length in ms (${rangeText(RANGES.leaseMs)}, default ${DEFAULT_LEASE_MS}); heartbeats every N/3
   --key K          idempotency key: the same key reuses the same run
   -q, --quiet      do not print the run id and the outcome on stderr
-  --json           end with one JSON line on stdout: {"ok":true,"value":{"runId","outcome","exitCode"}}
+  --json           end with one JSON line on stdout:
+                   {"ok":true,"value":{"runId","outcome","exitCode","message"}}
   --no-log         give CMD this terminal itself and keep no log of its output (a full-screen
                    program); by default its stdout and stderr are logged beside the store
                    ("runwarden logs RUN") and shown here as they come
 ${COMMON_HELP}
 
-Exit status: CMD's exit code (128+N when killed by signal N); 1 if the lease was lost;
+Exit status: CMD's exit code (128+N when killed by signal N); 6 if the lease was lost;
 130 if the run was cancelled or paused at a person's request; 127 if CMD could not be started;
 75 if CMD parked its run (an effect with an unknown outcome, or "runwarden park").`,
   async run(ctx, argv) {
@@ -240,6 +241,7 @@ export function execResult(
   const base = { runId, outcome: settlement.status, message: settlement.message };
   switch (settlement.status) {
     case 'fenced':
+      return { ...base, exitCode: EXIT.lostLease };
     case 'error':
       return { ...base, exitCode: EXIT.failure };
     case 'cancelled':

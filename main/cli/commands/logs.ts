@@ -16,6 +16,7 @@ import {
 } from '../command';
 import { openCliStore } from '../open-cli-store';
 import { EXIT } from '../exit-codes';
+import { safeJson } from '../sanitize';
 import { parseIntegerFlag } from '../limits';
 
 const ANY = Number.MAX_SAFE_INTEGER;
@@ -55,7 +56,8 @@ Options:
   --raw               the output exactly as the command wrote it, control sequences included
 ${COMMON_HELP}
 
-Exit status: 0; 4 if there is no such run (or no log of that generation).`,
+Exit status: 0; 4 if there is no such run, or it has no log (of that generation): a run started
+by "exec --no-log", or not by "exec" or "worker".`,
   async run(ctx, argv) {
     const parsed = parseRunCommand(ctx, this, argv, OPTIONS);
     if (parsed === null) return EXIT.ok;
@@ -87,8 +89,9 @@ Exit status: 0; 4 if there is no such run (or no log of that generation).`,
     print(page.records);
     if (page.generation === null && values.follow !== true) {
       ctx.stderr.write(
-        `runwarden: run ${runId} has no output log (only "runwarden exec" and "worker" log output)\n`,
+        `runwarden: run ${runId} has no output log (only "runwarden exec" and "worker" log output, and not with --no-log)\n`,
       );
+      return EXIT.notFound;
     } else if (page.removed) {
       ctx.stderr.write(`runwarden: the log of run ${runId} was deleted to keep logs within their budget\n`);
     }
@@ -124,7 +127,8 @@ function stillRunning(store: RunStore, runId: string, ctx: CliContext): boolean 
 }
 
 function formatRecord(record: LogRecord, format: 'json' | 'raw' | 'text'): string {
-  if (format === 'json') return `${JSON.stringify(record)}\n`;
+  // Bidi and invisible characters escaped as \uXXXX: the value parses unchanged (docs/CLI.md#output-hygiene).
+  if (format === 'json') return `${safeJson(record)}\n`;
   if (format === 'raw') {
     if (record.stream === 'gap') return `\n${gapText(record)}\n`;
     return record.partial === true ? record.text : `${record.text}\n`;

@@ -1,7 +1,8 @@
 /** `runwarden ls`: runs with their display status (docs/ARCHITECTURE.md#display-status-and-views), newest first. */
 import { basename, resolve } from 'node:path';
 import { DISPLAY_STATUSES, type DisplayStatus } from '../../../shared/display-status';
-import type { RunListItem } from '../../store';
+import { RUN_STATUSES, type RunStatus } from '../../../shared/domain';
+import type { RunListItem, RunListPage, RunStore } from '../../store';
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
@@ -24,6 +25,8 @@ const OPTIONS = {
   ...JSON_OPTION,
   project: { type: 'string' },
   status: { type: 'string' },
+  view: { type: 'string' },
+  state: { type: 'string' },
   'needs-you': { type: 'boolean' },
   search: { type: 'string' },
   limit: { type: 'string' },
@@ -36,16 +39,22 @@ type View = (typeof VIEWS)[number] | 'needs-you';
 export const lsCommand: Command = {
   name: 'ls',
   summary: 'list runs with their status',
-  help: `Usage: runwarden ls [--project DIR] [--status S] [--needs-you] [--search TEXT] [--limit N] [--json]
+  help: `Usage: runwarden ls [--project DIR] [--status S | --state S | --needs-you] [--search TEXT] [--limit N] [--json]
 
-Lists runs newest first with their display status, project, workflow, title, age, last heartbeat
-and current step. A run whose runner stopped heartbeating shows "stale" as soon as its lease expires.
+Lists runs newest first with their display status, project, workflow, title, age, last heartbeat,
+current step and detail (the run's latest "runwarden progress" text, or why it waits or ended). A
+run whose runner stopped heartbeating shows "stale" as soon as its lease expires.
 
 Options:
   --project DIR   only runs of this project folder
-  --status S      only runs showing S: ${VIEWS.join(', ')}
-                  (as in the app's views, running includes waiting, parked includes paused and
-                  ambiguous, failed includes timed_out; name those to see them alone)
+  --status S      only runs showing S, the display status the app shows (--view S is the same):
+                  ${VIEWS.join(', ')}.
+                  As in the app's views, running includes waiting, parked includes paused and
+                  ambiguous, failed includes timed_out, stale includes orphaned (name those to see
+                  them alone); a cancelled run with an effect still unresolved shows as ambiguous,
+                  not cancelled
+  --state S       only runs whose stored state is S, whatever they show (for scripts):
+                  ${RUN_STATUSES.join(', ')}
   --needs-you     only runs that need a person (questions, stale, parked, ambiguous, unattended)
   --search TEXT   title / workflow search
   --limit N       at most N runs (${rangeText(RANGES.limit)}, default 50); --cursor C continues from the "next" cursor
@@ -57,15 +66,29 @@ ${COMMON_HELP}`,
     const { values, positionals } = parsed;
     noExtraPositionals(positionals, 0);
     let view: View = 'all';
-    if (values.status !== undefined) {
-      if (!(VIEWS as readonly string[]).includes(values.status)) {
-        throw new UsageError(`--status must be one of ${VIEWS.join(', ')}`);
+    if (values.status !== undefined && values.view !== undefined && values.status !== values.view) {
+      throw new UsageError('--status and --view are the same filter: give one');
+    }
+    const shown = values.status ?? values.view;
+    const flag = values.status !== undefined ? '--status' : '--view';
+    if (shown !== undefined) {
+      if (!(VIEWS as readonly string[]).includes(shown)) {
+        throw new UsageError(`${flag} must be one of ${VIEWS.join(', ')}`);
       }
-      view = values.status as View;
+      view = shown as View;
     }
     if (values['needs-you'] === true) {
-      if (values.status !== undefined) throw new UsageError('use either --status or --needs-you');
+      if (shown !== undefined) throw new UsageError(`use either ${flag} or --needs-you`);
       view = 'needs-you';
+    }
+    const state = values.state;
+    if (state !== undefined) {
+      if (!(RUN_STATUSES as readonly string[]).includes(state)) {
+        throw new UsageError(`--state must be one of ${RUN_STATUSES.join(', ')}`);
+      }
+      if (shown !== undefined || values['needs-you'] === true) {
+        throw new UsageError('--state filters by the stored state: give it without --status or --needs-you');
+      }
     }
     const projectPath =
       values.project === undefined
@@ -74,13 +97,11 @@ ${COMMON_HELP}`,
     const limit = parseIntegerFlag(values.limit, 'limit', RANGES.limit) ?? 50;
     const search = checkOptionalText(values.search, '--search', 'title');
     const store = openCliStore(ctx, values.store, { read: true });
-    const page = store.listRuns({
-      projectPath,
-      view,
-      search,
-      limit,
-      cursor: values.cursor ?? null,
-    });
+    const query = { projectPath, search, limit, cursor: values.cursor ?? null };
+    const page =
+      state === undefined
+        ? store.listRuns({ ...query, view })
+        : listByState(store, query, state as RunStatus);
     printResult(ctx, page, () => {
       // Two projects with the same folder name get enough of their paths to tell them apart.
       const labels = projectLabels(page.items.map((item) => item.run.projectPath));
@@ -89,6 +110,37 @@ ${COMMON_HELP}`,
     return EXIT.ok;
   },
 };
+
+/** Pages of every run, newest first, keeping those whose stored state is `state`, until `limit` are kept. */
+function listByState(
+  store: RunStore,
+  query: {
+    projectPath: string | undefined;
+    search: string | undefined;
+    limit: number;
+    cursor: string | null;
+  },
+  state: RunStatus,
+): RunListPage {
+  const items: RunListItem[] = [];
+  let cursor = query.cursor;
+  for (;;) {
+    const page = store.listRuns({
+      projectPath: query.projectPath,
+      search: query.search,
+      view: 'all',
+      limit: RANGES.limit.max,
+      cursor,
+    });
+    for (const item of page.items) {
+      if (item.run.status !== state) continue;
+      if (items.length === query.limit) return { items, nextCursor: items.at(-1)?.run.id ?? null };
+      items.push(item);
+    }
+    if (page.nextCursor === null) return { items, nextCursor: null };
+    cursor = page.nextCursor;
+  }
+}
 
 function renderRuns(
   items: RunListItem[],
@@ -115,6 +167,7 @@ function renderRuns(
     { header: 'AGE', value: (item) => relativeTime(item.run.createdAt, now) },
     { header: 'HEARTBEAT', value: (item) => relativeTime(item.lease?.heartbeatAt ?? null, now) },
     { header: 'STEP', value: (item) => item.run.currentStep ?? '-', max: 24 },
+    { header: 'DETAIL', value: (item) => item.run.statusDetail ?? '-', max: 40 },
   ];
   const table = formatTable(columns, items, paint);
   return nextCursor === null ? table : `${table}… more: runwarden ls --cursor ${nextCursor}\n`;

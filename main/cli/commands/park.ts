@@ -32,7 +32,7 @@ Options:
 ${JSON_HELP}
 ${COMMON_HELP}
 
-Exit status: 0 parked; 2 outside a run or bad arguments; 1 the run lost its lease.`,
+Exit status: 0 parked; 2 outside a run or bad arguments; 6 the run lost its lease.`,
   async run(ctx, argv) {
     const parsed = parseCommand(ctx, this, argv, OPTIONS);
     if (parsed === null) return EXIT.ok;

@@ -28,7 +28,7 @@ by "runwarden ls", "runwarden show" and the app. Each call replaces the previous
 ${JSON_HELP}
 ${COMMON_HELP}
 
-Exit status: 0 recorded; 2 outside a run or bad arguments; 1 the run lost its lease.`,
+Exit status: 0 recorded; 2 outside a run or bad arguments; 6 the run lost its lease.`,
   async run(ctx, argv) {
     const parsed = parseCommand(ctx, this, argv, OPTIONS);
     if (parsed === null) return EXIT.ok;

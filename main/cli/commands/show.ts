@@ -1,4 +1,6 @@
 /** `runwarden show RUN`: one run in full — status, lease, attempts, interactions, effects, events. */
+import { answerInTerms } from '../../../shared/answer-text';
+import type { Interaction } from '../../../shared/domain';
 import type { RunDetail } from '../../store';
 import {
   COMMON_HELP,
@@ -43,6 +45,10 @@ ${COMMON_HELP}`,
     return EXIT.ok;
   },
 };
+
+function isOpen(interaction: Interaction): boolean {
+  return interaction.status === 'pending' || interaction.status === 'presenting';
+}
 
 function renderDetail(detail: RunDetail, now: number, paint: Paint): string {
   const { run, queue, lease, interactions, effects } = detail.snapshot;
@@ -121,12 +127,21 @@ function renderDetail(detail: RunDetail, now: number, paint: Paint): string {
                 : (i.fields ?? []).map((f) => `${f.name}:${f.type}`).join(', '),
             max: 40,
           },
-          { header: 'DEADLINE', value: (i) => relativeTime(i.deadlineAt, now) },
+          // A deadline only while the question is open: a settled one's has no meaning any more.
+          {
+            header: 'DEADLINE',
+            value: (i) => (isOpen(i) ? relativeTime(i.deadlineAt, now) : '-'),
+          },
+          {
+            header: 'DEFAULT',
+            value: (i) => (i.hasDefault ? answerInTerms(i, i.defaultResponse) : '-'),
+            max: 40,
+          },
           {
             header: 'ANSWER',
             value: (i) =>
               i.status === 'settled'
-                ? `${JSON.stringify(i.response)} (${i.provenance ?? '?'})`
+                ? `${answerInTerms(i, i.response)} (${i.provenance ?? '?'})`
                 : (i.provenance ?? ''),
             max: 40,
           },
@@ -136,7 +151,7 @@ function renderDetail(detail: RunDetail, now: number, paint: Paint): string {
       ).trimEnd(),
     );
     for (const interaction of interactions) {
-      if (interaction.prompt && (interaction.status === 'pending' || interaction.status === 'presenting')) {
+      if (interaction.prompt && isOpen(interaction)) {
         out.push(`  ${interaction.id}: ${sanitizeText(interaction.prompt).split('\n').join('\n    ')}`);
       }
     }

@@ -33,13 +33,15 @@ Run inside "runwarden exec". The first form records step NAME as started, runs C
 completed when CMD exits 0, failed otherwise; it exits with CMD's exit code. "step start" and
 "step end" do the same for a program that does not wrap its work in one command. A run has one
 step open at a time; the app and "runwarden show" list every step with its attempt number.
+With --json, NAME -- CMD ends with one line {"ok":true,"value":{"attempt":{...},"exitCode":N}}
+after CMD's own output; start and end print {"ok":true,"value":ATTEMPT}.
 
 Options:
   --failed MESSAGE   (step end) record the step as failed, with why
 ${JSON_HELP}
 ${COMMON_HELP}
 
-Exit status: CMD's exit code; 0 for start/end; 2 outside a run or bad arguments; 1 the run lost
+Exit status: CMD's exit code; 0 for start/end; 2 outside a run or bad arguments; 6 the run lost
 its lease (the runner must stop); 5 a step is already open (start) or none is (end).`,
   async run(ctx, argv) {
     const { own, commandArgv } = splitCommand(argv);
@@ -61,13 +63,15 @@ its lease (the runner must stop); 5 a step is already open (start) or none is (e
       const error =
         outcome.spawnError ??
         (outcome.signal !== null ? `killed by ${outcome.signal}` : `exited with code ${outcome.exitCode}`);
-      store.finishAttempt(
+      const finished = store.finishAttempt(
         claim,
         attempt.id,
         outcome.exitCode === 0 ? 'completed' : 'failed',
         outcome.exitCode === 0 ? undefined : `${name}: ${error}`,
       );
       if (outcome.spawnError !== null) ctx.stderr.write(`runwarden: ${sanitizeLine(outcome.spawnError)}\n`);
+      // --json: the last line of stdout is the finished step and CMD's code (docs/CLI.md#json-output).
+      printResult(ctx, { attempt: finished, exitCode: outcome.exitCode }, () => '');
       return outcome.exitCode;
     }
 

@@ -81,8 +81,10 @@ describe('bulk cancel of stale runs', () => {
     expect(dry.body.ok && dry.body.value.items.map((i) => i.runId).sort()).toEqual([...alpha].sort());
     expect(dry.body.ok && dry.body.value.items[0]?.message).toMatch(/^Would cancel\b/);
     const table = await runCli(['cancel', '--stale', '--project', projects.alpha ?? '', '--dry-run'], opts);
-    expect(table.stdout.split('\n')[0]).toMatch(/^RUN\s+RESULT\s+WHAT$/);
-    for (const id of alpha) expect(table.stdout).toMatch(new RegExp(`${id}\\s+would\\s+Would cancel`));
+    // Each run with its title, so a person reads which runs (docs/CLI.md "Person commands").
+    expect(table.stdout.split('\n')[0]).toMatch(/^RUN\s+TITLE\s+RESULT\s+WHAT$/);
+    for (const id of alpha)
+      expect(table.stdout).toMatch(new RegExp(`${id}\\s+Nightly \\d\\s+would\\s+Would cancel`));
     expect(table.stdout).toContain('Dry run: 7 would be cancelled, 0 refused; nothing was changed.');
     expect(statuses([...alpha, ...beta])).toEqual(Array(8).fill('running'));
 
@@ -93,7 +95,8 @@ describe('bulk cancel of stale runs', () => {
     );
     expect(real.code, real.stderr).toBe(0);
     expect(real.stderr).not.toContain('[y/N]');
-    for (const id of alpha) expect(real.stdout).toMatch(new RegExp(`${id}\\s+done\\s+Cancelled`));
+    for (const id of alpha)
+      expect(real.stdout).toMatch(new RegExp(`${id}\\s+Nightly \\d\\s+done\\s+Cancelled`));
     expect(real.stdout).toContain('7 cancelled, 0 refused.');
     expect(statuses(alpha)).toEqual(Array(7).fill('cancelled'));
     expect(statuses(beta)).toEqual(['running']);

@@ -31,11 +31,14 @@ describe('runwarden demo', () => {
       runs: Array<{ id: string; expected: string }>;
       runnerPids: number[];
       storePath: string;
+      liveMinutes: number;
     }>(['demo', '--dir', dir.path, '--live-minutes', '2'], { store: dir.store, timeoutMs: 40_000 });
     expect(demo.code).toBe(0);
     if (!demo.body.ok) throw new Error(JSON.stringify(demo.body));
     pids = demo.body.value.runnerPids;
     expect(pids).toHaveLength(3);
+    // It says how long the runner processes it leaves behind live on (docs/CLI.md "runwarden demo").
+    expect(demo.body.value.liveMinutes).toBe(2);
     expect(demo.body.value.storePath).toBe(dir.store);
 
     const { body } = await runJson<RunListPage>(['ls', '--limit', '200'], { store: dir.store });

@@ -96,7 +96,8 @@ describe('store paths', () => {
     db.close();
     for (const args of [['ls'], ['doctor'], ['exec', '--', 'true']]) {
       const result = await runCli(args, { store: file });
-      expect(result.code).toBe(1);
+      // 9: the store refused (docs/CLI.md#exit-codes).
+      expect(result.code).toBe(9);
       expect(result.stderr).toContain('is a SQLite database made by another program');
     }
     expect(readdirSync(folder)).toEqual(['state.sqlite']);

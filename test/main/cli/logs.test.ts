@@ -59,9 +59,24 @@ describe('runwarden exec captures output; runwarden logs reads it', () => {
     const exec = await execToEnd('echo direct', ['--no-log']);
     expect(exec.stdout).toBe('direct\n');
     const logs = await runCli(['logs', exec.runId], { store: dir.store });
-    expect(logs).toMatchObject({ code: 0, stdout: '' });
+    // 4 as its --help says: there is no log to print.
+    expect(logs).toMatchObject({ code: 4, stdout: '' });
     expect(logs.stderr).toContain('has no output log');
     expect(fs.existsSync(join(dir.path, 'logs', `${exec.runId}.log`))).toBe(false);
+  });
+
+  it('--json escapes a bidi override as \\u202e: the record parses to the text the command wrote', async () => {
+    const exec = await execToEnd("printf 'file-\\342\\200\\256gpj.exe\\n'");
+    expect(exec.code).toBe(0);
+    const logs = await runCli(['logs', exec.runId, '--json'], { store: dir.store });
+    expect(logs.code).toBe(0);
+    expect(logs.stdout).toContain('file-\\u202egpj.exe');
+    expect(logs.stdout).not.toContain('<U+202E>');
+    expect(logs.stdout).not.toContain('\u202e');
+    expect(jsonLines(logs.stdout).map((r) => r.text)).toEqual(['file-\u202egpj.exe']);
+    // The text form shows it visibly instead.
+    const text = await runCli(['logs', exec.runId], { store: dir.store });
+    expect(text.stdout).toContain('file-<U+202E>gpj.exe');
   });
 
   it('a known interleaving of the two streams is kept, and --stream, --tail, --json select from it', async () => {

@@ -74,7 +74,15 @@ describe('CLI output helpers', () => {
     expect(exitCodeForError('STALE_VIEW')).toBe(5);
     expect(exitCodeForError('CONFLICT')).toBe(5);
     expect(exitCodeForError('VALIDATION')).toBe(2);
-    expect(exitCodeForError('BUSY')).toBe(1);
+    expect(exitCodeForError('FENCED')).toBe(6);
+    expect(exitCodeForError('BUSY')).toBe(7);
+    expect(exitCodeForError('STORE_LOCKED')).toBe(7);
+    expect(exitCodeForError('DISK_FULL')).toBe(8);
+    expect(exitCodeForError('READ_ONLY')).toBe(9);
+    expect(exitCodeForError('STORE_NEWER')).toBe(9);
+    expect(exitCodeForError('STORE_FOREIGN')).toBe(9);
+    expect(exitCodeForError('STORE_CORRUPT')).toBe(9);
+    expect(exitCodeForError('INTERNAL')).toBe(1);
   });
 });
 

@@ -70,6 +70,32 @@ describe('step', () => {
     ]);
   });
 
+  it("NAME --json -- CMD ends with one JSON line: the finished step and CMD's code (docs/CLI.md#json-output)", async () => {
+    const result = await exec(
+      'runwarden step check --json -- sh -c "echo from-cmd; exit 3"; echo "check=$?"; runwarden step ok --json -- true',
+    );
+    const lines = result.stdout.trim().split('\n');
+    expect(lines[0]).toBe('from-cmd');
+    const failed = JSON.parse(lines[1] ?? '') as {
+      ok: boolean;
+      value: { attempt: { step: string; status: string }; exitCode: number };
+    };
+    expect(failed).toMatchObject({
+      ok: true,
+      value: { attempt: { step: 'check', status: 'failed' }, exitCode: 3 },
+    });
+    expect(lines[2]).toBe('check=3');
+    expect(JSON.parse(lines[3] ?? '')).toMatchObject({
+      ok: true,
+      value: { attempt: { step: 'ok', status: 'completed' }, exitCode: 0 },
+    });
+  });
+
+  it('a step after the run lost its lease exits 6 (docs/CLI.md#exit-codes)', async () => {
+    const result = await exec('RUNWARDEN_LEASE_GENERATION=999 runwarden step late -- true; echo "late=$?"');
+    expect(result.stdout).toContain('late=6');
+  });
+
   it('start / end for code that does not wrap, end --failed with the message', async () => {
     const result = await exec(
       'runwarden step start fetch && runwarden step end && runwarden step start parse && runwarden step end --failed "bad row 7"; runwarden step end; echo "end=$?"',

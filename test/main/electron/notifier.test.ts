@@ -56,6 +56,8 @@ describe('notification text (plain text)', () => {
   it('never escapes the title (not markup anywhere), but strips control characters and caps length', () => {
     expect(plainNotificationText('a\u0000b\u001bc <i>', 100)).toBe('a b c <i>');
     expect(plainNotificationText('x'.repeat(500), 120)).toHaveLength(120);
+    // A right-to-left override in a folder name shows, instead of reversing what follows it.
+    expect(plainNotificationText('Build in /tmp/\u202egpj.exe', 100)).toBe('Build in /tmp/<U+202E>gpj.exe');
     expect(notificationOptions(notice({ title: '<b>t</b>' }), 'linux').title).toBe('<b>t</b>');
   });
 

@@ -310,6 +310,11 @@ describe('runwarden serve over real HTTP', () => {
     });
     expect(check.status).toBe(200);
     expect((await fetch(`${base()}/api/session`, { headers: { Cookie: s.cookie } })).status).toBe(401);
+    // The key in the URL counts only on the event stream (docs/ARCHITECTURE.md#browser-mode).
+    const inUrl = await fetch(`${base()}/api/session?key=${encodeURIComponent(s.key)}`, {
+      headers: { Cookie: s.cookie },
+    });
+    expect(inUrl.status).toBe(401);
   });
 
   it('rejects unknown channels, non-JSON bodies and oversized bodies with typed errors', async () => {

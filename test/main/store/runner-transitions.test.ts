@@ -382,6 +382,12 @@ describe('heartbeat', () => {
     expect(t.store.getSnapshot(claim.runId).lease?.expiresAt).toBe(t.clock.now() + LEASE);
     expect(t.store.getRun(claim.runId).revision).toBe(rev + 1);
     expect(log.check()).toEqual(['run.lease_renewed_late']);
+    const late = t.store
+      .getRunDetail(claim.runId, { eventsLimit: 5 })
+      .events.find((e) => e.type === 'run.lease_renewed_late');
+    // Its actor is the runner that came back, not an empty one.
+    expect(late).toMatchObject({ actorType: claim.ownerType, actorId: claim.ownerId });
+    expect(late?.actorId).toBeTruthy();
     // Verified gone (the sweeper saw its process vanish): the lapsed lease stays lost.
     expect(t.store.markRunnerLost(claim.runId, claim.generation, 'pid gone', HUMAN)).toBe(true);
     t.clock.advance(1);

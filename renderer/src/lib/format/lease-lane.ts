@@ -32,7 +32,7 @@ const LOST = new Set<string>(['run.runner_lost']);
 const RELEASED = new Set<string>(['run.released']);
 const FINISHED = new Set<string>(['run.completed', 'run.failed', 'run.timed_out', 'run.cancelled']);
 
-type LeaseNow = Pick<Lease, 'ownerType' | 'heartbeatAt'>;
+type LeaseNow = Pick<Lease, 'ownerType' | 'heartbeatAt'> & Partial<Pick<Lease, 'expiresAt' | 'orphanedAt'>>;
 
 /**
  * The lane for a run's events (any order), or null when no lease was ever claimed in them. `lease` is the
@@ -94,10 +94,22 @@ export function leaseLane(
   const beat = held && lease !== null && lease.heartbeatAt !== null ? lease.heartbeatAt : null;
   const beats = beat !== null && beat >= start ? [pct(beat)] : [];
   const lost = segments.filter((s) => s.ending === 'lost').length;
+  // A lease still recorded but past its expiry is not "held now": its runner stopped heartbeating (stale),
+  // or is gone while its command runs on (orphaned). Say which, as the status line does.
+  const expired = lease?.expiresAt !== undefined && lease.expiresAt !== null && lease.expiresAt <= now;
+  const orphaned = (lease?.orphanedAt ?? null) !== null;
+  const tick = beat !== null ? ' (the tick is its last heartbeat)' : '';
+  const latest = !held
+    ? ''
+    : orphaned
+      ? `, the last one's runner is gone but its command still runs${tick}`
+      : expired
+        ? `, the last one expired: its runner stopped heartbeating${tick}`
+        : `, one held now${tick}`;
   const summary =
     `${segments.length} ${segments.length === 1 ? 'lease' : 'leases'} held` +
     (lost > 0 ? `, ${lost} lost without a release` : '') +
-    (held ? `, one held now${beat !== null ? ' (the tick is its last heartbeat)' : ''}` : '') +
+    latest +
     '.';
   return { start, end, segments, beats, summary };
 }

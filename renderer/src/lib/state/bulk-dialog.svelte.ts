@@ -22,7 +22,19 @@ export class BulkDialogState {
   result = $state.raw<BulkResult | null>(null);
   error = $state.raw<ErrorInfo | null>(null);
 
+  /** Cancel requests sent to the live runs the dry run refused, with what came of each. */
+  requested = $state.raw<Array<{ runId: string; ok: boolean; message: string }>>([]);
+  requesting = $state(false);
+
   readonly isOpen = $derived(this.phase !== 'closed');
+  /** Selected runs the action will not touch (the dry run refused them). */
+  readonly skipped = $derived(this.preview === null ? 0 : this.items.length - this.preview.succeeded);
+  /** Runs a live runner holds: a cancel is refused for them, a cooperative request is offered instead. */
+  readonly live = $derived(
+    this.action === 'cancel' && this.preview !== null
+      ? this.preview.items.filter((i) => !i.ok && i.code === 'LIVE_OWNER')
+      : [],
+  );
   /** How many runs the confirm button acts on: those the dry run accepted, not every one selected. */
   readonly actsOn = $derived(this.preview?.succeeded ?? 0);
   readonly requiresTyping = $derived(this.actsOn > BULK_TYPE_THRESHOLD);
@@ -64,6 +76,7 @@ export class BulkDialogState {
     this.preview = null;
     this.result = null;
     this.error = null;
+    this.requested = [];
     await this.dryRun();
   }
 
@@ -107,7 +120,31 @@ export class BulkDialogState {
     return result.value;
   }
 
+  /** Asks each live runner the dry run refused to stop at its next check (the cooperative cancel). */
+  async requestCancelLive(): Promise<void> {
+    if (this.requesting || this.live.length === 0) return;
+    const reason = this.reason.trim() || bulkDefaultReason('cancel');
+    const revisions = new Map(this.items.map((i) => [i.runId, i.expectedRevision]));
+    this.requesting = true;
+    const done: Array<{ runId: string; ok: boolean; message: string }> = [];
+    for (const item of this.live) {
+      const result = await this.#api.requestCancel({
+        runId: item.runId,
+        expectedRevision: revisions.get(item.runId) ?? 0,
+        reason,
+      });
+      done.push(
+        result.ok
+          ? { runId: item.runId, ok: true, message: 'Cancel requested: the runner stops at its next check.' }
+          : { runId: item.runId, ok: false, message: result.error.message },
+      );
+    }
+    this.requested = done;
+    this.requesting = false;
+  }
+
   close(): void {
+    this.requested = [];
     this.phase = 'closed';
     this.action = null;
     this.items = [];

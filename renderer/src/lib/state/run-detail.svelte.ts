@@ -35,8 +35,13 @@ export class RunDetailState {
   loading = $state(false);
   loadError = $state.raw<ErrorInfo | null>(null);
   refusal = $state.raw<Refusal | null>(null);
-  /** A short success line ("Cancelled: 2 applying effects became ambiguous."). */
+  /** A short line on what a command did ("Cancelled (nothing else affected)."). */
   notice = $state<string | null>(null);
+  /**
+   * The notice's tone: an outcome that now needs a person ("1 applying effect became ambiguous") is a
+   * warning, not a success (docs/WINDOW.md#commands-and-retry).
+   */
+  noticeTone = $state<'success' | 'warning'>('success');
   /** Per-interaction answer refusals, kept across reloads so "already answered" stays visible. */
   answerErrors = $state.raw<Record<string, ErrorInfo>>({});
   busy = $state(false);
@@ -142,7 +147,12 @@ export class RunDetailState {
     return this.data?.snapshot.run.revision ?? null;
   }
 
-  async #command<T>(what: string, call: () => Promise<Result<T>>, describe: (value: T) => string) {
+  async #command<T>(
+    what: string,
+    call: () => Promise<Result<T>>,
+    describe: (value: T) => string,
+    needsPerson: (value: T) => boolean = () => false,
+  ) {
     const runId = this.runId;
     this.busy = true;
     this.refusal = null;
@@ -151,8 +161,10 @@ export class RunDetailState {
     this.busy = false;
     // The person moved to another run while this one answered: its result must not show there.
     if (this.runId !== runId) return result;
-    if (result.ok) this.notice = describe(result.value);
-    else this.refusal = { what, error: result.error };
+    if (result.ok) {
+      this.notice = describe(result.value);
+      this.noticeTone = needsPerson(result.value) ? 'warning' : 'success';
+    } else this.refusal = { what, error: result.error };
     await this.reload();
     return result;
   }
@@ -169,7 +181,11 @@ export class RunDetailState {
         return this.#command(
           'Cancel run',
           () => this.#api.cancelRun({ ...base, reason }),
-          (v) => `Cancelled: ${cascadeText(v.cascade)}.`,
+          (v) =>
+            v.cascade.effectsAmbiguous > 0
+              ? `Cancelled, and it needs you: ${cascadeText(v.cascade)}. Resolve ${v.cascade.effectsAmbiguous === 1 ? 'it' : 'them'} before retrying.`
+              : `Cancelled: ${cascadeText(v.cascade)}.`,
+          (v) => v.cascade.effectsAmbiguous > 0,
         );
       case 'requestCancel':
         return this.#command(
@@ -239,6 +255,7 @@ export class RunDetailState {
     const { [interaction.id]: _dropped, ...rest } = this.answerErrors;
     if (result.ok) {
       this.answerErrors = rest;
+      this.noticeTone = 'success';
       this.notice =
         result.value.outcome === 'adopted' ? 'Answer already recorded (same submission).' : 'Answer sent.';
     } else {

@@ -127,6 +127,22 @@ describe('lease lane', () => {
     );
   });
 
+  it('does not call an expired or orphaned lease "held now"', () => {
+    const events = [event(1, 'run.claimed', { leaseGeneration: 1 })];
+    const stale = leaseLane(events, 600_000, { ownerType: 'runner', heartbeatAt: 5_000, expiresAt: 20_000 });
+    expect(stale!.summary).toBe(
+      '1 lease held, the last one expired: its runner stopped heartbeating (the tick is its last heartbeat).',
+    );
+    const orphan = leaseLane(events, 600_000, {
+      ownerType: 'runner',
+      heartbeatAt: 5_000,
+      expiresAt: 20_000,
+      orphanedAt: 30_000,
+    });
+    expect(orphan!.summary).toContain("the last one's runner is gone but its command still runs");
+    expect(orphan!.summary).not.toContain('held now');
+  });
+
   it('does not draw a hold up to now when nobody holds the lease any more', () => {
     const free = { ownerType: null, heartbeatAt: null };
     const lane = leaseLane([event(1, 'run.claimed'), event(4, 'run.progress')], 60_000, free);
