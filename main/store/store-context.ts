@@ -2,11 +2,16 @@
  * The handle every aggregate module works on: the connection, the injected clock, a prepared-statement
  * cache, and the one write path (`BEGIN IMMEDIATE`, busy retry, SQLite errors mapped to RunwardenError).
  */
-import fs from 'node:fs';
+import type * as NodeFs from 'node:fs';
+import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
 import { RunwardenError, isRunwardenError } from '../../shared/errors';
 import type { DisplayOptions } from '../../shared/display-status';
 import { UNTRUSTED_LIVENESS, type LivenessCheck } from './liveness';
+
+// node:fs through require, not `import`: its ESM wrapper loads fs/promises and the stream modules into
+// every runner call (docs/CLI.md#start-up).
+const fs = createRequire(import.meta.url)('node:fs') as typeof NodeFs;
 
 /** Epoch milliseconds. Injected so tests never sleep and `now` is always the store's, never a caller's. */
 export type Clock = () => number;

@@ -106,7 +106,8 @@ describe.each(EXAMPLES)('the $name example, its runner killed inside the effect'
     expect((await detail()).snapshot.run.status).not.toBe('cancelled');
     const cancel = await runCli(['cancel', '--stale', '--project', project], { store });
     expect(cancel.code).toBe(0);
-    expect(cancel.stdout).toMatch(new RegExp(`${runId}\\s+done\\s+Cancelled`));
+    // The bulk table: RUN, TITLE, RESULT, WHAT (docs/CLI.md).
+    expect(cancel.stdout).toMatch(new RegExp(`${runId}\\s+Release from \\w+\\s+done\\s+Cancelled`));
 
     const cancelled = await detail();
     expect(cancelled.snapshot.run.status).toBe('cancelled');
