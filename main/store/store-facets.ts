@@ -47,6 +47,7 @@ export type StoreReader = Pick<
   | 'judgeOwner'
   | 'listOrphans'
   | 'notifiedSeq'
+  | 'lineageEffect'
   // Run output logs (docs/RUN-OUTPUT.md)
   | 'logsDir'
   | 'listRunLogs'
@@ -70,6 +71,8 @@ export type StoreWriter = Pick<
   | 'resumeAfterInteraction'
   | 'reserveEffect'
   | 'beginEffect'
+  | 'noticeGoneEffects'
+  | 'noticeGoneEffectsOnHost'
   | 'settleEffect'
   | 'notify'
   | 'park'
