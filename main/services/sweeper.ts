@@ -79,6 +79,8 @@ export interface SweepReport {
   ownersVouched: number;
   /** Runs found orphaned (supervisor gone, command alive) this tick. */
   orphansFound: number;
+  /** Applying effects whose process was verified gone, made ambiguous (docs/LIVENESS.md#unknown-outcomes). */
+  effectsAmbiguous: number;
   walPages: number | null;
   /** How long the tick held the main process. */
   durationMs: number;
@@ -116,6 +118,7 @@ function emptyReport(): SweepReport {
     notifyCatchUp: false,
     ownersVouched: 0,
     orphansFound: 0,
+    effectsAmbiguous: 0,
     walPages: null,
     durationMs: 0,
     busy: false,
@@ -141,6 +144,7 @@ export function sweep(deps: SweeperDeps, state: SweeperState): SweepReport {
     const wrote =
       report.runnersLost +
       report.orphansFound +
+      report.effectsAmbiguous +
       report.interactionsExpired +
       report.presenterClaimsExpired +
       report.autoCancelled +
@@ -191,6 +195,7 @@ function act(deps: SweeperDeps, state: SweeperState, settings: Settings, report:
   report.acting = holdHostLease(deps, state, settings);
   if (!report.acting) return;
   noticeLostRunners(deps, settings, report);
+  report.effectsAmbiguous = store.noticeGoneEffectsOnHost(SWEEPER_ACTOR, SWEEP_BATCH);
   report.interactionsExpired = store.expireInteractionDeadlines(SWEEP_BATCH, SWEEPER_ACTOR);
   report.presenterClaimsExpired = store.expirePresenterClaims(SWEEP_BATCH);
   report.autoCancelled = autoCancel(deps, settings);
