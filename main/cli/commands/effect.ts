@@ -56,15 +56,19 @@ export const effectCommand: Command = {
 
 Run inside "runwarden exec". Performs CMD as a side effect (a deploy, a payment, an email) recorded
 under the idempotency key K, so it happens at most once:
-  - already applied in this run, or in the run this one retries: CMD is not run; exit 0
-  - its outcome is unknown (a runner died while it was applying, or CMD said so): CMD is not run,
-    the run is parked for a person to say whether it happened ("runwarden resolve"); exit 75
-  - otherwise it is recorded as applying, CMD runs, and CMD's exit status decides:
-    0 → applied (exit 0); 75 → outcome unknown (parked, exit 75); anything else → rejected, it
-    did not happen (exit with CMD's code). A runner that dies while CMD runs leaves it applying:
-    a takeover or a cancel then marks it ambiguous for a person.
-"effect begin" records the start for a program that performs the effect itself: it prints the
-effect's id when you should go ahead, and prints nothing (exit 0) when it was already applied.
+  - already applied in this run, or in another run of its lineage (the run it retries, and so
+    on): CMD is not run; exit 0
+  - its outcome is unknown (applying or ambiguous here or elsewhere in the lineage: a process died
+    while it was applying, or CMD said so): CMD is not run, the run is parked for a person to say
+    whether it happened ("runwarden resolve"); exit 75
+  - otherwise it is recorded as applying (with this process's id), CMD runs, and CMD's exit status
+    decides: 0 → applied (exit 0); 75 → outcome unknown (parked, exit 75); anything else →
+    rejected, it did not happen (exit with CMD's code). If this process is killed while CMD runs,
+    the run's supervisor makes the effect ambiguous at once; a run never ends with it applying.
+"effect begin" records the start for a program that performs the effect itself (its caller, this
+command's parent process, is recorded as performing it: if it exits without "effect end", the
+effect becomes ambiguous). It prints the effect's id when you should go ahead, and prints nothing
+(exit 0) when it was already applied.
 Finish with "effect end ID --applied | --rejected | --unknown" (--unknown parks the run, exit 75).
 
 Options:
