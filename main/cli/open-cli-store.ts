@@ -1,6 +1,7 @@
 /** Opens the whole store for a CLI command (open-runner-cli-store.ts opens a runner's side only). */
 import { openStore } from '../store/open-store';
 import { RUNNER_BUSY_WAIT_MS } from '../store/store-context';
+import { openWaiting } from './open-waiting';
 import type { RunStore } from '../store/run-store';
 import { storePathOf, type CliContext } from './command';
 
@@ -15,10 +16,12 @@ export function openCliStore(
   flag: string | undefined,
   options: { read?: boolean; runner?: boolean } = {},
 ): RunStore {
-  const store = openStore(storePathOf(ctx, flag), {
-    mustExist: options.read === true,
-    ...(options.runner === true && { busyWaitMs: RUNNER_BUSY_WAIT_MS }),
-  });
+  const open = (): RunStore =>
+    openStore(storePathOf(ctx, flag), {
+      mustExist: options.read === true,
+      ...(options.runner === true && { busyWaitMs: RUNNER_BUSY_WAIT_MS }),
+    });
+  const store = options.runner === true ? openWaiting(open) : open();
   ctx.defer(() => store.close());
   return store;
 }

@@ -8,6 +8,7 @@ import { openRunnerStore, type RunnerStore } from '../store/runner-store';
 import { RUNNER_BUSY_WAIT_MS } from '../store/store-context';
 import type { ClaimKey } from '../store/store-types';
 import { storePathOf, type CliContext } from './command';
+import { openWaiting } from './open-waiting';
 
 /** The claim's lease length when `exec` did not say (RUNWARDEN_LEASE_MS): its default. */
 const DEFAULT_LEASE_MS = 30_000;
@@ -24,11 +25,13 @@ export function openRunnerCliStore(
   flag: string | undefined,
   options: { mustExist: boolean },
 ): RunnerStore {
-  const store = openRunnerStore(storePathOf(ctx, flag), {
-    mustExist: options.mustExist,
-    quickCheck: false,
-    busyWaitMs: RUNNER_BUSY_WAIT_MS,
-  });
+  const store = openWaiting(() =>
+    openRunnerStore(storePathOf(ctx, flag), {
+      mustExist: options.mustExist,
+      quickCheck: false,
+      busyWaitMs: RUNNER_BUSY_WAIT_MS,
+    }),
+  );
   ctx.defer(() => store.close());
   const leaseMs = Number(ctx.env.RUNWARDEN_LEASE_MS) || DEFAULT_LEASE_MS;
   return renewingLapsedClaims(store, leaseMs);
