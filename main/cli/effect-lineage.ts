@@ -1,24 +1,18 @@
 /**
- * Whether an effect with this idempotency key already happened in the run's lineage: the run itself or
- * the run it retries or continues (and that one's, up the chain). A retry must not repeat what its parent did,
- * nor what a person said happened (docs/CLI.md#effects).
+ * What the run's lineage already holds under an idempotency key, before `runwarden effect` writes anything:
+ * the run itself, the runs it retries or continues, and the other retries of them. A retry must not repeat
+ * what another run of its lineage did (nor what a person said happened), nor try again what nobody knows
+ * the outcome of yet (docs/CLI.md#effects).
  */
 import type { Effect } from '../../shared/domain';
 import type { RunnerStore } from '../store/runner-store';
 
-/** Parent links followed at most; a lineage is a short chain of retries. */
-const MAX_DEPTH = 100;
+export type LineageOutcome = { effect: Effect; outcome: 'applied' | 'unknown' };
 
-export function appliedInLineage(store: RunnerStore, runId: string, key: string): Effect | null {
-  let current: string | null = runId;
-  const seen = new Set<string>();
-  for (let depth = 0; current !== null && depth < MAX_DEPTH && !seen.has(current); depth += 1) {
-    seen.add(current);
-    const snapshot = store.getSnapshot(current);
-    const applied = snapshot.effects.find((e) => e.idempotencyKey === key && e.status === 'applied');
-    if (applied !== undefined) return applied;
-    // A retry or a continuation carries on its parent's work, so its parent's effects count.
-    current = snapshot.run.lineage === null ? null : snapshot.run.parentRunId;
-  }
-  return null;
+export function keyInLineage(store: RunnerStore, runId: string, key: string): LineageOutcome | null {
+  const own = store.getSnapshot(runId).effects.find((e) => e.idempotencyKey === key);
+  if (own?.status === 'applied') return { effect: own, outcome: 'applied' };
+  // This run's own applying or ambiguous one is the ledger's to answer (reserveEffect returns it).
+  if (own !== undefined) return null;
+  return store.lineageEffect(runId, key);
 }

@@ -112,6 +112,7 @@ export async function superviseCommand(
         );
   const graceMs = options.graceMs ?? 5000;
   let killTimer: NodeJS.Timeout | null = null;
+  let effectWatch: NodeJS.Timeout | null = null;
   let exited = false;
 
   const stop = (reason: StopReason, signal: NodeJS.Signals = 'SIGTERM'): void => {
@@ -150,6 +151,7 @@ export async function superviseCommand(
           options.onSpawn?.(child.pid);
         }
         session.startHeartbeat();
+        effectWatch = watchEffects(session);
         // A request may already be waiting on the lease: act on it right away.
         session.heartbeat.beat();
       });
@@ -165,6 +167,7 @@ export async function superviseCommand(
       outcome.lastStderr = tee.recentStderr();
     }
   } finally {
+    if (effectWatch !== null) clearInterval(effectWatch);
     if (killTimer !== null) clearTimeout(killTimer);
     // The leader is gone; anything it left running in its group (a background job) goes too.
     if (options.ownGroup && child.pid !== undefined && outcome.spawnError === null) {
@@ -195,6 +198,28 @@ function recordCommand(session: RunSession, pid: number, ownGroup: boolean): voi
   } catch {
     // Busy or full: the sweeper then only knows the supervisor, as before.
   }
+}
+
+/** How often the supervisor looks for an effect whose process died mid-command. */
+const EFFECT_WATCH_MS = 1000;
+
+/**
+ * An effect whose process died while applying (killed by a timeout, `kill -9`, an `effect begin` whose
+ * program exited without `effect end`) becomes ambiguous at once, not only when the run ends
+ * (docs/LIVENESS.md#unknown-outcomes). A read each time; a write only when one is found. Best effort: a busy
+ * store is looked at again next time, and the run's ending catches whatever is left.
+ */
+function watchEffects(session: RunSession): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    if (session.fenced) return;
+    try {
+      session.store.noticeGoneEffects(session.claim);
+    } catch {
+      // Busy, full, or fenced meanwhile: the next look, or the ending, settles it.
+    }
+  }, EFFECT_WATCH_MS);
+  timer.unref();
+  return timer;
 }
 
 /** SIGTERM to what is left of the group, then SIGKILL after the grace if anything still lives. */

@@ -89,6 +89,8 @@ export interface SweepReport {
   ownersVouched: number;
   /** Runs found orphaned (supervisor gone, command alive) this tick. */
   orphansFound: number;
+  /** Applying effects whose process was verified gone, made ambiguous (docs/LIVENESS.md#unknown-outcomes). */
+  effectsAmbiguous: number;
   walPages: number | null;
   /** How long the tick held the main process. */
   durationMs: number;
@@ -127,6 +129,7 @@ function emptyReport(): SweepReport {
     notifyCatchUp: false,
     ownersVouched: 0,
     orphansFound: 0,
+    effectsAmbiguous: 0,
     walPages: null,
     durationMs: 0,
     busy: false,
@@ -152,6 +155,7 @@ export function sweep(deps: SweeperDeps, state: SweeperState): SweepReport {
     const wrote =
       report.runnersLost +
       report.orphansFound +
+      report.effectsAmbiguous +
       report.interactionsExpired +
       report.questionsWithdrawn +
       report.presenterClaimsExpired +
@@ -203,6 +207,7 @@ function act(deps: SweeperDeps, state: SweeperState, settings: Settings, report:
   report.acting = holdHostLease(deps, state, settings);
   if (!report.acting) return;
   noticeLostRunners(deps, settings, report);
+  report.effectsAmbiguous = store.noticeGoneEffectsOnHost(SWEEPER_ACTOR, SWEEP_BATCH);
   report.interactionsExpired = store.expireInteractionDeadlines(SWEEP_BATCH, SWEEPER_ACTOR);
   report.questionsWithdrawn = store.withdrawGoneAskers(SWEEP_BATCH, SWEEPER_ACTOR);
   report.presenterClaimsExpired = store.expirePresenterClaims(SWEEP_BATCH);

@@ -38,6 +38,12 @@ const CHECKS: ReadonlyArray<{ problem: string; sql: string }> = [
           WHERE r.status IN ${TERMINAL} AND a.status IN ('pending', 'running', 'waiting')`,
   },
   {
+    // docs/LIVENESS.md#unknown-outcomes: an ending turns them ambiguous; one left applying is never retried safely.
+    problem: 'finished run has an effect still applying (its outcome is unknown: it should be ambiguous)',
+    sql: `SELECT DISTINCT e.run_id AS id FROM effects e JOIN runs r ON r.id = e.run_id
+          WHERE r.status IN ${TERMINAL} AND e.status = 'applying'`,
+  },
+  {
     problem: 'open_interactions counter disagrees with the interactions',
     sql: `SELECT r.id FROM runs r WHERE r.open_interactions !=
           (SELECT count(*) FROM interactions i WHERE i.run_id = r.id AND i.status IN ('pending', 'presenting'))`,

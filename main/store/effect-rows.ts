@@ -14,9 +14,40 @@ export function loadEffectRow(ctx: StoreContext, effectId: number): EffectRow {
  * person decides (docs/ARCHITECTURE.md#leases-and-fencing). Returns how many.
  */
 export function markApplyingAmbiguous(ctx: StoreContext, runId: string, now: number): number {
-  return ctx
-    .prep(`UPDATE effects SET status = 'ambiguous', updated_at = ? WHERE run_id = ? AND status = 'applying'`)
-    .run(now, runId).changes;
+  return ambiguateApplying(ctx, runId, now).length;
+}
+
+/**
+ * `markApplyingAmbiguous`, returning the ids: every transition that takes the run away from the runner
+ * that began them (an ending, a park, a release) leaves nobody to settle them (docs/LIVENESS.md#unknown-outcomes).
+ */
+export function ambiguateApplying(ctx: StoreContext, runId: string, now: number): number[] {
+  return (
+    ctx
+      .prep(
+        `UPDATE effects SET status = 'ambiguous', updated_at = ? WHERE run_id = ? AND status = 'applying'
+         RETURNING id`,
+      )
+      .all(now, runId) as Array<{ id: number }>
+  )
+    .map((row) => row.id)
+    .toSorted((a, b) => a - b);
+}
+
+/**
+ * What a transition's event says about the effects it turned ambiguous: their ids and why, in words the
+ * run's timeline shows. Empty when there were none.
+ */
+export function ambiguousPayload(
+  ids: readonly number[],
+  why: string,
+): { ambiguousEffects?: number[]; reason?: string } {
+  if (ids.length === 0) return {};
+  const which = ids.length === 1 ? `Effect ${ids[0]} was` : `Effects ${ids.join(', ')} were`;
+  return {
+    ambiguousEffects: [...ids],
+    reason: `${which} still applying ${why}: nobody knows whether ${ids.length === 1 ? 'it' : 'they'} happened, so a person must say.`,
+  };
 }
 
 /** Effects never begun are dropped with their run. Returns how many. */

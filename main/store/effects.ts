@@ -2,14 +2,15 @@
  * A runner's side-effect transitions: reserve → applying → applied | rejected | ambiguous. A person resolves
  * an ambiguous one (person-commands.ts, resolveEffect).
  */
-import type { Effect } from '../../shared/domain';
+import type { Actor, Effect } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
 import { activeAttempt } from './attempt-rows';
-import { loadEffectRow } from './effect-rows';
+import { ambiguousPayload, loadEffectRow } from './effect-rows';
 import { toEffect, type EffectRow } from './rows';
-import { commitRun, conflict, fence, runnerActor, type ClaimRef } from './run-state';
+import { actorOf, commitRun, conflict, fence, runnerActor, type ClaimRef } from './run-state';
 import { requireText } from './input-checks';
-import type { ReserveEffectInput } from './store-types';
+import { lineageEffect } from './run-lineage';
+import type { EffectProcess, ReserveEffectInput } from './store-types';
 import type { StoreContext } from './store-context';
 
 function ownEffect(ctx: StoreContext, claim: ClaimRef, effectId: number): EffectRow {
@@ -21,28 +22,10 @@ function ownEffect(ctx: StoreContext, claim: ClaimRef, effectId: number): Effect
 }
 
 /**
- * The nearest earlier run of this run's retry/continuation lineage that applied the same idempotency key
- * (or whose person said it happened). Bounded: a lineage deeper than 1,000 runs is not walked further.
- */
-function appliedInLineage(ctx: StoreContext, runId: string, key: string): EffectRow | undefined {
-  return ctx
-    .prep(
-      `WITH RECURSIVE lineage(id, depth) AS (
-         SELECT parent_run_id, 1 FROM runs WHERE id = ? AND parent_run_id IS NOT NULL AND lineage IS NOT NULL
-         UNION ALL
-         SELECT r.parent_run_id, l.depth + 1 FROM runs r JOIN lineage l ON r.id = l.id
-         WHERE r.parent_run_id IS NOT NULL AND r.lineage IS NOT NULL AND l.depth < 1000
-       )
-       SELECT e.* FROM lineage l JOIN effects e ON e.run_id = l.id
-       WHERE e.idempotency_key = ? AND e.status = 'applied'
-       ORDER BY l.depth LIMIT 1`,
-    )
-    .get(runId, key) as EffectRow | undefined;
-}
-
-/**
- * Reserves an effect; the same (run, idempotency key) returns the existing one without a write, and a key an
- * earlier run of the lineage applied comes back already applied.
+ * Reserves an effect; the same (run, idempotency key) returns the existing one without a write, and a key
+ * another run of the lineage applied comes back already applied. A key whose outcome another run of the
+ * lineage does not know yet (applying or ambiguous there) returns that run's effect, without a write: the
+ * caller must not perform it, and parks (docs/LIVENESS.md#unknown-outcomes).
  */
 export function reserveEffect(
   ctx: StoreContext,
@@ -59,7 +42,9 @@ export function reserveEffect(
     .get(claim.runId, input.idempotencyKey) as EffectRow | undefined;
   if (existing !== undefined) return toEffect(existing);
   const attemptId = input.attemptId ?? activeAttempt(ctx, claim.runId)?.id ?? null;
-  const carried = appliedInLineage(ctx, claim.runId, input.idempotencyKey);
+  const inLineage = lineageEffect(ctx, claim.runId, input.idempotencyKey);
+  if (inLineage?.outcome === 'unknown') return toEffect(inLineage.row);
+  const carried = inLineage?.row;
   if (carried !== undefined) {
     // docs/LIVENESS.md#unknown-outcomes: a retry never applies again what an earlier run of its lineage applied (or a person said
     // happened): the key carries over, already applied.
@@ -111,7 +96,16 @@ export function reserveEffect(
   return toEffect(loadEffectRow(ctx, id));
 }
 
-export function beginEffect(ctx: StoreContext, claim: ClaimRef, effectId: number, now: number): Effect {
+export function beginEffect(
+  ctx: StoreContext,
+  claim: ClaimRef,
+  effectId: number,
+  process: EffectProcess | null,
+  now: number,
+): Effect {
+  if (process !== null && (!Number.isInteger(process.pid) || process.pid <= 0)) {
+    throw new RunwardenError('VALIDATION', 'An effect process pid must be a positive integer.');
+  }
   const lease = fence(ctx, claim, now);
   const row = ownEffect(ctx, claim, effectId);
   if (row.status !== 'pending') {
@@ -119,14 +113,25 @@ export function beginEffect(ctx: StoreContext, claim: ClaimRef, effectId: number
   }
   ctx
     .prep(
-      `UPDATE effects SET status = 'applying', attempt_count = attempt_count + 1, updated_at = ? WHERE id = ?`,
+      `UPDATE effects SET status = 'applying', attempt_count = attempt_count + 1, updated_at = @now,
+         process_pid = @pid, process_start_id = @startId, process_hostname = @hostname,
+         process_boot_id = @bootId, process_pid_ns = @pidNs
+       WHERE id = @effectId`,
     )
-    .run(now, effectId);
+    .run({
+      now,
+      effectId,
+      pid: process?.pid ?? null,
+      startId: process?.startId ?? null,
+      hostname: process?.hostname ?? null,
+      bootId: process?.bootId ?? null,
+      pidNs: process?.pidNs ?? null,
+    });
   commitRun(ctx, claim.runId, now, {
     type: 'effect.applying',
     actor: runnerActor(lease, claim),
     leaseGeneration: lease.generation,
-    payload: { effectId },
+    payload: { effectId, ...(process === null ? {} : { pid: process.pid }) },
   });
   return toEffect(loadEffectRow(ctx, effectId));
 }
@@ -160,4 +165,120 @@ export function settleEffect(
     payload: { effectId },
   });
   return toEffect(loadEffectRow(ctx, effectId));
+}
+
+interface ApplyingProcessRow {
+  id: number;
+  run_id: string;
+  process_pid: number;
+  process_start_id: string | null;
+  process_hostname: string | null;
+  process_boot_id: string | null;
+  process_pid_ns: string | null;
+}
+
+const APPLYING_PROCESS_COLUMNS = `id, run_id, process_pid, process_start_id, process_hostname, process_boot_id,
+  process_pid_ns`;
+
+/** The liveness check's verdict on an effect's recorded process: the same rules as a lease owner's. */
+function processGone(ctx: StoreContext, row: ApplyingProcessRow): boolean {
+  return (
+    ctx.liveness.judge({
+      ownerType: 'runner',
+      ownerPid: row.process_pid,
+      ownerHostname: row.process_hostname,
+      ownerStartId: row.process_start_id,
+      ownerBootId: row.process_boot_id,
+      ownerPidNs: row.process_pid_ns,
+      commandPid: null,
+      commandPgid: null,
+      commandStartId: null,
+    }).supervisor === 'gone'
+  );
+}
+
+/**
+ * Effects of `runId` still applying whose process is verifiably gone (killed mid-command, or a program
+ * that called `effect begin` and exited without `effect end`). A read: a supervisor asks it often, and
+ * writes only when it finds one (indexed by effects_applying).
+ */
+export function goneApplyingEffects(ctx: StoreContext, runId: string): number[] {
+  const rows = ctx
+    .prep(
+      `SELECT ${APPLYING_PROCESS_COLUMNS} FROM effects
+       WHERE run_id = ? AND status = 'applying' AND process_pid IS NOT NULL`,
+    )
+    .all(runId) as ApplyingProcessRow[];
+  return rows.filter((row) => processGone(ctx, row)).map((row) => row.id);
+}
+
+const GONE_WHY = 'its process ended without saying how it went (killed, or it exited before "effect end")';
+
+/**
+ * The run's supervisor saw an effect's process gone mid-command: the effect becomes ambiguous at once, not
+ * only when the run ends (docs/LIVENESS.md#unknown-outcomes). Fenced; re-checked inside the transaction.
+ * Returns the ids it changed.
+ */
+export function ambiguateGoneEffects(ctx: StoreContext, claim: ClaimRef, now: number): number[] {
+  const lease = fence(ctx, claim, now);
+  const ids = markGone(ctx, goneApplyingEffects(ctx, claim.runId), now);
+  if (ids.length > 0) {
+    commitRun(ctx, claim.runId, now, {
+      type: 'effect.ambiguous',
+      actor: runnerActor(lease, claim),
+      leaseGeneration: lease.generation,
+      payload: { effectId: ids[0], ...ambiguousPayload(ids, `but ${GONE_WHY}`) },
+    });
+  }
+  return ids;
+}
+
+/**
+ * The sweeper's side of the same check, for every run whose supervisor cannot look (it died too, or is a
+ * program that does not ask): applying effects recorded on this host, oldest first, at most `limit` looked
+ * at. Each run's changes are one commit. Returns how many effects became ambiguous.
+ */
+export function ambiguateGoneEffectsOnHost(
+  ctx: StoreContext,
+  actor: Actor,
+  limit: number,
+  now: number,
+): number {
+  const byRun = new Map<string, number[]>();
+  for (const row of goneOnHost(ctx, limit)) byRun.set(row.run_id, [...(byRun.get(row.run_id) ?? []), row.id]);
+  let changed = 0;
+  for (const [runId, candidates] of byRun) {
+    const ids = markGone(ctx, candidates, now);
+    if (ids.length === 0) continue;
+    changed += ids.length;
+    commitRun(ctx, runId, now, {
+      type: 'effect.ambiguous',
+      actor: actorOf(actor),
+      payload: { effectId: ids[0], ...ambiguousPayload(ids, `but ${GONE_WHY}`) },
+    });
+  }
+  return changed;
+}
+
+/** How many applying effects recorded on this host `ambiguateGoneEffectsOnHost` would change now. */
+export function goneEffectsOnHost(ctx: StoreContext, limit: number): number {
+  return goneOnHost(ctx, limit).length;
+}
+
+function goneOnHost(ctx: StoreContext, limit: number): ApplyingProcessRow[] {
+  const rows = ctx
+    .prep(
+      `SELECT ${APPLYING_PROCESS_COLUMNS} FROM effects
+       WHERE status = 'applying' AND process_pid IS NOT NULL AND process_hostname = ?
+       ORDER BY id LIMIT ?`,
+    )
+    .all(ctx.liveness.here.hostname, limit) as ApplyingProcessRow[];
+  return rows.filter((row) => processGone(ctx, row));
+}
+
+function markGone(ctx: StoreContext, ids: readonly number[], now: number): number[] {
+  const mark = ctx.prep(
+    `UPDATE effects SET status = 'ambiguous', updated_at = ? WHERE id = ? AND status = 'applying' RETURNING id`,
+  );
+  return ids.filter((id) => mark.get(now, id) !== undefined);
 }

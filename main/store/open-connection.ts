@@ -53,6 +53,11 @@ export interface OpenStoreOptions {
    * a short timeout and no retry: their main thread must not wait on another process's long transaction.
    */
   busyRetries?: number;
+  /**
+   * Try a busy write again until this many ms have passed, instead of `busyRetries` times: a runner's
+   * commands (RUNNER_BUSY_WAIT_MS) wait out many writers starting at once rather than fail.
+   */
+  busyWaitMs?: number;
   displayOptions?: DisplayOptions;
   /** Who the store acts as when it takes a control claim (default: this process on this host). */
   identity?: StoreIdentity;
@@ -429,6 +434,8 @@ export function openConnection(storePath: string, opts: OpenStoreOptions = {}): 
       mode === 'read-only' ? (reason ?? 'read-only') : null,
       {
         busyRetries: opts.busyRetries,
+        busyWaitMs: opts.busyWaitMs ?? null,
+        monotonic: () => performance.now(),
         identity: opts.identity ?? { pid: process.pid, hostname: os.hostname() },
         controlLeaseMs: opts.controlLeaseMs,
         liveness: opts.liveness ?? createLivenessCheck(machineIdentity(), SYSTEM_PROBE),

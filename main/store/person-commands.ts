@@ -28,6 +28,7 @@ import {
 import { takeLease } from './lease-rows';
 import { setQueueEntry } from './queue-rows';
 import { toEffect, toInteraction, toJson, toLease, toRun, type InteractionRow } from './rows';
+import { unresolvedInLineage } from './run-lineage';
 import { insertRun } from './run-reservation';
 import { setPaused, setRequestFlag, setRunStatus } from './run-rows';
 import {
@@ -229,21 +230,20 @@ export function resumeRun(ctx: StoreContext, runId: string, input: ResumeInput, 
 
 /**
  * A retry could apply again an effect whose outcome nobody knows: refused, naming the effect, until a person
- * resolves each one (docs/LIVENESS.md#unknown-outcomes).
+ * resolves each one — in the run itself or anywhere in its lineage (a retry of a retry, an earlier sibling
+ * made by `retry --again`): an effect still applying there counts too (docs/LIVENESS.md#unknown-outcomes).
  */
 export function refuseUnresolved(ctx: StoreContext, runId: string, what: string): void {
-  const unresolved = ctx
-    .prep(
-      `SELECT type, idempotency_key, summary FROM effects WHERE run_id = ? AND status = 'ambiguous' ORDER BY id`,
-    )
-    .all(runId) as Array<{ type: string; idempotency_key: string; summary: string }>;
-  const first = unresolved[0];
+  const unresolved = unresolvedInLineage(ctx, runId);
+  const first = unresolved.find((e) => e.run_id === runId) ?? unresolved[0];
   if (first === undefined) return;
   const more = unresolved.length > 1 ? ` (and ${unresolved.length - 1} more)` : '';
+  const where = first.run_id === runId ? 'its' : `run ${first.run_id}'s`;
+  const state = first.status === 'applying' ? ', still applying,' : '';
   throw new RunwardenError(
     'CONFLICT',
-    `Cannot ${what} run ${runId}: nobody knows whether its ${first.type} "${first.summary}" (${first.idempotency_key}) happened${more}. Resolve it first: a ${what} could do it again.`,
-    { recovery: { kind: 'resolveEffects', runId }, fresh: loadSnapshot(ctx, runId) },
+    `Cannot ${what} run ${runId}: nobody knows whether ${where} ${first.type} "${first.summary}" (${first.idempotency_key})${state} happened${more}. Resolve it first: a ${what} could do it again.`,
+    { recovery: { kind: 'resolveEffects', runId: first.run_id }, fresh: loadSnapshot(ctx, runId) },
   );
 }
 

@@ -20,6 +20,7 @@ import type {
 } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
 import * as doctor from './doctor';
+import * as effects from './effects';
 import * as events from './events';
 import * as deadlines from './interaction-deadlines';
 import * as leases from './leases';
@@ -184,6 +185,16 @@ export class RunStore extends RunnerStore {
 
   markCommandGone(runId: string, generation: number, actor: Actor): boolean {
     return this.write((ctx, now) => orphans.markCommandGone(ctx, runId, generation, actor, now));
+  }
+
+  /**
+   * The sweeper's check of applying effects recorded on this host: those whose process is verifiably gone
+   * become ambiguous (effects.ts). A read first; a write only when it found one. Returns how many.
+   */
+  noticeGoneEffectsOnHost(actor: Actor, limit: number): number {
+    const found = this.read((ctx) => effects.goneEffectsOnHost(ctx, limit));
+    if (found === 0) return 0;
+    return this.write((ctx, now) => effects.ambiguateGoneEffectsOnHost(ctx, actor, limit, now));
   }
 
   listOrphans(limit: number): ReturnType<typeof orphans.listOrphans> {

@@ -27,6 +27,7 @@ import type { Withdrawal } from './question-askers';
 import { openConnection, type OpenStoreOptions } from './open-connection';
 import { getRunDetail } from './run-detail';
 import { reserveRun } from './run-reservation';
+import { lineageEffect } from './run-lineage';
 import { loadRunRow, loadSnapshot } from './run-state';
 import * as runner from './runner-transitions';
 import { toEffect, toInteraction, toRun } from './rows';
@@ -38,6 +39,7 @@ import type {
   ClaimResult,
   ClaimRunOptions,
   CommandIdentity,
+  EffectProcess,
   HeartbeatAnswer,
   RequestInteractionInput,
   ReserveEffectInput,
@@ -173,8 +175,33 @@ export class RunnerStore {
     return this.write((ctx, now) => effects.reserveEffect(ctx, claim, input, now));
   }
 
-  beginEffect(claim: ClaimKey, effectId: number): Effect {
-    return this.write((ctx, now) => effects.beginEffect(ctx, claim, effectId, now));
+  /**
+   * `process`: who performs it (docs/LIVENESS.md#unknown-outcomes); once it is verifiably gone while the
+   * effect is still applying, the effect becomes ambiguous.
+   */
+  beginEffect(claim: ClaimKey, effectId: number, process: EffectProcess | null = null): Effect {
+    return this.write((ctx, now) => effects.beginEffect(ctx, claim, effectId, process, now));
+  }
+
+  /**
+   * The run's applying effects whose process is verifiably gone become ambiguous (a read first; a write only
+   * when it found one). Returns their ids.
+   */
+  noticeGoneEffects(claim: ClaimKey): number[] {
+    const gone = this.read((ctx) => effects.goneApplyingEffects(ctx, claim.runId));
+    if (gone.length === 0) return [];
+    return this.write((ctx, now) => effects.ambiguateGoneEffects(ctx, claim, now));
+  }
+
+  /**
+   * What another run of `runId`'s lineage (retries and continuations, either way) holds under `key`:
+   * applied, or an outcome nobody knows yet; null when none does (docs/LIVENESS.md#unknown-outcomes).
+   */
+  lineageEffect(runId: string, key: string): { effect: Effect; outcome: 'applied' | 'unknown' } | null {
+    return this.read((ctx) => {
+      const found = lineageEffect(ctx, runId, key);
+      return found === undefined ? null : { effect: toEffect(found.row), outcome: found.outcome };
+    });
   }
 
   settleEffect(claim: ClaimKey, effectId: number, status: effects.EffectSettlement): Effect {

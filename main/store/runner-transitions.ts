@@ -13,10 +13,11 @@ import {
   getAttempt,
   holdActiveAttempts,
   interruptActiveAttempts,
+  interruptAttemptsWithApplyingEffects,
   resumeWaitingAttempts,
 } from './attempt-rows';
 import { applyCancel } from './cancel-cascade';
-import { markApplyingAmbiguous } from './effect-rows';
+import { ambiguateApplying, ambiguousPayload, markApplyingAmbiguous } from './effect-rows';
 import { newInteractionId } from './ids';
 import { checkAsker } from './question-askers';
 import {
@@ -168,14 +169,15 @@ export function claimRun(
 
 /**
  * Oldest claimable first; skips paused runs, runs parked for a person, runs with a cancel request, open
- * questions, held leases.
+ * questions, effects with an unknown outcome (refuseRunnerClaim refuses them), held leases.
  */
 export const CLAIM_NEXT_SQL = `SELECT q.run_id AS id FROM queue_entries q
          JOIN runs r ON r.id = q.run_id
          JOIN leases l ON l.run_id = q.run_id
        WHERE q.status IN ('queued', 'parked') AND q.available_at <= @now
          AND (q.status = 'queued' OR q.error_code IN ('runnerExited', 'interactionExpired'))
-         AND r.paused = 0 AND r.cancel_requested = 0 AND r.open_interactions = 0 AND l.owner_type IS NULL
+         AND r.paused = 0 AND r.cancel_requested = 0 AND r.open_interactions = 0 AND r.ambiguous_effects = 0
+         AND l.owner_type IS NULL
          AND (@projects IS NULL OR r.project_id IN
                (SELECT id FROM projects WHERE canonical_path IN (SELECT value FROM json_each(@projects))))
          AND (@exclude IS NULL OR r.id NOT IN (SELECT value FROM json_each(@exclude)))
@@ -349,6 +351,9 @@ export function park(
   optionalTextWithin(detail, 'Park detail', 'detail');
   const lease = fence(ctx, claim, now);
   const run = loadRunRow(ctx, claim.runId);
+  // The lease is cleared below: an effect still applying has nobody left to settle it
+  // (docs/LIVENESS.md#unknown-outcomes).
+  const ambiguous = ambiguateApplying(ctx, claim.runId, now);
   if (code === 'effectAmbiguous') {
     // The attempt waits for a person to say what the effect did; so does the run.
     holdActiveAttempts(ctx, claim.runId);
@@ -374,12 +379,22 @@ export function park(
     type: 'run.parked',
     actor: runnerActor(lease, claim),
     leaseGeneration: lease.generation,
-    payload: { code, detail: detail ?? null },
+    payload: {
+      code,
+      detail: detail ?? null,
+      ...ambiguousPayload(ambiguous, 'when the run was parked'),
+    },
   });
   return toRun(loadRunRow(ctx, claim.runId));
 }
 
 type Ending = Exclude<RunEnding, { status: 'cancelled' }>;
+
+const ENDING_WORDS: Readonly<Record<Ending['status'], string>> = {
+  completed: 'completed',
+  failed: 'failed',
+  timed_out: 'timed out',
+};
 
 /**
  * complete / fail / time out: the active attempt ends the same way, open questions are cancelled (the
@@ -387,6 +402,10 @@ type Ending = Exclude<RunEnding, { status: 'cancelled' }>;
  */
 export function finishRun(ctx: StoreContext, claim: ClaimRef, ending: Ending, now: number): Run {
   const lease = fence(ctx, claim, now);
+  // An effect still applying when its run ends may or may not have happened (its process was killed, or
+  // never said): ambiguous, never left applying on a finished run (docs/LIVENESS.md#unknown-outcomes).
+  interruptAttemptsWithApplyingEffects(ctx, claim.runId, now);
+  const ambiguous = ambiguateApplying(ctx, claim.runId, now);
   endActiveAttempts(ctx, claim.runId, ending.status, now);
   const questions = cancelOpenInteractions(ctx, claim.runId, now);
   endRunRow(ctx, claim.runId, ending, now);
@@ -408,7 +427,11 @@ export function finishRun(ctx: StoreContext, claim: ClaimRef, ending: Ending, no
     type: `run.${ending.status}`,
     actor: runnerActor(lease, claim),
     leaseGeneration: lease.generation,
-    payload: { ...(ending.status === 'failed' ? { error } : {}), ...cancelledQuestionsPayload(questions) },
+    payload: {
+      ...(ending.status === 'failed' ? { error } : {}),
+      ...cancelledQuestionsPayload(questions),
+      ...ambiguousPayload(ambiguous, `when the run ended (${ENDING_WORDS[ending.status]})`),
+    },
   });
   return toRun(loadRunRow(ctx, claim.runId));
 }
@@ -424,6 +447,7 @@ export function releaseRun(ctx: StoreContext, claim: ClaimRef, now: number): Run
       `Run ${claim.runId} is waiting (answer or effect); park it instead of releasing.`,
     );
   }
+  const ambiguous = ambiguateApplying(ctx, claim.runId, now);
   interruptActiveAttempts(ctx, claim.runId, now);
   setRunStatus(ctx, claim.runId, 'queued', null);
   setQueueEntry(
@@ -437,6 +461,7 @@ export function releaseRun(ctx: StoreContext, claim: ClaimRef, now: number): Run
     type: 'run.released',
     actor: runnerActor(lease, claim),
     leaseGeneration: lease.generation,
+    payload: ambiguousPayload(ambiguous, 'when the run was released'),
   });
   return toRun(loadRunRow(ctx, claim.runId));
 }

@@ -40,6 +40,14 @@ export interface StoreContext {
   readonly readOnlyReason: string | null;
   /** Extra tries of a write still busy after busy_timeout. */
   readonly busyRetries: number;
+  /**
+   * When set, a write still busy is tried again (with backoff) until this many ms have passed since its
+   * first try, whatever `busyRetries` says: a runner's commands wait out a crowd of writers rather than
+   * fail (docs/ARCHITECTURE.md#the-store-file).
+   */
+  readonly busyWaitMs: number | null;
+  /** A monotonic ms clock for `busyWaitMs` (the store clock may be a test's, standing still). */
+  readonly monotonic: () => number;
   readonly identity: StoreIdentity;
   readonly controlLeaseMs: number;
   prep(sql: string): Statement;
@@ -50,6 +58,17 @@ export interface StoreContext {
 /** Extra tries of a write still busy after busy_timeout, by default (with backoff). */
 export const BUSY_RETRIES = 4;
 
+/** The longest wait between two tries of a busy write. */
+const BUSY_BACKOFF_MAX_MS = 1000;
+
+/**
+ * How long a runner's commands wait out a busy store in which nobody commits before failing
+ * (docs/ARCHITECTURE.md#the-store-file); a store where others commit all along is waited on for up to
+ * BUSY_WAIT_CAP times as long.
+ */
+export const RUNNER_BUSY_WAIT_MS = 30_000;
+const BUSY_WAIT_CAP = 10;
+
 export function createContext(
   db: Database.Database,
   clock: Clock,
@@ -57,6 +76,8 @@ export function createContext(
   readOnlyReason: string | null,
   more: {
     busyRetries?: number;
+    busyWaitMs?: number | null;
+    monotonic?: () => number;
     identity?: StoreIdentity;
     controlLeaseMs?: number;
     liveness?: LivenessCheck;
@@ -70,6 +91,8 @@ export function createContext(
     liveness: more.liveness ?? UNTRUSTED_LIVENESS,
     readOnlyReason,
     busyRetries: more.busyRetries ?? BUSY_RETRIES,
+    busyWaitMs: more.busyWaitMs ?? null,
+    monotonic: more.monotonic ?? (() => 0),
     identity: more.identity ?? { pid: null, hostname: null },
     controlLeaseMs: more.controlLeaseMs ?? CONTROL_LEASE_MS,
     searchPlans: new Map(),
@@ -94,16 +117,41 @@ export function writeTx<T>(ctx: StoreContext, fn: (now: number) => T): T {
     throw new RunwardenError('READ_ONLY', `The store is open read-only: ${ctx.readOnlyReason}`);
   }
   const tx = ctx.db.transaction(() => fn(ctx.clock()));
+  const first = ctx.busyWaitMs === null ? 0 : ctx.monotonic();
+  let since = first;
+  let seen = ctx.busyWaitMs === null ? 0 : dataVersion(ctx);
   for (let attempt = 0; ; attempt += 1) {
     try {
       return tx.immediate();
     } catch (error) {
-      if (isBusy(error) && attempt < ctx.busyRetries) {
-        sleepSync(25 * 2 ** attempt);
+      let again = attempt < ctx.busyRetries;
+      if (ctx.busyWaitMs !== null) {
+        // A crowd of writers commits all along: only a store where nobody committed for busyWaitMs (a
+        // writer stopped inside its transaction) is given up on, and never after BUSY_WAIT_CAP times it.
+        const version = dataVersion(ctx);
+        const now = ctx.monotonic();
+        if (version !== seen) {
+          seen = version;
+          since = now;
+        }
+        again = now - since < ctx.busyWaitMs && now - first < ctx.busyWaitMs * BUSY_WAIT_CAP;
+      }
+      if (isBusy(error) && again) {
+        // Jittered, so writers that gave up together do not all come back together.
+        sleepSync(Math.min(BUSY_BACKOFF_MAX_MS, 25 * 2 ** attempt) * (0.5 + Math.random()));
         continue;
       }
       throw mapStoreError(error, ctx.db.name);
     }
+  }
+}
+
+/** SQLite's count of commits by other connections, or -1 when it cannot be read (then no progress is seen). */
+function dataVersion(ctx: StoreContext): number {
+  try {
+    return ctx.db.pragma('data_version', { simple: true }) as number;
+  } catch {
+    return -1;
   }
 }
 

@@ -47,6 +47,7 @@ export type StoreReader = Pick<
   | 'judgeOwner'
   | 'listOrphans'
   | 'notifiedSeq'
+  | 'lineageEffect'
   // Run output logs (docs/RUN-OUTPUT.md)
   | 'logsDir'
   | 'listRunLogs'
@@ -71,6 +72,8 @@ export type StoreWriter = Pick<
   | 'withdrawInteraction'
   | 'reserveEffect'
   | 'beginEffect'
+  | 'noticeGoneEffects'
+  | 'noticeGoneEffectsOnHost'
   | 'settleEffect'
   | 'notify'
   | 'park'

@@ -95,6 +95,19 @@ export interface CommandIdentity {
   runId?: string | null;
 }
 
+/**
+ * The process performing an effect, recorded when it begins applying (docs/LIVENESS.md#unknown-outcomes):
+ * `runwarden effect -- CMD` itself, or the program that called `effect begin`. Its pid means something
+ * only on the same host, boot and pid namespace, as a lease owner's does.
+ */
+export interface EffectProcess {
+  pid: number;
+  startId: string | null;
+  hostname: string;
+  bootId: string | null;
+  pidNs: string | null;
+}
+
 export interface RequestInteractionInput {
   kind: 'decision' | 'input';
   title: string;

@@ -9,6 +9,8 @@ import type { Effect } from '../../../shared/domain';
 import { RunwardenError } from '../../../shared/errors';
 import type { EnclosingClaim } from '../../runner/runner-env';
 import type { RunnerStore } from '../../store/runner-store';
+import { machineIdentity, processStartId } from '../../store/process-identity';
+import type { EffectProcess } from '../../store/store-types';
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
@@ -24,7 +26,7 @@ import {
   type Command,
 } from '../command';
 import { openRunnerCliStore } from '../open-runner-cli-store';
-import { appliedInLineage } from '../effect-lineage';
+import { keyInLineage } from '../effect-lineage';
 import { requireEnclosingRun } from '../enclosing-run';
 import { EXIT } from '../exit-codes';
 import { sanitizeLine } from '../sanitize';
@@ -54,15 +56,19 @@ export const effectCommand: Command = {
 
 Run inside "runwarden exec". Performs CMD as a side effect (a deploy, a payment, an email) recorded
 under the idempotency key K, so it happens at most once:
-  - already applied in this run, or in the run this one retries: CMD is not run; exit 0
-  - its outcome is unknown (a runner died while it was applying, or CMD said so): CMD is not run,
-    the run is parked for a person to say whether it happened ("runwarden resolve"); exit 75
-  - otherwise it is recorded as applying, CMD runs, and CMD's exit status decides:
-    0 → applied (exit 0); 75 → outcome unknown (parked, exit 75); anything else → rejected, it
-    did not happen (exit with CMD's code). A runner that dies while CMD runs leaves it applying:
-    a takeover or a cancel then marks it ambiguous for a person.
-"effect begin" records the start for a program that performs the effect itself: it prints the
-effect's id when you should go ahead, and prints nothing (exit 0) when it was already applied.
+  - already applied in this run, or in another run of its lineage (the run it retries, and so
+    on): CMD is not run; exit 0
+  - its outcome is unknown (applying or ambiguous here or elsewhere in the lineage: a process died
+    while it was applying, or CMD said so): CMD is not run, the run is parked for a person to say
+    whether it happened ("runwarden resolve"); exit 75
+  - otherwise it is recorded as applying (with this process's id), CMD runs, and CMD's exit status
+    decides: 0 → applied (exit 0); 75 → outcome unknown (parked, exit 75); anything else →
+    rejected, it did not happen (exit with CMD's code). If this process is killed while CMD runs,
+    the run's supervisor makes the effect ambiguous at once; a run never ends with it applying.
+"effect begin" records the start for a program that performs the effect itself (its caller, this
+command's parent process, is recorded as performing it: if it exits without "effect end", the
+effect becomes ambiguous). It prints the effect's id when you should go ahead, and prints nothing
+(exit 0) when it was already applied.
 Finish with "effect end ID --applied | --rejected | --unknown" (--unknown parks the run, exit 75).
 
 Options:
@@ -127,27 +133,26 @@ unknown and a person must resolve it; 2 outside a run or bad arguments; 6 the ru
       parseIntegerFlag(values['unknown-exit'], 'unknown-exit', RANGES.exitCode) ?? UNKNOWN_OUTCOME_EXIT;
 
     const store = openRunnerCliStore(ctx, values.store, { mustExist: true });
-    const earlier = appliedInLineage(store, claim.runId, key);
-    if (earlier !== null) {
-      const where = earlier.runId === claim.runId ? 'in this run' : `in run ${earlier.runId}`;
-      if (!ctx.json)
-        ctx.stderr.write(
-          `runwarden: effect ${sanitizeLine(key)} was already applied ${where}; not running it again\n`,
-        );
-      printResult(ctx, { effect: earlier, ran: false }, () => '');
-      return EXIT.ok;
-    }
+    const earlier = keyInLineage(store, claim.runId, key);
+    // Applying or ambiguous in another run of the lineage: nobody knows yet whether it happened, so CMD
+    // must not run again; the run parks like on its own unknown outcome (docs/LIVENESS.md#unknown-outcomes).
+    if (earlier?.outcome === 'unknown') return parkAmbiguous(ctx, store, claim, earlier.effect);
+    if (earlier !== null) return alreadyApplied(ctx, claim, key, earlier.effect);
     const reserved = store.reserveEffect(claim, { type, idempotencyKey: key, summary });
     if (reserved.status === 'applying' || reserved.status === 'ambiguous') {
       return parkAmbiguous(ctx, store, claim, reserved);
     }
+    // Carried over from the lineage since the look above.
+    if (reserved.status === 'applied') return alreadyApplied(ctx, claim, key, reserved);
     if (reserved.status !== 'pending') {
       throw new RunwardenError(
         'CONFLICT',
         `Effect ${key} was ${reserved.status} earlier in this run; use a new key to try it again.`,
       );
     }
-    const applying = store.beginEffect(claim, reserved.id);
+    // Who performs it: this process for CMD, the program that called `effect begin` (its parent) otherwise.
+    // Once that process is verifiably gone while the effect is applying, it becomes ambiguous.
+    const applying = store.beginEffect(claim, reserved.id, effectProcess(begin ? process.ppid : process.pid));
     if (begin) {
       if (ctx.json) printResult(ctx, { effect: applying, ran: false }, () => '');
       else ctx.stdout.write(`${applying.id}\n`);
@@ -178,18 +183,41 @@ unknown and a person must resolve it; 2 outside a run or bad arguments; 6 the ru
   },
 };
 
+/** Applied before, here or in another run of the lineage: CMD is not run again; exit 0. */
+function alreadyApplied(ctx: CliContext, claim: EnclosingClaim, key: string, effect: Effect): number {
+  const where = effect.runId === claim.runId ? 'in this run' : `in run ${effect.runId}`;
+  if (!ctx.json)
+    ctx.stderr.write(
+      `runwarden: effect ${sanitizeLine(key)} was already applied ${where}; not running it again\n`,
+    );
+  printResult(ctx, { effect, ran: false }, () => '');
+  return EXIT.ok;
+}
+
+/** The identity of the process performing the effect, recorded with it (docs/LIVENESS.md#unknown-outcomes). */
+function effectProcess(pid: number): EffectProcess {
+  const here = machineIdentity();
+  return {
+    pid,
+    startId: processStartId(pid),
+    hostname: here.hostname,
+    bootId: here.bootId,
+    pidNs: here.pidNs,
+  };
+}
+
 /** Parks the run `effectAmbiguous`: nothing may repeat the effect until a person says whether it happened. */
 function parkAmbiguous(ctx: CliContext, store: RunnerStore, claim: EnclosingClaim, effect: Effect): number {
   store.park(
     claim,
     'effectAmbiguous',
-    `Effect ${effect.idempotencyKey} has an unknown outcome: ${effect.summary}`,
+    `Effect ${effect.idempotencyKey} has an unknown outcome${effect.runId === claim.runId ? '' : ` in run ${effect.runId}`}: ${effect.summary}`,
   );
   if (ctx.json) {
     printResult(ctx, { effect, ran: false, parked: true }, () => '');
   } else {
     ctx.stderr.write(
-      `runwarden: the outcome of effect ${sanitizeLine(effect.idempotencyKey)} (${effect.id}) is unknown; run ${claim.runId} is parked until a person says whether it happened: runwarden show ${claim.runId}\n`,
+      `runwarden: the outcome of effect ${sanitizeLine(effect.idempotencyKey)} (${effect.id}) is unknown; run ${claim.runId} is parked until a person says whether it happened: runwarden show ${effect.runId}\n`,
     );
   }
   return EXIT.parked;

@@ -1,6 +1,7 @@
 /** `runwarden exec`: run a command as a durable run (reserve, claim, heartbeat, settle). */
 import { basename, delimiter, dirname } from 'node:path';
 import { recordEnvironment } from '../../../shared/command-environment';
+import { isRunwardenError } from '../../../shared/errors';
 import { openRunLog } from '../../runner/run-log';
 import { runnerEnv } from '../../runner/runner-env';
 import { DEFAULT_LEASE_MS, RunSession } from '../../runner/run-session';
@@ -111,7 +112,7 @@ Exit status: CMD's exit code (128+N when killed by signal N); 6 if the lease was
     const requestKey = checkOptionalText(values.key, '--key', 'key') ?? null;
     const projectPath = projectFolder(values.project, ctx.cwd);
     const storePath = storePathOf(ctx, values.store);
-    const store = openCliStore(ctx, values.store);
+    const store = openCliStore(ctx, values.store, { runner: true });
     // Recorded so a retry runs the same work; secret-looking values are never stored (docs/CLI.md#what-exec-records).
     const command = { argv: commandArgv, cwd: ctx.cwd, env: recordEnvironment(process.env) };
     const owner = runnerOwner('exec');
@@ -130,6 +131,8 @@ Exit status: CMD's exit code (128+N when killed by signal N); 6 if the lease was
       actor,
       { ...owner, leaseMs, surface: 'cli' },
     );
+    // The id first: whatever fails from here on, the person knows which run it was.
+    if (values.quiet !== true) ctx.stderr.write(`runwarden: run ${run.id}\n`);
     const session = new RunSession(store, claim, leaseMs, 'cli');
     // Deleted or renamed over, the open file still takes every write: say once that nobody will see them.
     const stopWatching = watchStoreFile(storePath, () => {
@@ -145,14 +148,20 @@ Exit status: CMD's exit code (128+N when killed by signal N); 6 if the lease was
         );
       }
     });
-    session.markRunning();
-    if (values.quiet !== true) ctx.stderr.write(`runwarden: run ${run.id}\n`);
+    try {
+      markRunningLate(session);
+    } catch (error) {
+      endFailedStart(session, error);
+      throw error;
+    }
 
     const binDir = dirname(ctx.binPath);
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       ...runnerEnv(storePath, claim),
       RUNWARDEN_NODE: process.execPath,
+      // How long a nested command renews the claim for when a crowded store made it lapse.
+      RUNWARDEN_LEASE_MS: String(leaseMs),
       PATH: [binDir, process.env.PATH ?? ''].filter((part) => part !== '').join(delimiter),
     };
     // CMD's output is logged beside the store and still shown here (docs/RUN-OUTPUT.md#capture).
@@ -212,6 +221,36 @@ export function tellLeftBehind(
     stderr.write(
       `runwarden: run ${runId}: ${leftBehind.length} process(es) the command started could not be stopped (pid ${leftBehind.join(', ')}); they still run\n`,
     );
+  }
+}
+
+/**
+ * `markRunning`, renewing first when the claim lapsed meanwhile (a crowded store kept this process waiting
+ * past its lease while nobody took over: docs/LIVENESS.md#suspend-safe-renewal).
+ */
+function markRunningLate(session: RunSession): void {
+  try {
+    session.markRunning();
+  } catch (error) {
+    if (!isRunwardenError(error) || error.code !== 'FENCED') throw error;
+    if (session.heartbeat.renew() !== 'renewed') throw error;
+    session.markRunning();
+  }
+}
+
+/**
+ * A start that fails after the claim (the store stayed busy past the wait, the disk is full) ends its run
+ * failed with the reason, instead of leaving a claimed run that never started to turn stale. Best effort:
+ * if even that cannot be written, the lease runs out and the run shows stale, as before.
+ */
+function endFailedStart(session: RunSession, error: unknown): void {
+  if (session.fenced) return;
+  const reason = error instanceof Error ? error.message : String(error);
+  try {
+    session.heartbeat.renew();
+    session.fail(`The run could not start: ${reason}`);
+  } catch {
+    // Nothing more to do here: the error itself is reported by the caller.
   }
 }
 

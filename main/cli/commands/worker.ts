@@ -81,7 +81,7 @@ Exit status: 0 after a clean stop (with --once: the run's command exit code, or 
     const pollMs = parseIntegerFlag(values['poll-ms'], 'poll-ms', RANGES.pollMs) ?? 1000;
     const projectPaths = (values.project ?? []).map((dir) => projectFolder(dir, ctx.cwd));
     const storePath = storePathOf(ctx, values.store);
-    const store = openCliStore(ctx, values.store);
+    const store = openCliStore(ctx, values.store, { runner: true });
     const owner = runnerOwner('worker');
     const log = (message: string): void => {
       ctx.stderr.write(`runwarden worker: ${sanitizeLine(message)}\n`);

@@ -5,7 +5,8 @@ import { migration0004 } from './0004-owner-indexes';
 import { migration0005 } from './0005-search-upkeep';
 import { migration0006 } from './0006-owner-liveness';
 import { migration0007 } from './0007-run-logs';
-import { migration0010 } from './0010-question-askers';
+import { migration0008 } from './0008-effect-processes';
+import { migration0009 } from './0009-question-askers';
 import type { Migration } from './migration';
 
 export type { Migration } from './migration';
@@ -19,7 +20,8 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0005,
   migration0006,
   migration0007,
-  migration0010,
+  migration0008,
+  migration0009,
 ];
 
 export const SUPPORTED_SCHEMA_VERSION = MIGRATIONS.length;

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RunwardenError } from '../../../shared/errors';
 import { migrate } from '../../../main/store/open-store';
 import { MIGRATIONS } from '../../../main/store/migrations';
-import { migration0010 } from '../../../main/store/migrations/0010-question-askers';
+import { migration0009 } from '../../../main/store/migrations/0009-question-askers';
 import {
   machineIdentity,
   processAncestry,
@@ -287,7 +287,7 @@ it('migration 0010 adds the asker columns and the withdrawal check to an existin
   try {
     const file = path.join(dir, 's.sqlite');
     const db = new Database(file);
-    const at = MIGRATIONS.indexOf(migration0010);
+    const at = MIGRATIONS.indexOf(migration0009);
     expect(at).toBeGreaterThan(0);
     expect(migrate(db, MIGRATIONS.slice(0, at))).toBe(at);
     const columns = () =>

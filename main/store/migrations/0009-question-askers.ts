@@ -8,9 +8,9 @@
  */
 import type { Migration } from './migration';
 
-export const migration0010: Migration = {
-  version: 8,
-  name: '0008-question-askers',
+export const migration0009: Migration = {
+  version: 9,
+  name: '0009-question-askers',
   sql: `
 ALTER TABLE interactions ADD COLUMN asker_pid INTEGER CHECK (asker_pid IS NULL OR asker_pid > 0);
 ALTER TABLE interactions ADD COLUMN asker_start_id TEXT;
