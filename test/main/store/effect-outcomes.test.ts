@@ -15,7 +15,7 @@ import { RunwardenError } from '../../../shared/errors';
 import { createLivenessCheck, type ProcessProbe } from '../../../main/store/liveness';
 import { migration0008 } from '../../../main/store/migrations/0008-effect-processes';
 import { MIGRATIONS } from '../../../main/store/migrations';
-import { openStore } from '../../../main/store/open-store';
+import { migrate, openStore } from '../../../main/store/open-store';
 import type { Claim, EffectProcess } from '../../../main/store/store-types';
 import {
   createTempStore,
@@ -316,6 +316,9 @@ describe('migration 0008', () => {
       const revision = (
         db.prepare(`SELECT revision FROM runs WHERE id = ?`).get(run.id) as { revision: number }
       ).revision;
+      // Only this migration is undone above, so only it is replayed: the later ones' schema is still there.
+      expect(migrate(db, MIGRATIONS.slice(0, index + 1))).toBe(migration0008.version);
+      db.pragma(`user_version = ${MIGRATIONS.at(-1)?.version}`);
       db.close();
 
       const store = openStore(file);
