@@ -5,7 +5,7 @@
  */
 import { RunwardenError } from '../../shared/errors';
 import type { RunLogPage } from '../../shared/views';
-import type { RunLogInfo, RunStore } from '../store';
+import type { RunLogInfo, StoreReader } from '../store';
 import { isOwnLogPath, logBytesOnDisk } from './log-files';
 import { readLog } from './read-log';
 
@@ -26,7 +26,7 @@ export function pickRunLog(logs: readonly RunLogInfo[], generation: number | und
   return logs.find((log) => log.generation === generation) ?? null;
 }
 
-export function readRunLogPage(store: RunStore, query: RunLogQuery, canOpen = false): RunLogPage {
+export function readRunLogPage(store: StoreReader, query: RunLogQuery, canOpen = false): RunLogPage {
   const run = store.getRun(query.runId);
   const logs = store.listRunLogs(query.runId);
   const log = pickRunLog(logs, query.generation);
@@ -74,7 +74,7 @@ export function readRunLogPage(store: RunStore, query: RunLogQuery, canOpen = fa
 }
 
 /** The file of a run's log, checked to be this store's own, for "open file" and `logs --raw` of a whole log. */
-export function runLogPath(store: RunStore, runId: string, generation?: number): string | null {
+export function runLogPath(store: StoreReader, runId: string, generation?: number): string | null {
   const log = pickRunLog(store.listRunLogs(runId), generation);
   if (log === null || log.removedAt !== null) return null;
   if (!isOwnLogPath(store.path, log.path)) {

@@ -24,7 +24,7 @@ import {
   startHygieneWorker,
   type HygieneWorker,
   type OpenStoreOptions,
-  type RunStore,
+  type StoreWriter,
 } from '../store';
 import { SLOW_REQUEST_MS, createDispatcher } from './dispatcher';
 import type { AppHost, AppHostOptions } from './host-types';
@@ -68,7 +68,7 @@ export const HOST_STORE_OPTIONS = {
  * Starts the store hygiene worker for a host's store, or returns null for a read-only one. Failures are
  * logged, not thrown: without the worker, the sweeper and SQLite's auto-checkpoint do the work inline.
  */
-export function startHostHygiene(store: RunStore): HygieneWorker | null {
+export function startHostHygiene(store: StoreWriter): HygieneWorker | null {
   if (store.mode !== 'read-write') return null;
   const onError = (error: Error) =>
     console.warn(`runwarden: store hygiene is back on the main thread: ${error.message}`);
@@ -82,7 +82,7 @@ export function startHostHygiene(store: RunStore): HygieneWorker | null {
 
 export function createAppHost(options: AppHostOptions): AppHost {
   const clock = options.clock ?? Date.now;
-  const store: RunStore = openStore(options.storePath, {
+  const store: StoreWriter = openStore(options.storePath, {
     clock,
     ...HOST_STORE_OPTIONS,
   });

@@ -13,7 +13,7 @@ import {
   type HygieneWorker,
   type LeaseSummary,
   type LivenessCheck,
-  type RunStore,
+  type StoreWriter,
   type StoreReader,
 } from '../store';
 
@@ -42,7 +42,7 @@ export interface HostIdentity {
 }
 
 export interface SweeperDeps {
-  store: RunStore;
+  store: StoreWriter;
   settings: () => Settings;
   host: HostIdentity;
   /** The liveness check (docs/LIVENESS.md); the store's own by default. Tests stand in for a machine. */

@@ -28,7 +28,7 @@ import { reserveRun } from './run-reservation';
 import { loadRunRow, loadSnapshot } from './run-state';
 import * as runner from './runner-transitions';
 import { toEffect, toInteraction, toRun } from './rows';
-import { readOp, writeTx, type StoreContext } from './store-context';
+import { readOp, writeTx, type StoreContext, type Writes } from './store-context';
 import type {
   CancelOutcome,
   ClaimKey,
@@ -92,9 +92,14 @@ export class RunnerStore {
     return readOp(() => fn(this.ctx, this.ctx.clock()));
   }
 
+  /** A write to the connection or the file that cannot run inside a transaction (a checkpoint, a pragma). */
+  protected maintain<T>(fn: (ctx: StoreContext) => T): T {
+    return readOp(() => fn(this.ctx));
+  }
+
   // ── Runner side ────────────────────────────────────────────────────────────
 
-  reserveRun(input: ReserveRunInput, actor: Actor): Run {
+  reserveRun(this: Writes<RunnerStore>, input: ReserveRunInput, actor: Actor): Run {
     return this.write((ctx, now) => reserveRun(ctx, input, actor, now));
   }
 
@@ -102,47 +107,67 @@ export class RunnerStore {
    * Reserves a run and claims it in one transaction (`runwarden exec`): either both happen, or neither, so a
    * failed claim never leaves a queued run carrying the command for a worker to pick up.
    */
-  reserveAndClaim(input: ReserveRunInput, actor: Actor, owner: ClaimRunOptions): ClaimResult {
+  reserveAndClaim(
+    this: Writes<RunnerStore>,
+    input: ReserveRunInput,
+    actor: Actor,
+    owner: ClaimRunOptions,
+  ): ClaimResult {
     return this.write((ctx, now) => {
       const run = reserveRun(ctx, input, actor, now);
       return runner.claimRun(ctx, run.id, owner, now);
     });
   }
 
-  claimRun(runId: string, owner: ClaimRunOptions): ClaimResult {
+  claimRun(this: Writes<RunnerStore>, runId: string, owner: ClaimRunOptions): ClaimResult {
     return this.write((ctx, now) => runner.claimRun(ctx, runId, owner, now));
   }
 
-  claimNext(owner: ClaimNextOptions): ClaimResult | null {
+  claimNext(this: Writes<RunnerStore>, owner: ClaimNextOptions): ClaimResult | null {
     return this.write((ctx, now) => runner.claimNextRun(ctx, owner, now));
   }
 
-  heartbeat(claim: ClaimKey, leaseMs: number): HeartbeatAnswer {
+  heartbeat(this: Writes<RunnerStore>, claim: ClaimKey, leaseMs: number): HeartbeatAnswer {
     return this.write((ctx, now) => leases.heartbeat(ctx, claim, leaseMs, now));
   }
 
   /** The runner started the run's command: its pid, group and start identity (docs/LIVENESS.md#orphans). */
-  recordCommand(claim: ClaimKey, command: CommandIdentity): void {
+  recordCommand(this: Writes<RunnerStore>, claim: ClaimKey, command: CommandIdentity): void {
     this.write((ctx, now) => leases.recordCommand(ctx, claim, command, now));
   }
 
-  markRunning(claim: ClaimKey): Run {
+  markRunning(this: Writes<RunnerStore>, claim: ClaimKey): Run {
     return this.write((ctx, now) => runner.markRunning(ctx, claim, now));
   }
 
-  setProgress(claim: ClaimKey, detail: string): Run {
+  setProgress(this: Writes<RunnerStore>, claim: ClaimKey, detail: string): Run {
     return this.write((ctx, now) => runner.setProgress(ctx, claim, detail, now));
   }
 
-  startAttempt(claim: ClaimKey, step: string, opts: { deadlineAt?: number } = {}): Attempt {
+  startAttempt(
+    this: Writes<RunnerStore>,
+    claim: ClaimKey,
+    step: string,
+    opts: { deadlineAt?: number } = {},
+  ): Attempt {
     return this.write((ctx, now) => attempts.startAttempt(ctx, claim, step, opts, now));
   }
 
-  finishAttempt(claim: ClaimKey, attemptId: number, status: attempts.AttemptEnding, error?: string): Attempt {
+  finishAttempt(
+    this: Writes<RunnerStore>,
+    claim: ClaimKey,
+    attemptId: number,
+    status: attempts.AttemptEnding,
+    error?: string,
+  ): Attempt {
     return this.write((ctx, now) => attempts.finishAttempt(ctx, claim, attemptId, status, error, now));
   }
 
-  requestInteraction(claim: ClaimKey, input: RequestInteractionInput): Interaction {
+  requestInteraction(
+    this: Writes<RunnerStore>,
+    claim: ClaimKey,
+    input: RequestInteractionInput,
+  ): Interaction {
     return this.write((ctx, now) => runner.requestInteraction(ctx, claim, input, now));
   }
 
@@ -150,23 +175,29 @@ export class RunnerStore {
     return this.read((ctx) => toInteraction(loadInteractionRow(ctx, id)));
   }
 
-  resumeAfterInteraction(claim: ClaimKey): void {
+  resumeAfterInteraction(this: Writes<RunnerStore>, claim: ClaimKey): void {
     this.write((ctx, now) => runner.resumeAfterInteraction(ctx, claim, now));
   }
 
-  reserveEffect(claim: ClaimKey, input: ReserveEffectInput): Effect {
+  reserveEffect(this: Writes<RunnerStore>, claim: ClaimKey, input: ReserveEffectInput): Effect {
     return this.write((ctx, now) => effects.reserveEffect(ctx, claim, input, now));
   }
 
-  beginEffect(claim: ClaimKey, effectId: number): Effect {
+  beginEffect(this: Writes<RunnerStore>, claim: ClaimKey, effectId: number): Effect {
     return this.write((ctx, now) => effects.beginEffect(ctx, claim, effectId, now));
   }
 
-  settleEffect(claim: ClaimKey, effectId: number, status: effects.EffectSettlement): Effect {
+  settleEffect(
+    this: Writes<RunnerStore>,
+    claim: ClaimKey,
+    effectId: number,
+    status: effects.EffectSettlement,
+  ): Effect {
     return this.write((ctx, now) => effects.settleEffect(ctx, claim, effectId, status, now));
   }
 
   notify(
+    this: Writes<RunnerStore>,
     runId: string | null,
     input: { level: NotificationLevel; title: string; body?: string },
     actor: Actor,
@@ -174,30 +205,30 @@ export class RunnerStore {
     return this.write((ctx, now) => notifications.notify(ctx, runId, input, actor, now));
   }
 
-  park(claim: ClaimKey, code: ParkCode, detail?: string): Run {
+  park(this: Writes<RunnerStore>, claim: ClaimKey, code: ParkCode, detail?: string): Run {
     return this.write((ctx, now) => runner.park(ctx, claim, code, detail, now));
   }
 
-  completeRun(claim: ClaimKey, output?: unknown): Run {
+  completeRun(this: Writes<RunnerStore>, claim: ClaimKey, output?: unknown): Run {
     return this.write((ctx, now) => runner.finishRun(ctx, claim, { status: 'completed', output }, now));
   }
 
-  failRun(claim: ClaimKey, error: string): Run {
+  failRun(this: Writes<RunnerStore>, claim: ClaimKey, error: string): Run {
     return this.write((ctx, now) =>
       runner.finishRun(ctx, claim, { status: 'failed', error: String(error) }, now),
     );
   }
 
-  timeOutRun(claim: ClaimKey): Run {
+  timeOutRun(this: Writes<RunnerStore>, claim: ClaimKey): Run {
     return this.write((ctx, now) => runner.finishRun(ctx, claim, { status: 'timed_out' }, now));
   }
 
-  releaseRun(claim: ClaimKey): Run {
+  releaseRun(this: Writes<RunnerStore>, claim: ClaimKey): Run {
     return this.write((ctx, now) => runner.releaseRun(ctx, claim, now));
   }
 
   /** A runner answering a cancel request ends its own run with the cancel cascade (`stale: false`). */
-  cancelOwnRun(claim: ClaimKey, reason: string): CancelOutcome {
+  cancelOwnRun(this: Writes<RunnerStore>, claim: ClaimKey, reason: string): CancelOutcome {
     return this.write((ctx, now) => runner.cancelOwnRun(ctx, claim, reason, now));
   }
 

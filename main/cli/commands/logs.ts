@@ -5,7 +5,7 @@ import { gapText } from '../../../shared/log-text';
 import { neutraliseLine } from '../../../shared/terminal-text';
 import type { LogRecord } from '../../../shared/views';
 import { readRunLogPage, type RunLogQuery } from '../../logs/run-log-page';
-import type { RunStore } from '../../store';
+import type { StoreReader } from '../../store';
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
@@ -118,7 +118,7 @@ Exit status: 0; 4 if there is no such run (or no log of that generation).`,
   },
 };
 
-function stillRunning(store: RunStore, runId: string, ctx: CliContext): boolean {
+function stillRunning(store: StoreReader, runId: string, ctx: CliContext): boolean {
   const status = displayStatus(store.getSnapshot(runId), ctx.now()).status;
   return STILL_RUNNING.has(status);
 }
