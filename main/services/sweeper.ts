@@ -310,7 +310,7 @@ function noticeLostRunners(deps: SweeperDeps, settings: Settings, report: SweepR
   if (alive.length > 0) report.ownersVouched = store.vouchForOwners(alive, vouchMs(settings));
   // Many at once in few short transactions (a burst of 1,000 stale runs must not be 1,000 commits).
   for (let i = 0; i < byClock.length; i += LOST_PER_TX) {
-    report.runnersLost += store.markRunnersLost(
+    report.runnersLost += store.markLapsedRunnersLost(
       byClock.slice(i, i + LOST_PER_TX),
       'lease expired',
       SWEEPER_ACTOR,
@@ -333,7 +333,7 @@ function judgeGone(deps: SweeperDeps, lease: LeaseSummary, commandAlive: boolean
     if (deps.store.markOrphaned(lease.runId, lease.generation, SWEEPER_ACTOR)) report.orphansFound += 1;
     return;
   }
-  if (deps.store.markRunnerLost(lease.runId, lease.generation, 'runner process is gone', SWEEPER_ACTOR))
+  if (deps.store.markRunnerGone(lease.runId, lease.generation, 'runner process is gone', SWEEPER_ACTOR))
     report.runnersLost += 1;
 }
 

@@ -230,24 +230,25 @@ export class RunStore extends RunnerStore {
     return this.read((ctx, now) => leases.listStaleLeases(ctx, q.olderThanMs, q.limit, now));
   }
 
-  markRunnerLost(
+  /** The supervisor is verifiably gone: cuts its lease short and records the loss (leases.ts). */
+  markRunnerGone(
     this: Writes<RunStore>,
     runId: string,
     generation: number,
     reason: string,
     actor: Actor,
   ): boolean {
-    return this.write((ctx, now) => leases.markRunnerLost(ctx, runId, generation, reason, actor, now));
+    return this.write((ctx, now) => leases.markRunnerGone(ctx, runId, generation, reason, actor, now));
   }
 
-  /** `markRunnerLost` for leases already expired (listExpiredLeases), many in one transaction. */
-  markRunnersLost(
+  /** The runner-lost mark for leases that lapsed by the clock (listExpiredLeases), many in one transaction. */
+  markLapsedRunnersLost(
     this: Writes<RunStore>,
     expired: ReadonlyArray<{ runId: string; generation: number }>,
     reason: string,
     actor: Actor,
   ): number {
-    return this.write((ctx, now) => leases.markRunnersLost(ctx, expired, reason, actor, now));
+    return this.write((ctx, now) => leases.markLapsedRunnersLost(ctx, expired, reason, actor, now));
   }
 
   /**

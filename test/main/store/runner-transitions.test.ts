@@ -383,7 +383,7 @@ describe('heartbeat', () => {
     expect(t.store.getRun(claim.runId).revision).toBe(rev + 1);
     expect(log.check()).toEqual(['run.lease_renewed_late']);
     // Verified gone (the sweeper saw its process vanish): the lapsed lease stays lost.
-    expect(t.store.markRunnerLost(claim.runId, claim.generation, 'pid gone', HUMAN)).toBe(true);
+    expect(t.store.markRunnerGone(claim.runId, claim.generation, 'pid gone', HUMAN)).toBe(true);
     t.clock.advance(1);
     expect(t.store.heartbeat(claim, LEASE)).toMatchObject({ ok: false, expiresAt: null, lost: 'lapsed' });
     log.check();

@@ -52,7 +52,7 @@ describe('host lease', () => {
 });
 
 describe('stale detection', () => {
-  it('listExpiredLeases honours the grace and forgets a loss once recorded; markRunnerLost is once per generation', () => {
+  it('listExpiredLeases honours the grace and forgets a loss once recorded; markRunnerGone is once per generation', () => {
     const claim = reserveAndClaim(t, LEASE);
     expect(t.store.listExpiredLeases({ graceMs: 0, limit: 10 }).map((l) => l.runId)).not.toContain(
       claim.runId,
@@ -72,9 +72,9 @@ describe('stale detection', () => {
       generation: 1,
     });
     log.check();
-    expect(t.store.markRunnerLost(claim.runId, 1, 'lease expired', SWEEPER)).toBe(true);
+    expect(t.store.markRunnerGone(claim.runId, 1, 'lease expired', SWEEPER)).toBe(true);
     expect(log.check()).toEqual(['run.runner_lost']);
-    expect(t.store.markRunnerLost(claim.runId, 1, 'again', SWEEPER)).toBe(false);
+    expect(t.store.markRunnerGone(claim.runId, 1, 'again', SWEEPER)).toBe(false);
     expect(t.store.listExpiredLeases({ graceMs: 0, limit: 10 }).map((l) => l.runId)).not.toContain(
       claim.runId,
     );
@@ -89,14 +89,14 @@ describe('stale detection', () => {
     );
   });
 
-  it('markRunnerLost on a live lease (owner process gone) expires it now; a stale generation does nothing', () => {
+  it('markRunnerGone on a live lease (owner process gone) expires it now; a stale generation does nothing', () => {
     const claim = reserveAndClaim(t, LEASE);
     expect(t.store.listLiveLeasesOnHost('test-host', 10).map((l) => l.runId)).toContain(claim.runId);
     expect(t.store.listLiveLeasesOnHost('elsewhere', 10)).toEqual([]);
-    expect(t.store.markRunnerLost(claim.runId, claim.generation + 1, 'wrong generation', SWEEPER)).toBe(
+    expect(t.store.markRunnerGone(claim.runId, claim.generation + 1, 'wrong generation', SWEEPER)).toBe(
       false,
     );
-    expect(t.store.markRunnerLost(claim.runId, claim.generation, 'pid 4242 is gone', SWEEPER)).toBe(true);
+    expect(t.store.markRunnerGone(claim.runId, claim.generation, 'pid 4242 is gone', SWEEPER)).toBe(true);
     expect(t.store.getSnapshot(claim.runId).lease?.expiresAt).toBe(t.clock.now());
     expect(t.store.heartbeat(claim, LEASE).ok).toBe(false);
     expect(t.store.listLiveLeasesOnHost('test-host', 10).map((l) => l.runId)).not.toContain(claim.runId);
@@ -109,7 +109,7 @@ describe('stale detection', () => {
     // A new owner's generation can be lost again.
     const again = t.store.claimRun(claim.runId, { ...runnerOwner('r2'), leaseMs: LEASE }).claim;
     t.clock.advance(LEASE);
-    expect(t.store.markRunnerLost(again.runId, again.generation, 'expired', SWEEPER)).toBe(true);
+    expect(t.store.markRunnerGone(again.runId, again.generation, 'expired', SWEEPER)).toBe(true);
   });
 });
 
