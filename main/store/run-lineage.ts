@@ -1,4 +1,4 @@
-/** Runs that continue another one: the retries a run already has (docs/CLI.md#recovery). */
+/** Runs that continue another one: the retries a run already has (docs/CLI.md#person-commands). */
 import type { Run } from '../../shared/domain';
 import { toRun, type RunRow } from './rows';
 import type { StoreContext } from './store-context';
