@@ -3,6 +3,7 @@
  * `runwarden logs`: the run's latest log unless a generation is asked for, read from the file the store
  * records, and only if that file is one of this store's own logs.
  */
+import { isTerminalRunStatus } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
 import type { RunLogPage } from '../../shared/views';
 import type { RunLogInfo, StoreReader } from '../store';
@@ -17,8 +18,6 @@ export interface RunLogQuery {
   stream?: 'stdout' | 'stderr';
   limit?: number;
 }
-
-const TERMINAL = new Set(['completed', 'failed', 'timed_out', 'cancelled']);
 
 /** The log a query means: the asked-for generation, else the latest. Null when the run has none. */
 export function pickRunLog(logs: readonly RunLogInfo[], generation: number | undefined): RunLogInfo | null {
@@ -35,7 +34,8 @@ export function readRunLogPage(store: StoreReader, query: RunLogQuery, canOpen =
   }
   const latest = log !== null && log === logs.at(-1);
   // Live while the claim that writes it is held by a living owner: a killed runner never closes its log.
-  const detail = latest && !TERMINAL.has(run.status) ? store.getRunDetail(run.id, { eventsLimit: 1 }) : null;
+  const detail =
+    latest && !isTerminalRunStatus(run.status) ? store.getRunDetail(run.id, { eventsLimit: 1 }) : null;
   const writing =
     detail !== null && detail.display.liveOwner && detail.snapshot.lease?.generation === log?.generation;
   const page: RunLogPage = {
