@@ -13,6 +13,7 @@ import {
   type HygieneWorker,
   type LeaseSummary,
   type LivenessCheck,
+  type OwnerInfo,
   type StoreWriter,
   type StoreReader,
 } from '../store';
@@ -32,14 +33,8 @@ const CHECKPOINT_EVERY_TICKS = 30;
  */
 export const FEED_POLL_MS = 40;
 
-export interface HostIdentity {
-  ownerId: string;
-  pid: number;
-  hostname: string;
-  startId: string | null;
-  bootId?: string | null;
-  pidNs?: string | null;
-}
+/** The host process as a lease owner: the owner's identity (`OwnerInfo`), its type always 'host'. */
+export type HostIdentity = Omit<OwnerInfo, 'ownerType' | 'surface'>;
 
 export interface SweeperDeps {
   store: StoreWriter;
