@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunwardenError } from '../../../shared/errors';
 import {
   createTempStore,
@@ -16,15 +16,14 @@ import { EventLogWatch, expectHealthy, expectInvariants } from './invariants';
 let t: TempStore;
 let log: EventLogWatch;
 
-beforeAll(() => {
+// One store per test: no test sees another's runs, so they pass in any order and alone.
+beforeEach(() => {
   t = createTempStore();
   log = new EventLogWatch(t.store);
 });
 afterEach(() => {
   expectInvariants(t.store);
   log.check();
-});
-afterAll(() => {
   expectHealthy(t.store);
   t.cleanup();
 });
