@@ -13,6 +13,7 @@ import {
   type SweeperState,
 } from '../main/services/sweeper';
 import { createLivenessCheck, machineIdentity, type HygieneWorker, type RunStore } from '../main/store';
+import { TERMINAL_RUN_SQL } from '../main/store/rows';
 import { probeWriteLock } from './lock-probe';
 import { figure, timedMeasurement, type Measurement } from './report-model';
 import { round, summarize, timeMs } from './stats';
@@ -57,7 +58,7 @@ export function measureIdleTick(bench: SweepBench, log: (line: string) => void):
     expired: db.prepare(`SELECT l.run_id, l.generation FROM leases l JOIN runs r ON r.id = l.run_id
       WHERE l.owner_type IS NOT NULL AND l.run_id IS NOT NULL
         AND (l.lost_generation IS NULL OR l.lost_generation != l.generation) AND l.expires_at <= ?
-        AND r.status NOT IN ('completed', 'failed', 'timed_out', 'cancelled') ORDER BY l.expires_at LIMIT ?`),
+        AND r.status NOT IN ${TERMINAL_RUN_SQL} ORDER BY l.expires_at LIMIT ?`),
     live: db.prepare(`SELECT run_id FROM leases WHERE owner_type IS NOT NULL AND run_id IS NOT NULL
       AND owner_hostname = ? AND expires_at > ? ORDER BY expires_at LIMIT ?`),
     deadlines: db.prepare(`SELECT id FROM interactions WHERE status IN ('pending', 'presenting')

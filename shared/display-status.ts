@@ -3,7 +3,15 @@
  * person sees — a status, a reason line, whether it needs them, and the actions allowed right now.
  * The UI, the tray, the CLI and the store's SQL filters (tested for agreement) all follow it.
  */
-import type { Effect, Interaction, Lease, ParkCode, QueueEntry, Run } from './domain';
+import {
+  isTerminalRunStatus,
+  type Effect,
+  type Interaction,
+  type Lease,
+  type ParkCode,
+  type QueueEntry,
+  type Run,
+} from './domain';
 
 export const DISPLAY_STATUSES = [
   'needs-answer',
@@ -119,12 +127,7 @@ export function isLeaseStale(
 }
 
 export function isTerminal(run: Pick<Run, 'status'>): boolean {
-  return (
-    run.status === 'completed' ||
-    run.status === 'failed' ||
-    run.status === 'timed_out' ||
-    run.status === 'cancelled'
-  );
+  return isTerminalRunStatus(run.status);
 }
 
 /** Maps one run snapshot to what a person sees. */

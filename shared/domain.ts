@@ -14,6 +14,10 @@ export const RUN_STATUSES = [
 ] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'timed_out', 'cancelled'];
+/** True for a status a run never leaves; every other list of ended runs is built from TERMINAL_RUN_STATUSES. */
+export function isTerminalRunStatus(status: string): boolean {
+  return (TERMINAL_RUN_STATUSES as readonly string[]).includes(status);
+}
 
 export const QUEUE_STATUSES = [
   'queued',

@@ -5,10 +5,10 @@
  * same lease generation, with nobody holding it.
  */
 import type { ParkCode } from '../../shared/domain';
-import type { RunStore } from '../store';
+import type { StoreReader } from '../store';
 
 export function parkedByCommand(
-  store: RunStore,
+  store: StoreReader,
   runId: string,
   generation: number,
 ): { code: ParkCode | string; detail: string | null } | null {

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { DISPLAY_STATUSES } from '../../shared/display-status';
 import { isRunwardenError } from '../../shared/errors';
 import { RUN_VIEWS, type ListView } from '../../shared/views';
-import type { RunStore } from '../store';
+import type { StoreReader } from '../store';
 import { realFolder } from './project-path';
 import { UsageError } from './usage-error';
 
@@ -67,7 +67,7 @@ export function selectionView(
 }
 
 export function selectRuns(
-  store: RunStore,
+  store: StoreReader,
   flags: SelectionFlags,
   view: { view: ListView | null; projectPath?: string },
 ): Selection {

@@ -3,9 +3,10 @@
  * `runwarden logs`: the run's latest log unless a generation is asked for, read from the file the store
  * records, and only if that file is one of this store's own logs.
  */
+import { isTerminalRunStatus } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
 import type { RunLogPage } from '../../shared/views';
-import type { RunLogInfo, RunStore } from '../store';
+import type { RunLogInfo, StoreReader } from '../store';
 import { isOwnLogPath, logBytesOnDisk } from './log-files';
 import { readLog } from './read-log';
 
@@ -18,15 +19,13 @@ export interface RunLogQuery {
   limit?: number;
 }
 
-const TERMINAL = new Set(['completed', 'failed', 'timed_out', 'cancelled']);
-
 /** The log a query means: the asked-for generation, else the latest. Null when the run has none. */
 export function pickRunLog(logs: readonly RunLogInfo[], generation: number | undefined): RunLogInfo | null {
   if (generation === undefined) return logs.at(-1) ?? null;
   return logs.find((log) => log.generation === generation) ?? null;
 }
 
-export function readRunLogPage(store: RunStore, query: RunLogQuery, canOpen = false): RunLogPage {
+export function readRunLogPage(store: StoreReader, query: RunLogQuery, canOpen = false): RunLogPage {
   const run = store.getRun(query.runId);
   const logs = store.listRunLogs(query.runId);
   const log = pickRunLog(logs, query.generation);
@@ -35,7 +34,8 @@ export function readRunLogPage(store: RunStore, query: RunLogQuery, canOpen = fa
   }
   const latest = log !== null && log === logs.at(-1);
   // Live while the claim that writes it is held by a living owner: a killed runner never closes its log.
-  const detail = latest && !TERMINAL.has(run.status) ? store.getRunDetail(run.id, { eventsLimit: 1 }) : null;
+  const detail =
+    latest && !isTerminalRunStatus(run.status) ? store.getRunDetail(run.id, { eventsLimit: 1 }) : null;
   const writing =
     detail !== null && detail.display.liveOwner && detail.snapshot.lease?.generation === log?.generation;
   const page: RunLogPage = {
@@ -74,7 +74,7 @@ export function readRunLogPage(store: RunStore, query: RunLogQuery, canOpen = fa
 }
 
 /** The file of a run's log, checked to be this store's own, for "open file" and `logs --raw` of a whole log. */
-export function runLogPath(store: RunStore, runId: string, generation?: number): string | null {
+export function runLogPath(store: StoreReader, runId: string, generation?: number): string | null {
   const log = pickRunLog(store.listRunLogs(runId), generation);
   if (log === null || log.removedAt !== null) return null;
   if (!isOwnLogPath(store.path, log.path)) {

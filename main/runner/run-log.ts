@@ -8,7 +8,7 @@ import { DEFAULT_SETTINGS } from '../../shared/views';
 import { logFileName } from '../logs/log-files';
 import { enforceLogBudget } from '../logs/log-space';
 import { LogWriter, type LogSummary } from '../logs/log-writer';
-import type { RunStore } from '../store';
+import type { RunStore, StoreReader } from '../store';
 import type { OutputSink } from './tee-output';
 
 const MIB = 1024 * 1024;
@@ -19,7 +19,7 @@ export interface RunOutputLog extends OutputSink {
   finish(): LogSummary | null;
 }
 
-function mib(store: RunStore, key: 'logCapMb' | 'logBudgetMb'): number {
+function mib(store: StoreReader, key: 'logCapMb' | 'logBudgetMb'): number {
   const value = store.getSetting<unknown>(key, DEFAULT_SETTINGS[key]);
   return typeof value === 'number' && Number.isFinite(value) && value > 0
     ? value * MIB

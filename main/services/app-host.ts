@@ -24,16 +24,16 @@ import {
   startHygieneWorker,
   type HygieneWorker,
   type OpenStoreOptions,
-  type RunStore,
+  type StoreWriter,
 } from '../store';
-import { SLOW_REQUEST_MS, createDispatcher } from './dispatcher';
+import { SLOW_REQUEST_MS, createDispatcher, type Dispatch } from './dispatcher';
 import type { AppHost, AppHostOptions } from './host-types';
 import { WRITE_CHANNELS } from './handlers';
 import { watchLogs, type LogWatcher } from './log-watcher';
 import { catchUpNotice, coalesce, noticesFor } from './notification-rules';
 import { loadSettings } from './settings-service';
 import { startSearchCountRequests, type SearchCountRequests } from './search-count-requests';
-import { createSweeper, type SweepReport } from './sweeper';
+import { createSweeper, type HostIdentity, type Sweeper, type SweepReport } from './sweeper';
 
 /** How long the app's main thread may wait for the store's write lock. */
 export const HOST_BUSY_TIMEOUT_MS = 1_000;
@@ -68,7 +68,7 @@ export const HOST_STORE_OPTIONS = {
  * Starts the store hygiene worker for a host's store, or returns null for a read-only one. Failures are
  * logged, not thrown: without the worker, the sweeper and SQLite's auto-checkpoint do the work inline.
  */
-export function startHostHygiene(store: RunStore): HygieneWorker | null {
+export function startHostHygiene(store: StoreWriter): HygieneWorker | null {
   if (store.mode !== 'read-write') return null;
   const onError = (error: Error) =>
     console.warn(`runwarden: store hygiene is back on the main thread: ${error.message}`);
@@ -80,209 +80,272 @@ export function startHostHygiene(store: RunStore): HygieneWorker | null {
   }
 }
 
+/**
+ * Everything the host's phases share: the store and the shell's hooks, the dispatcher and the sweeper, and
+ * what the host keeps between ticks.
+ */
+interface HostState {
+  readonly options: AppHostOptions;
+  readonly store: StoreWriter;
+  readonly dispatch: Dispatch;
+  readonly sweeper: Sweeper;
+  settings: Settings;
+  hygieneWorker: HygieneWorker | null;
+  searchCounts: SearchCountRequests | null;
+  busy: boolean;
+  writeError: StoreStatusPush['writeError'];
+  warming: boolean;
+  ticksSinceAttention: number;
+  /** When the summary last pushed goes out of date with no commit; null when nothing is due. */
+  attentionDueAt: number | null;
+  warmUpTimer: ReturnType<typeof setTimeout> | null;
+  logWatcher: LogWatcher | null;
+}
+
+/**
+ * The host, wired in phases: the store, the dispatcher over it, this process's identity as a lease owner,
+ * the sweeper with its report handler; `start` and `dispose` are phases of their own.
+ */
 export function createAppHost(options: AppHostOptions): AppHost {
   const clock = options.clock ?? Date.now;
-  const store: RunStore = openStore(options.storePath, {
+  const store: StoreWriter = openStore(options.storePath, {
     clock,
     ...HOST_STORE_OPTIONS,
   });
-  let hygieneWorker: HygieneWorker | null = null;
-  let searchCounts: SearchCountRequests | null = null;
-  let settings: Settings = loadSettings(store);
-  let busy = false;
-  let writeError: StoreStatusPush['writeError'] = null;
-  let warming = false;
-  let ticksSinceAttention = 0;
-  /** When the summary last pushed goes out of date with no commit; null when nothing is due. */
-  let attentionDueAt: number | null = null;
   const actor: Actor = { type: 'human', id: options.actorId, surface: options.surface };
-
-  const pushStoreStatus = () =>
-    options.push('store-status', {
-      mode: store.mode,
-      modeReason: store.modeReason,
-      busy,
-      ...(writeError !== null && { writeError }),
-    });
-  // A full disk or a store turned read-only gets its own banner, not "something went wrong".
-  const setWriteError = (next: StoreStatusPush['writeError']) => {
-    if ((next?.code ?? null) === (writeError?.code ?? null)) return;
-    writeError = next ?? null;
-    pushStoreStatus();
-  };
-
-  const dispatch = createDispatcher(
-    {
-      store,
-      clock,
-      actor,
-      onSettingsChanged: (next) => {
-        settings = next;
-        options.onSettingsChanged?.(next);
+  // The dispatcher's and the sweeper's hooks reach the state, which holds both: built once, read later.
+  const host: HostState = {
+    options,
+    store,
+    settings: loadSettings(store),
+    dispatch: createDispatcher(
+      {
+        store,
+        clock,
+        actor,
+        onSettingsChanged: (next) => {
+          host.settings = next;
+          options.onSettingsChanged?.(next);
+        },
+        ...(options.openPath !== undefined && { openPath: options.openPath }),
       },
-      ...(options.openPath !== undefined && { openPath: options.openPath }),
-    },
-    {
-      onBusy: (nowBusy) => setBusy(nowBusy),
-      onWriteError: (error) => setWriteError(error),
-      onInternalError: (channel, error) => console.error(`runwarden: ${channel} failed`, error),
-      onSlow: (channel, ms) => {
-        if (!warming) console.warn(`runwarden: slow request ${channel}: ${Math.round(ms)} ms`);
+      {
+        onBusy: (nowBusy) => setBusy(host, nowBusy),
+        onWriteError: (error) => setWriteError(host, error),
+        onInternalError: (channel, error) => console.error(`runwarden: ${channel} failed`, error),
+        onSlow: (channel, ms) => {
+          if (!host.warming) console.warn(`runwarden: slow request ${channel}: ${Math.round(ms)} ms`);
+        },
       },
-    },
-  );
-
-  /**
-   * One read per change feeds both the window's push and the shell's tray: the attention summary and, for
-   * the tray, the open questions of the runs it lists, from the same snapshot (main/store/tray-attention.ts).
-   */
-  const pushAttention = () => {
-    const tray = options.attention;
-    const read = tray === undefined ? null : store.trayAttention(tray.items);
-    const summary = read?.summary ?? store.attentionSummary(1);
-    options.push('attention', {
-      counts: summary.counts,
-      needsYou: summary.needsYou,
-      tray: worstTrayState(summary.counts),
-    });
-    ticksSinceAttention = 0;
-    attentionDueAt = store.nextAttentionChangeAt();
-    if (tray !== undefined && read !== null) tray.onAttention(read);
-  };
-
-  const warmUp = () => {
-    warming = true;
-    try {
-      // Reads only, answers dropped; a failure is the window's own request's to report.
-      for (const [channel, input] of WARM_UP_READS) dispatch(channel, input);
-    } finally {
-      warming = false;
-    }
-  };
-  let warmUpTimer: ReturnType<typeof setTimeout> | null = null;
-  let logWatcher: LogWatcher | null = null;
-
-  const setBusy = (nowBusy: boolean) => {
-    if (nowBusy === busy) return;
-    busy = nowBusy;
-    pushStoreStatus();
-  };
-
-  const onReport = (report: SweepReport) => {
-    ticksSinceAttention += 1;
-    if (report.busy) setBusy(true);
-    else if (report.acting) setBusy(false);
-    const failed = report.errors.find(
-      (e): e is RunwardenError => isRunwardenError(e) && (e.code === 'DISK_FULL' || e.code === 'READ_ONLY'),
-    );
-    if (failed !== undefined)
-      setWriteError({ code: failed.code as 'DISK_FULL' | 'READ_ONLY', message: failed.message });
-    else if (report.acting && report.errors.length === 0) setWriteError(null);
-    if (report.durationMs > SLOW_REQUEST_MS) {
-      console.warn(`runwarden: slow sweeper tick: ${Math.round(report.durationMs)} ms`);
-    }
-    // Attention first: a new question's notification then finds the question in the shell's latest read.
-    const due = attentionDueAt !== null && store.now() >= attentionDueAt;
-    if (report.changed !== null || due || ticksSinceAttention >= ATTENTION_BACKSTOP_TICKS) pushAttention();
-    if (report.changed !== null) options.push('changed', report.changed);
-    else if (due) {
-      // No commit to announce it, but every list showing that run is out of date (docs/ARCHITECTURE.md#change-feed).
-      options.push('changed', { seq: store.lastEventSeq(), runIds: [], at: store.now(), clock: true });
-    }
-    if (report.notifyEvents.length > 0) {
-      // Only the acting host notifies, each event once (the durable cursor: docs/LIVENESS.md#notifications).
-      const label = (runId: string) => store.runLabel(runId);
-      const notices = noticesFor(report.notifyEvents, settings, label);
-      if (store.mode === 'read-write') {
-        // The acting host keeps the history the notifications panel shows; pausing desktop notifications
-        // silences the desktop only, so the history is decided as if they were on.
-        const history = settings.notificationsPaused
-          ? noticesFor(report.notifyEvents, { ...settings, notificationsPaused: false }, label)
-          : notices;
-        let wrote = false;
-        for (const n of history) {
-          if (n.recorded) continue;
-          store.notify(
-            n.runId,
-            // Composed from a run's title: cut to fit rather than refused.
-            { level: n.level, title: fitText(n.title, 'title'), body: fitText(n.body, 'body') },
-            NOTICE_ACTOR,
-          );
-          wrote = true;
-        }
-        // This connection's own commits do not move data_version: without this, the window would hear of
-        // the notification only with the next commit of another process (docs/ARCHITECTURE.md#change-feed).
-        if (wrote) sweeper.markDirty();
-      }
-      const shown = report.notifyCatchUp ? catchUpNotice(notices) : coalesce(notices);
-      for (const notice of shown) options.notifier.show(notice);
-    }
-  };
-
-  const sweeper = createSweeper(
-    {
-      store,
-      settings: () => settings,
-      host: {
-        ownerId: `${options.surface}:${os.hostname()}:${process.pid}`,
-        pid: process.pid,
-        hostname: os.hostname(),
-        startId: processStartId(process.pid),
-        bootId: machineIdentity().bootId,
-        pidNs: machineIdentity().pidNs,
+    ),
+    sweeper: createSweeper(
+      {
+        store,
+        settings: () => host.settings,
+        host: hostIdentity(options.surface),
+        get hygieneWorker() {
+          return host.hygieneWorker;
+        },
       },
-      get hygieneWorker() {
-        return hygieneWorker;
-      },
-    },
-    onReport,
-    (error) => console.error('runwarden: sweeper tick failed', error),
-  );
-
+      (report) => onSweepReport(host, report),
+      (error) => console.error('runwarden: sweeper tick failed', error),
+    ),
+    hygieneWorker: null,
+    searchCounts: null,
+    busy: false,
+    writeError: null,
+    warming: false,
+    ticksSinceAttention: 0,
+    attentionDueAt: null,
+    warmUpTimer: null,
+    logWatcher: null,
+  };
   return {
     get settings() {
-      return settings;
+      return host.settings;
     },
-    async dispatch<C extends Channel>(channel: C, input: unknown): Promise<Result<Response<C>>> {
-      // A search's counts off the main thread, so they never hold up the next keystroke's rows.
-      if (channel === 'attention:summary' && searchCounts !== null) {
-        const counted = await searchCounts.answer(input);
-        if (counted !== null) return counted as Result<Response<C>>;
-      }
-      const result = dispatch(channel, input);
-      if (result.ok && WRITE_CHANNELS.has(channel)) {
-        // Show the person the effect of their command at once, not on the next tick.
-        sweeper.markDirty();
-        sweeper.tickNow();
-      }
-      return result;
-    },
-    start() {
-      hygieneWorker ??= startHostHygiene(store);
-      searchCounts ??= startSearchCountRequests(store);
-      pushStoreStatus();
-      logWatcher ??= watchLogs(store.logsDir, (runId) => options.push('log', { runId }), {
-        create: store.mode === 'read-write',
-      });
-      sweeper.start();
-      pushAttention();
-      // After the caller's own start-up work (the window begins loading): not in its way.
-      warmUpTimer = setTimeout(() => {
-        warmUpTimer = null;
-        warmUp();
-      }, 0);
-    },
-    dispose() {
-      if (warmUpTimer !== null) clearTimeout(warmUpTimer);
-      logWatcher?.close();
-      logWatcher = null;
-      sweeper.stop();
-      // Auto-checkpoint is back on synchronously; the worker closes its connection on its own thread.
-      void hygieneWorker?.stop();
-      hygieneWorker = null;
-      void searchCounts?.stop();
-      searchCounts = null;
-      store.close();
-    },
+    dispatch: (channel, input) => dispatchForShell(host, channel, input),
+    start: () => startHost(host),
+    dispose: () => disposeHost(host),
   };
+}
+
+/** This process as the owner of the host lease (docs/LIVENESS.md#the-host-lease). */
+function hostIdentity(surface: AppHostOptions['surface']): HostIdentity {
+  return {
+    ownerId: `${surface}:${os.hostname()}:${process.pid}`,
+    pid: process.pid,
+    hostname: os.hostname(),
+    startId: processStartId(process.pid),
+    bootId: machineIdentity().bootId,
+    pidNs: machineIdentity().pidNs,
+  };
+}
+
+function pushStoreStatus(host: HostState): void {
+  const { store, busy, writeError } = host;
+  host.options.push('store-status', {
+    mode: store.mode,
+    modeReason: store.modeReason,
+    busy,
+    ...(writeError !== null && { writeError }),
+  });
+}
+
+// A full disk or a store turned read-only gets its own banner, not "something went wrong".
+function setWriteError(host: HostState, next: StoreStatusPush['writeError']): void {
+  if ((next?.code ?? null) === (host.writeError?.code ?? null)) return;
+  host.writeError = next ?? null;
+  pushStoreStatus(host);
+}
+
+function setBusy(host: HostState, nowBusy: boolean): void {
+  if (nowBusy === host.busy) return;
+  host.busy = nowBusy;
+  pushStoreStatus(host);
+}
+
+/**
+ * One read per change feeds both the window's push and the shell's tray: the attention summary and, for
+ * the tray, the open questions of the runs it lists, from the same snapshot (main/store/tray-attention.ts).
+ */
+function pushAttention(host: HostState): void {
+  const { options, store } = host;
+  const tray = options.attention;
+  const read = tray === undefined ? null : store.trayAttention(tray.items);
+  const summary = read?.summary ?? store.attentionSummary(1);
+  options.push('attention', {
+    counts: summary.counts,
+    needsYou: summary.needsYou,
+    tray: worstTrayState(summary.counts),
+  });
+  host.ticksSinceAttention = 0;
+  host.attentionDueAt = store.nextAttentionChangeAt();
+  if (tray !== undefined && read !== null) tray.onAttention(read);
+}
+
+function warmUp(host: HostState): void {
+  host.warming = true;
+  try {
+    // Reads only, answers dropped; a failure is the window's own request's to report.
+    for (const [channel, input] of WARM_UP_READS) host.dispatch(channel, input);
+  } finally {
+    host.warming = false;
+  }
+}
+
+/** A sweeper tick's report, in phases: the store's health, what changed, then notifications. */
+function onSweepReport(host: HostState, report: SweepReport): void {
+  host.ticksSinceAttention += 1;
+  reportStoreHealth(host, report);
+  announceChanges(host, report);
+  if (report.notifyEvents.length > 0) notifyEvents(host, report);
+}
+
+/** Busy, a full disk or a read-only store, a slow tick: what the tick says about the store itself. */
+function reportStoreHealth(host: HostState, report: SweepReport): void {
+  if (report.busy) setBusy(host, true);
+  else if (report.acting) setBusy(host, false);
+  const failed = report.errors.find(
+    (e): e is RunwardenError => isRunwardenError(e) && (e.code === 'DISK_FULL' || e.code === 'READ_ONLY'),
+  );
+  if (failed !== undefined)
+    setWriteError(host, { code: failed.code as 'DISK_FULL' | 'READ_ONLY', message: failed.message });
+  else if (report.acting && report.errors.length === 0) setWriteError(host, null);
+  if (report.durationMs > SLOW_REQUEST_MS) {
+    console.warn(`runwarden: slow sweeper tick: ${Math.round(report.durationMs)} ms`);
+  }
+}
+
+/** The attention summary and the `changed` push, after a commit or when the clock alone moved the views. */
+function announceChanges(host: HostState, report: SweepReport): void {
+  const { options, store } = host;
+  // Attention first: a new question's notification then finds the question in the shell's latest read.
+  const due = host.attentionDueAt !== null && store.now() >= host.attentionDueAt;
+  if (report.changed !== null || due || host.ticksSinceAttention >= ATTENTION_BACKSTOP_TICKS)
+    pushAttention(host);
+  if (report.changed !== null) options.push('changed', report.changed);
+  else if (due) {
+    // No commit to announce it, but every list showing that run is out of date (docs/ARCHITECTURE.md#change-feed).
+    options.push('changed', { seq: store.lastEventSeq(), runIds: [], at: store.now(), clock: true });
+  }
+}
+
+/** Only the acting host notifies, each event once (the durable cursor: docs/LIVENESS.md#notifications). */
+function notifyEvents(host: HostState, report: SweepReport): void {
+  const { options, store, settings } = host;
+  const label = (runId: string) => store.runLabel(runId);
+  const notices = noticesFor(report.notifyEvents, settings, label);
+  if (store.mode === 'read-write') {
+    // The acting host keeps the history the notifications panel shows; pausing desktop notifications
+    // silences the desktop only, so the history is decided as if they were on.
+    const history = settings.notificationsPaused
+      ? noticesFor(report.notifyEvents, { ...settings, notificationsPaused: false }, label)
+      : notices;
+    let wrote = false;
+    for (const n of history) {
+      if (n.recorded) continue;
+      store.notify(
+        n.runId,
+        // Composed from a run's title: cut to fit rather than refused.
+        { level: n.level, title: fitText(n.title, 'title'), body: fitText(n.body, 'body') },
+        NOTICE_ACTOR,
+      );
+      wrote = true;
+    }
+    // This connection's own commits do not move data_version: without this, the window would hear of
+    // the notification only with the next commit of another process (docs/ARCHITECTURE.md#change-feed).
+    if (wrote) host.sweeper.markDirty();
+  }
+  const shown = report.notifyCatchUp ? catchUpNotice(notices) : coalesce(notices);
+  for (const notice of shown) options.notifier.show(notice);
+}
+
+async function dispatchForShell<C extends Channel>(
+  host: HostState,
+  channel: C,
+  input: unknown,
+): Promise<Result<Response<C>>> {
+  // A search's counts off the main thread, so they never hold up the next keystroke's rows.
+  if (channel === 'attention:summary' && host.searchCounts !== null) {
+    const counted = await host.searchCounts.answer(input);
+    if (counted !== null) return counted as Result<Response<C>>;
+  }
+  const result = host.dispatch(channel, input);
+  if (result.ok && WRITE_CHANNELS.has(channel)) {
+    // Show the person the effect of their command at once, not on the next tick.
+    host.sweeper.markDirty();
+    host.sweeper.tickNow();
+  }
+  return result;
+}
+
+function startHost(host: HostState): void {
+  const { options, store } = host;
+  host.hygieneWorker ??= startHostHygiene(store);
+  host.searchCounts ??= startSearchCountRequests(store);
+  pushStoreStatus(host);
+  host.logWatcher ??= watchLogs(store.logsDir, (runId) => options.push('log', { runId }), {
+    create: store.mode === 'read-write',
+  });
+  host.sweeper.start();
+  pushAttention(host);
+  // After the caller's own start-up work (the window begins loading): not in its way.
+  host.warmUpTimer = setTimeout(() => {
+    host.warmUpTimer = null;
+    warmUp(host);
+  }, 0);
+}
+
+function disposeHost(host: HostState): void {
+  if (host.warmUpTimer !== null) clearTimeout(host.warmUpTimer);
+  host.logWatcher?.close();
+  host.logWatcher = null;
+  host.sweeper.stop();
+  // Auto-checkpoint is back on synchronously; the worker closes its connection on its own thread.
+  void host.hygieneWorker?.stop();
+  host.hygieneWorker = null;
+  void host.searchCounts?.stop();
+  host.searchCounts = null;
+  host.store.close();
 }

@@ -12,13 +12,13 @@ import { assertNever, isRunwardenError, RunwardenError } from '../../shared/erro
 import { MAX_LOG_RECORDS } from '../../shared/contract';
 import type { BulkItemResult, BulkResult, RetryCommandPreview, Settings } from '../../shared/views';
 import { readRunLogPage, runLogPath } from '../logs/run-log-page';
-import { OUTSIDE_EVERY_RUN, type CommandIdentity, type RunStore, type StoreReader } from '../store';
+import { OUTSIDE_EVERY_RUN, type CommandIdentity, type StoreReader, type StoreWriter } from '../store';
 import { stopCommandGroup, type StopCommandResult } from '../runner/stop-command';
 import { applySettingsPatch, loadSettings } from './settings-service';
 import type { Clock } from './host-types';
 
 export interface HandlerDeps {
-  store: RunStore;
+  store: StoreWriter;
   clock: Clock;
   actor: Actor;
   /** Called after settings change so timers and shells can follow. */

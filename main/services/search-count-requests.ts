@@ -10,7 +10,7 @@ import type { AttentionSummary } from '../../shared/views';
 import {
   startSearchCountWorker,
   tallySearchCounts,
-  type RunStore,
+  type StoreReader,
   type SearchCountRow,
   type SearchCountWorker,
 } from '../store';
@@ -22,7 +22,7 @@ export interface SearchCountRequests {
 }
 
 /** Starts the worker for a read-write store (a read-only one may be an in-memory copy: counted inline). */
-export function startSearchCountRequests(store: RunStore): SearchCountRequests {
+export function startSearchCountRequests(store: StoreReader): SearchCountRequests {
   let worker: SearchCountWorker | null = null;
   if (store.mode === 'read-write') {
     try {

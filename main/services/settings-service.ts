@@ -4,7 +4,7 @@
  */
 import type { Actor } from '../../shared/domain';
 import { DEFAULT_SETTINGS, type NotifyRuleSet, type Settings } from '../../shared/views';
-import type { RunStore, StoreReader } from '../store';
+import type { StoreWriter, StoreReader } from '../store';
 
 type SettingsPatch = {
   [K in keyof Settings]?: K extends 'notificationRules'
@@ -32,7 +32,7 @@ export function loadSettings(store: StoreReader): Settings {
 }
 
 /** Applies a validated patch and persists the keys it touches; returns the new settings. */
-export function applySettingsPatch(store: RunStore, patch: SettingsPatch, actor: Actor): Settings {
+export function applySettingsPatch(store: StoreWriter, patch: SettingsPatch, actor: Actor): Settings {
   const current = loadSettings(store);
   const next: Settings = { ...current };
   for (const key of KEYS) {

@@ -13,7 +13,8 @@ import {
   type HygieneWorker,
   type LeaseSummary,
   type LivenessCheck,
-  type RunStore,
+  type OwnerInfo,
+  type StoreWriter,
   type StoreReader,
 } from '../store';
 
@@ -40,17 +41,11 @@ export const FEED_IDLE_AFTER_MS = 5_000;
 /** Still under the change feed's promise of a push within 100 ms of a commit, at half the quick timer's cost. */
 export const FEED_IDLE_POLL_MS = 80;
 
-export interface HostIdentity {
-  ownerId: string;
-  pid: number;
-  hostname: string;
-  startId: string | null;
-  bootId?: string | null;
-  pidNs?: string | null;
-}
+/** The host process as a lease owner: the owner's identity (`OwnerInfo`), its type always 'host'. */
+export type HostIdentity = Omit<OwnerInfo, 'ownerType' | 'surface'>;
 
 export interface SweeperDeps {
-  store: RunStore;
+  store: StoreWriter;
   settings: () => Settings;
   host: HostIdentity;
   /** The liveness check (docs/LIVENESS.md); the store's own by default. Tests stand in for a machine. */
@@ -329,7 +324,7 @@ function noticeLostRunners(deps: SweeperDeps, settings: Settings, report: SweepR
   if (alive.length > 0) report.ownersVouched = store.vouchForOwners(alive, vouchMs(settings));
   // Many at once in few short transactions (a burst of 1,000 stale runs must not be 1,000 commits).
   for (let i = 0; i < byClock.length; i += LOST_PER_TX) {
-    report.runnersLost += store.markRunnersLost(
+    report.runnersLost += store.markLapsedRunnersLost(
       byClock.slice(i, i + LOST_PER_TX),
       'lease expired',
       SWEEPER_ACTOR,
@@ -352,7 +347,7 @@ function judgeGone(deps: SweeperDeps, lease: LeaseSummary, commandAlive: boolean
     if (deps.store.markOrphaned(lease.runId, lease.generation, SWEEPER_ACTOR)) report.orphansFound += 1;
     return;
   }
-  if (deps.store.markRunnerLost(lease.runId, lease.generation, 'runner process is gone', SWEEPER_ACTOR))
+  if (deps.store.markRunnerGone(lease.runId, lease.generation, 'runner process is gone', SWEEPER_ACTOR))
     report.runnersLost += 1;
 }
 

@@ -1,5 +1,6 @@
 /** `runwarden doctor`: contradictions (docs/ARCHITECTURE.md#run-model-and-state-machine status pairs and the store's own invariants), stale leases, integrity. */
 import type { QueueStatus, RunStatus } from '../../shared/domain';
+import { TERMINAL_RUN_SQL } from './rows';
 import type { StoreContext } from './store-context';
 
 /** The valid (run.status, queue.status) pairs (docs/ARCHITECTURE.md#run-model-and-state-machine); anything else is a contradiction. */
@@ -17,8 +18,6 @@ const PAIRS_SQL = Object.entries(VALID_STATUS_PAIRS)
   .map(([run, queue]) => `(r.status = '${run}' AND q.status IN (${queue.map((s) => `'${s}'`).join(', ')}))`)
   .join(' OR ');
 
-const TERMINAL = `('completed', 'failed', 'timed_out', 'cancelled')`;
-
 const CHECKS: ReadonlyArray<{ problem: string; sql: string }> = [
   {
     problem: 'run has no queue entry',
@@ -30,18 +29,18 @@ const CHECKS: ReadonlyArray<{ problem: string; sql: string }> = [
   },
   {
     problem: 'finished run still has a lease owner',
-    sql: `SELECT r.id FROM runs r JOIN leases l ON l.run_id = r.id WHERE r.status IN ${TERMINAL} AND l.owner_type IS NOT NULL`,
+    sql: `SELECT r.id FROM runs r JOIN leases l ON l.run_id = r.id WHERE r.status IN ${TERMINAL_RUN_SQL} AND l.owner_type IS NOT NULL`,
   },
   {
     problem: 'finished run still has an active attempt',
     sql: `SELECT DISTINCT a.run_id AS id FROM attempts a JOIN runs r ON r.id = a.run_id
-          WHERE r.status IN ${TERMINAL} AND a.status IN ('pending', 'running', 'waiting')`,
+          WHERE r.status IN ${TERMINAL_RUN_SQL} AND a.status IN ('pending', 'running', 'waiting')`,
   },
   {
     // docs/LIVENESS.md#unknown-outcomes: an ending turns them ambiguous; one left applying is never retried safely.
     problem: 'finished run has an effect still applying (its outcome is unknown: it should be ambiguous)',
     sql: `SELECT DISTINCT e.run_id AS id FROM effects e JOIN runs r ON r.id = e.run_id
-          WHERE r.status IN ${TERMINAL} AND e.status = 'applying'`,
+          WHERE r.status IN ${TERMINAL_RUN_SQL} AND e.status = 'applying'`,
   },
   {
     problem: 'open_interactions counter disagrees with the interactions',

@@ -7,20 +7,18 @@ import type { OwnerType } from '../../shared/domain';
 import { hashToken, newToken } from './ids';
 import { TERMINAL_RUN_SQL, toLease, type LeaseRow } from './rows';
 import type { StoreContext } from './store-context';
+import type { OwnerInfo } from './store-types';
 
 export type LeaseKey = { runId: string } | { name: string };
 
-/** Who takes a lease: recorded on the row so a sweeper can judge whether the owner process still lives. */
-export interface LeaseOwner {
-  ownerType: OwnerType;
-  ownerId: string;
+/**
+ * Who takes a lease: the owner's identity (`OwnerInfo`, declared once), with pid and host unknown (null) for
+ * the store's own control claim when `openStore` was given none.
+ */
+export type LeaseOwner = Omit<OwnerInfo, 'pid' | 'hostname' | 'surface'> & {
   pid: number | null;
   hostname: string | null;
-  startId: string | null;
-  /** Where `pid` means something (docs/LIVENESS.md); unknown when null. */
-  bootId?: string | null;
-  pidNs?: string | null;
-}
+};
 
 export interface TakenLease {
   generation: number;

@@ -283,7 +283,7 @@ export const STALE_LEASES_SQL = `SELECT ${LEASE_SUMMARY}
 
 /**
  * Non-terminal runs whose owner's lease expired at least `graceMs` ago and whose loss is not recorded yet
- * (`markRunnerLost` records it), oldest expiry first.
+ * (`markLapsedRunnersLost` or `markRunnerGone` records it), oldest expiry first.
  */
 export function listExpiredLeases(
   ctx: StoreContext,
@@ -328,7 +328,7 @@ export function listLiveLeasesOnHost(
  * now if the generation still matches, and records `run.runner_lost` once per generation. Verified gone,
  * not just late: its lapsed lease never renews (docs/LIVENESS.md#suspend-safe-renewal). True when it wrote.
  */
-export function markRunnerLost(
+export function markRunnerGone(
   ctx: StoreContext,
   runId: string,
   generation: number,
@@ -351,13 +351,14 @@ export function markRunnerLost(
 }
 
 /**
- * `markRunnerLost` for a batch of leases the clock says are lost, in the caller's one transaction (the
- * sweeper's step 1 at scale: 1,000 runs going stale at once must not cost 1,000 commits). Only the lost
- * mark, the revision and the event change: the expiry has passed already, so neither the lease's nor the
- * run's copy of it moves and neither is named in a SET (each names an index or three); the display base is
- * computed with every owned lease counted live, so it cannot move here either.
+ * Records `run.runner_lost` for leases that lapsed by the clock while their owner could not be judged
+ * (unlike `markRunnerGone`, nothing is verified and no lease is cut short), a batch in the caller's one
+ * transaction (the sweeper's step 1 at scale: 1,000 runs going stale at once must not cost 1,000 commits).
+ * Only the lost mark, the revision and the event change: the expiry has passed already, so neither the
+ * lease's nor the run's copy of it moves and neither is named in a SET (each names an index or three); the
+ * display base is computed with every owned lease counted live, so it cannot move here either.
  */
-export function markRunnersLost(
+export function markLapsedRunnersLost(
   ctx: StoreContext,
   leases: ReadonlyArray<{ runId: string; generation: number }>,
   reason: string,

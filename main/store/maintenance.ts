@@ -1,4 +1,5 @@
 /** Store hygiene (docs/ARCHITECTURE.md#sweeper): retention pruning, WAL checkpoints, the change counter. */
+import { TERMINAL_RUN_SQL } from './rows';
 import type { StoreContext } from './store-context';
 import { appendEvent } from './run-state';
 import { logPathsOfRuns } from './run-logs';
@@ -12,7 +13,7 @@ export const PRUNE_BUDGET_MS = 10;
 
 /** What retention may delete: finished long enough ago, never an unknown outcome. */
 const PRUNABLE = `finished_at IS NOT NULL AND finished_at <= @cutoff
-  AND status IN ('completed', 'failed', 'timed_out', 'cancelled')
+  AND status IN ${TERMINAL_RUN_SQL}
   -- an unknown outcome stays in front of a person until resolved (docs/LIVENESS.md#unknown-outcomes)
   AND ambiguous_effects = 0`;
 

@@ -7,7 +7,7 @@ import type { Actor } from '../../shared/domain';
 import { hasLiveOwner, isOrphaned } from '../../shared/display-status';
 import { RunwardenError } from '../../shared/errors';
 import { requireReason } from './input-checks';
-import { toLease, type LeaseRow } from './rows';
+import { TERMINAL_RUN_SQL, toLease, type LeaseRow } from './rows';
 import {
   actorOf,
   checkRevision,
@@ -62,7 +62,7 @@ export function markOrphaned(
     .prep(
       `SELECT l.* FROM leases l JOIN runs r ON r.id = l.run_id
        WHERE l.run_id = ? AND l.generation = ? AND l.owner_type IS NOT NULL AND l.orphaned_at IS NULL
-         AND r.status NOT IN ('completed', 'failed', 'timed_out', 'cancelled')`,
+         AND r.status NOT IN ${TERMINAL_RUN_SQL}`,
     )
     .get(runId, generation) as LeaseRow | undefined;
   if (lease === undefined) return false;

@@ -1,4 +1,5 @@
 /** Where runs' output logs are (docs/RUN-OUTPUT.md): one row per claim of a run, written by its runner. */
+import { isTerminalRunStatus } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
 import type { StoreContext } from './store-context';
 import type { RunLogInfo, RunLogInput } from './store-types';
@@ -85,5 +86,5 @@ export function logPathsOfRuns(ctx: StoreContext, runIds: readonly string[]): st
 /** True while a run has not ended (its log may still grow). A run that is gone is not active. */
 export function runIsActive(ctx: StoreContext, runId: string): boolean {
   const row = ctx.prep(`SELECT status FROM runs WHERE id = ?`).get(runId) as { status: string } | undefined;
-  return row !== undefined && !['completed', 'failed', 'timed_out', 'cancelled'].includes(row.status);
+  return row !== undefined && !isTerminalRunStatus(row.status);
 }

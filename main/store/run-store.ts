@@ -42,7 +42,7 @@ import { findRunRow } from './run-state';
 import { listRuns } from './run-views';
 import * as settings from './settings';
 import { RunnerStore } from './runner-store';
-import { readTx } from './store-context';
+import { readTx, type Writes } from './store-context';
 import { trayAttention, type TrayAttention } from './tray-attention';
 import type {
   AnswerResult,
@@ -74,13 +74,14 @@ function sizeOf(target: string): number {
 }
 
 /**
- * Every method is in one facet (store-facets.ts): `StoreReader` for those that only read, `StoreWriter` for
- * those that write. A consumer that only reads takes a `StoreReader`, so its type says it cannot write.
+ * A method that writes declares `this: Writes<RunStore>`, which keeps it off `StoreReader` (store-facets.ts):
+ * a consumer that only reads takes a `StoreReader`, so its type says, and the compiler checks, it cannot write.
  */
 export class RunStore extends RunnerStore {
   // ── Person side ────────────────────────────────────────────────────────────
 
   cancelRun(
+    this: Writes<RunStore>,
     runId: string,
     input: { expectedRevision?: number; reason: string; actor: Actor },
   ): CancelOutcome {
@@ -91,19 +92,20 @@ export class RunStore extends RunnerStore {
     return this.read((ctx, now) => person.previewCancel(ctx, runId, now));
   }
 
-  requestCancel(runId: string, input: PersonCommand): Run {
+  requestCancel(this: Writes<RunStore>, runId: string, input: PersonCommand): Run {
     return this.write((ctx, now) => person.requestCancel(ctx, runId, input, now));
   }
 
-  requestPause(runId: string, input: PersonCommand): Run {
+  requestPause(this: Writes<RunStore>, runId: string, input: PersonCommand): Run {
     return this.write((ctx, now) => person.requestPause(ctx, runId, input, now));
   }
 
-  pauseRun(runId: string, input: PersonCommand): Run {
+  pauseRun(this: Writes<RunStore>, runId: string, input: PersonCommand): Run {
     return this.write((ctx, now) => person.pauseRun(ctx, runId, input, now));
   }
 
   resumeRun(
+    this: Writes<RunStore>,
     runId: string,
     input: { expectedRevision: number; anyway?: boolean; reason?: string; actor: Actor },
   ): Run {
@@ -111,13 +113,14 @@ export class RunStore extends RunnerStore {
   }
 
   resolveEffect(
+    this: Writes<RunStore>,
     effectId: number,
     input: { resolution: EffectResolution; note: string; expectedRevision: number; actor: Actor },
   ): Effect {
     return this.write((ctx, now) => person.resolveEffect(ctx, effectId, input, now));
   }
 
-  answerInteraction(interactionId: string, input: person.AnswerInput): AnswerResult {
+  answerInteraction(this: Writes<RunStore>, interactionId: string, input: person.AnswerInput): AnswerResult {
     person.checkAnswerInput(input);
     const outcome = this.write((ctx, now) => person.answerInteraction(ctx, interactionId, input, now));
     if (outcome instanceof RunwardenError) throw outcome;
@@ -125,12 +128,18 @@ export class RunStore extends RunnerStore {
   }
 
   /** Claims a question for one presenter for `ttlMs` (an open dialog); expired claims return to pending. */
-  presentInteraction(interactionId: string, presenterId: string, ttlMs: number): Interaction {
+  presentInteraction(
+    this: Writes<RunStore>,
+    interactionId: string,
+    presenterId: string,
+    ttlMs: number,
+  ): Interaction {
     return this.write((ctx, now) => person.presentInteraction(ctx, interactionId, presenterId, ttlMs, now));
   }
 
   /** *Stop the command*, first half: checks the run is an orphan here and records the request (orphans.ts). */
   beginStopCommand(
+    this: Writes<RunStore>,
     runId: string,
     input: orphans.StopCommandInput,
   ): ReturnType<typeof orphans.beginStopCommand> {
@@ -139,6 +148,7 @@ export class RunStore extends RunnerStore {
 
   /** *Stop the command*, second half: records what the signals achieved. */
   finishStopCommand(
+    this: Writes<RunStore>,
     runId: string,
     generation: number,
     outcome: { gone: boolean; signals: string[]; reason: string; actor: Actor },
@@ -146,21 +156,21 @@ export class RunStore extends RunnerStore {
     this.write((ctx, now) => orphans.finishStopCommand(ctx, runId, generation, outcome, now));
   }
 
-  retryRun(runId: string, input: { expectedRevision?: number; actor: Actor }): Run {
+  retryRun(this: Writes<RunStore>, runId: string, input: { expectedRevision?: number; actor: Actor }): Run {
     return this.write((ctx, now) => person.retryRun(ctx, runId, input, now));
   }
 
   // ── Host / sweeper ─────────────────────────────────────────────────────────
 
-  claimHostLease(owner: OwnerInfo & { leaseMs: number }): Claim | null {
+  claimHostLease(this: Writes<RunStore>, owner: OwnerInfo & { leaseMs: number }): Claim | null {
     return this.write((ctx, now) => leases.claimHostLease(ctx, owner, now));
   }
 
-  renewHostLease(claim: ClaimKey, leaseMs: number): boolean {
+  renewHostLease(this: Writes<RunStore>, claim: ClaimKey, leaseMs: number): boolean {
     return this.write((ctx, now) => leases.renewHostLease(ctx, claim, leaseMs, now));
   }
 
-  releaseHostLease(claim: ClaimKey): boolean {
+  releaseHostLease(this: Writes<RunStore>, claim: ClaimKey): boolean {
     return this.write((ctx) => leases.releaseHostLease(ctx, claim));
   }
 
@@ -175,15 +185,19 @@ export class RunStore extends RunnerStore {
   }
 
   /** Keeps owners verified alive past their lease live for `forMs` more (orphans.ts). */
-  vouchForOwners(owners: ReadonlyArray<{ runId: string; generation: number }>, forMs: number): number {
+  vouchForOwners(
+    this: Writes<RunStore>,
+    owners: ReadonlyArray<{ runId: string; generation: number }>,
+    forMs: number,
+  ): number {
     return this.write((ctx, now) => orphans.vouchForOwners(ctx, owners, forMs, now));
   }
 
-  markOrphaned(runId: string, generation: number, actor: Actor): boolean {
+  markOrphaned(this: Writes<RunStore>, runId: string, generation: number, actor: Actor): boolean {
     return this.write((ctx, now) => orphans.markOrphaned(ctx, runId, generation, actor, now));
   }
 
-  markCommandGone(runId: string, generation: number, actor: Actor): boolean {
+  markCommandGone(this: Writes<RunStore>, runId: string, generation: number, actor: Actor): boolean {
     return this.write((ctx, now) => orphans.markCommandGone(ctx, runId, generation, actor, now));
   }
 
@@ -191,7 +205,7 @@ export class RunStore extends RunnerStore {
    * The sweeper's check of applying effects recorded on this host: those whose process is verifiably gone
    * become ambiguous (effects.ts). A read first; a write only when it found one. Returns how many.
    */
-  noticeGoneEffectsOnHost(actor: Actor, limit: number): number {
+  noticeGoneEffectsOnHost(this: Writes<RunStore>, actor: Actor, limit: number): number {
     const found = this.read((ctx) => effects.goneEffectsOnHost(ctx, limit));
     if (found === 0) return 0;
     return this.write((ctx, now) => effects.ambiguateGoneEffectsOnHost(ctx, actor, limit, now));
@@ -207,7 +221,7 @@ export class RunStore extends RunnerStore {
   }
 
   /** Compare-and-set of the notification cursor by the host-lease holder; false when it lost the race. */
-  advanceNotifiedSeq(claim: ClaimKey, from: number | null, to: number): boolean {
+  advanceNotifiedSeq(this: Writes<RunStore>, claim: ClaimKey, from: number | null, to: number): boolean {
     return this.write((ctx) => leases.advanceNotifiedSeq(ctx, claim, from, to));
   }
 
@@ -224,24 +238,32 @@ export class RunStore extends RunnerStore {
     return this.read((ctx, now) => leases.listStaleLeases(ctx, q.olderThanMs, q.limit, now));
   }
 
-  markRunnerLost(runId: string, generation: number, reason: string, actor: Actor): boolean {
-    return this.write((ctx, now) => leases.markRunnerLost(ctx, runId, generation, reason, actor, now));
+  /** The supervisor is verifiably gone: cuts its lease short and records the loss (leases.ts). */
+  markRunnerGone(
+    this: Writes<RunStore>,
+    runId: string,
+    generation: number,
+    reason: string,
+    actor: Actor,
+  ): boolean {
+    return this.write((ctx, now) => leases.markRunnerGone(ctx, runId, generation, reason, actor, now));
   }
 
-  /** `markRunnerLost` for leases already expired (listExpiredLeases), many in one transaction. */
-  markRunnersLost(
+  /** The runner-lost mark for leases that lapsed by the clock (listExpiredLeases), many in one transaction. */
+  markLapsedRunnersLost(
+    this: Writes<RunStore>,
     expired: ReadonlyArray<{ runId: string; generation: number }>,
     reason: string,
     actor: Actor,
   ): number {
-    return this.write((ctx, now) => leases.markRunnersLost(ctx, expired, reason, actor, now));
+    return this.write((ctx, now) => leases.markLapsedRunnersLost(ctx, expired, reason, actor, now));
   }
 
   /**
    * Settles or expires one question if it is still open and due: what a waiting runner does when no sweeper
    * runs, without touching any other run's questions.
    */
-  expireInteractionIfDue(interactionId: string, actor: Actor): boolean {
+  expireInteractionIfDue(this: Writes<RunStore>, interactionId: string, actor: Actor): boolean {
     return this.write((ctx, now) => deadlines.expireDueInteractions(ctx, [interactionId], actor, now)) > 0;
   }
 
@@ -249,7 +271,7 @@ export class RunStore extends RunnerStore {
    * The sweeper's deadline step: the due questions, DEADLINES_PER_TX per write transaction, each re-checked
    * inside its transaction.
    */
-  expireInteractionDeadlines(limit: number, actor: Actor): number {
+  expireInteractionDeadlines(this: Writes<RunStore>, limit: number, actor: Actor): number {
     const due = this.read((ctx, now) => deadlines.dueInteractions(ctx, limit, now));
     let count = 0;
     for (let i = 0; i < due.length; i += deadlines.DEADLINES_PER_TX) {
@@ -263,7 +285,7 @@ export class RunStore extends RunnerStore {
    * The sweeper's asker step: open questions whose asking process is verifiably gone are withdrawn
    * (asker_gone), up to `limit`. Judged first in a read, so a sweep with nothing to withdraw writes nothing.
    */
-  withdrawGoneAskers(limit: number, actor: Actor): number {
+  withdrawGoneAskers(this: Writes<RunStore>, limit: number, actor: Actor): number {
     const gone = this.read((ctx) =>
       askers.askedOpenInteractions(ctx).some((row) => askers.askerVerdict(ctx, row) === 'gone'),
     );
@@ -271,7 +293,7 @@ export class RunStore extends RunnerStore {
     return this.write((ctx, now) => askers.withdrawGoneAskers(ctx, limit, actor, now));
   }
 
-  expirePresenterClaims(limit: number): number {
+  expirePresenterClaims(this: Writes<RunStore>, limit: number): number {
     if (!this.read((ctx, now) => deadlines.hasExpiredPresenterClaims(ctx, now))) return 0;
     return this.write((ctx, now) => deadlines.expirePresenterClaims(ctx, limit, now));
   }
@@ -280,7 +302,7 @@ export class RunStore extends RunnerStore {
    * Retention (docs/ARCHITECTURE.md#sweeper, step 3): up to `limit` runs, fewer once the transaction has taken
    * `budgetMs` (default `PRUNE_BUDGET_MS`); the runs' output logs go with them once the delete commits.
    */
-  pruneTerminalRuns(olderThanMs: number, limit: number, budgetMs?: number): number {
+  pruneTerminalRuns(this: Writes<RunStore>, olderThanMs: number, limit: number, budgetMs?: number): number {
     const logPaths: string[] = [];
     const pruned = this.write((ctx, now) => {
       logPaths.length = 0;
@@ -304,7 +326,7 @@ export class RunStore extends RunnerStore {
     return logsDirOf(this.path);
   }
 
-  recordRunLog(input: RunLogInput): RunLogInfo {
+  recordRunLog(this: Writes<RunStore>, input: RunLogInput): RunLogInfo {
     return this.write((ctx, now) => runLogs.recordRunLog(ctx, input, now));
   }
 
@@ -312,7 +334,7 @@ export class RunStore extends RunnerStore {
     return this.read((ctx) => runLogs.listRunLogs(ctx, runId));
   }
 
-  markLogRemoved(runId: string, logPath: string): boolean {
+  markLogRemoved(this: Writes<RunStore>, runId: string, logPath: string): boolean {
     return this.write((ctx, now) => runLogs.markLogRemoved(ctx, runId, logPath, now));
   }
 
@@ -332,8 +354,8 @@ export class RunStore extends RunnerStore {
     return this.read((ctx) => events.eventsAfter(ctx, seq, limit));
   }
 
-  checkpoint(): { walPages: number; checkpointed: number } {
-    return this.read((ctx) => maintenance.checkpoint(ctx));
+  checkpoint(this: Writes<RunStore>): { walPages: number; checkpointed: number } {
+    return this.maintain((ctx) => maintenance.checkpoint(ctx));
   }
 
   /** Forgets the remembered search plans: the benchmark measures a needle's first query with it. */
@@ -342,13 +364,13 @@ export class RunStore extends RunnerStore {
   }
 
   /** One bounded round of search-index merging, in its own short write transaction. */
-  mergeSearchIndex(pages: number): boolean {
+  mergeSearchIndex(this: Writes<RunStore>, pages: number): boolean {
     return this.write((ctx) => maintenance.mergeSearchIndex(ctx, pages));
   }
 
   /** SQLite's `wal_autocheckpoint` for this connection; 0 while the hygiene worker runs. */
-  setAutoCheckpoint(pages: number): void {
-    this.read((ctx) => maintenance.setAutoCheckpoint(ctx, pages));
+  setAutoCheckpoint(this: Writes<RunStore>, pages: number): void {
+    this.maintain((ctx) => maintenance.setAutoCheckpoint(ctx, pages));
   }
 
   autoCheckpointPages(): number {
@@ -416,7 +438,7 @@ export class RunStore extends RunnerStore {
     return this.read((ctx) => notifications.listNotifications(ctx, q));
   }
 
-  markNotificationsRead(ids: number[] | 'all'): number {
+  markNotificationsRead(this: Writes<RunStore>, ids: number[] | 'all'): number {
     return this.write((ctx, now) => notifications.markNotificationsRead(ctx, ids, now));
   }
 
@@ -424,7 +446,7 @@ export class RunStore extends RunnerStore {
     return this.read((ctx) => settings.getSetting(ctx, key, fallback));
   }
 
-  setSetting(key: string, value: unknown, actor: Actor): void {
+  setSetting(this: Writes<RunStore>, key: string, value: unknown, actor: Actor): void {
     this.write((ctx, now) => settings.setSetting(ctx, key, value, actor, now));
   }
 

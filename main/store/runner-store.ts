@@ -31,7 +31,7 @@ import { lineageEffect } from './run-lineage';
 import { loadRunRow, loadSnapshot } from './run-state';
 import * as runner from './runner-transitions';
 import { toEffect, toInteraction, toRun } from './rows';
-import { readOp, renewalTx, writeTx, type StoreContext } from './store-context';
+import { readOp, renewalTx, writeTx, type StoreContext, type Writes } from './store-context';
 import type {
   CancelOutcome,
   ClaimKey,
@@ -96,9 +96,14 @@ export class RunnerStore {
     return readOp(() => fn(this.ctx, this.ctx.clock()), this.ctx.db.name);
   }
 
+  /** A write to the connection or the file that cannot run inside a transaction (a checkpoint, a pragma). */
+  protected maintain<T>(fn: (ctx: StoreContext) => T): T {
+    return readOp(() => fn(this.ctx));
+  }
+
   // ── Runner side ────────────────────────────────────────────────────────────
 
-  reserveRun(input: ReserveRunInput, actor: Actor): Run {
+  reserveRun(this: Writes<RunnerStore>, input: ReserveRunInput, actor: Actor): Run {
     return this.write((ctx, now) => reserveRun(ctx, input, actor, now));
   }
 
@@ -106,18 +111,23 @@ export class RunnerStore {
    * Reserves a run and claims it in one transaction (`runwarden exec`): either both happen, or neither, so a
    * failed claim never leaves a queued run carrying the command for a worker to pick up.
    */
-  reserveAndClaim(input: ReserveRunInput, actor: Actor, owner: ClaimRunOptions): ClaimResult {
+  reserveAndClaim(
+    this: Writes<RunnerStore>,
+    input: ReserveRunInput,
+    actor: Actor,
+    owner: ClaimRunOptions,
+  ): ClaimResult {
     return this.write((ctx, now) => {
       const run = reserveRun(ctx, input, actor, now);
       return runner.claimRun(ctx, run.id, owner, now);
     });
   }
 
-  claimRun(runId: string, owner: ClaimRunOptions): ClaimResult {
+  claimRun(this: Writes<RunnerStore>, runId: string, owner: ClaimRunOptions): ClaimResult {
     return this.write((ctx, now) => runner.claimRun(ctx, runId, owner, now));
   }
 
-  claimNext(owner: ClaimNextOptions): ClaimResult | null {
+  claimNext(this: Writes<RunnerStore>, owner: ClaimNextOptions): ClaimResult | null {
     return this.write((ctx, now) => runner.claimNextRun(ctx, owner, now));
   }
 
@@ -125,33 +135,48 @@ export class RunnerStore {
    * An on-time renewal commits without its own fsync; one that must record something (a lapse, a loss, a
    * vouch) commits durably (docs/ARCHITECTURE.md#lease-renewals).
    */
-  heartbeat(claim: ClaimKey, leaseMs: number): HeartbeatAnswer {
+  heartbeat(this: Writes<RunnerStore>, claim: ClaimKey, leaseMs: number): HeartbeatAnswer {
     const onTime = renewalTx(this.ctx, (now) => leases.heartbeatOnTime(this.ctx, claim, leaseMs, now));
     return onTime ?? this.write((ctx, now) => leases.heartbeat(ctx, claim, leaseMs, now));
   }
 
   /** The runner started the run's command: its pid, group and start identity (docs/LIVENESS.md#orphans). */
-  recordCommand(claim: ClaimKey, command: CommandIdentity): void {
+  recordCommand(this: Writes<RunnerStore>, claim: ClaimKey, command: CommandIdentity): void {
     this.write((ctx, now) => leases.recordCommand(ctx, claim, command, now));
   }
 
-  markRunning(claim: ClaimKey): Run {
+  markRunning(this: Writes<RunnerStore>, claim: ClaimKey): Run {
     return this.write((ctx, now) => runner.markRunning(ctx, claim, now));
   }
 
-  setProgress(claim: ClaimKey, detail: string): Run {
+  setProgress(this: Writes<RunnerStore>, claim: ClaimKey, detail: string): Run {
     return this.write((ctx, now) => runner.setProgress(ctx, claim, detail, now));
   }
 
-  startAttempt(claim: ClaimKey, step: string, opts: { deadlineAt?: number } = {}): Attempt {
+  startAttempt(
+    this: Writes<RunnerStore>,
+    claim: ClaimKey,
+    step: string,
+    opts: { deadlineAt?: number } = {},
+  ): Attempt {
     return this.write((ctx, now) => attempts.startAttempt(ctx, claim, step, opts, now));
   }
 
-  finishAttempt(claim: ClaimKey, attemptId: number, status: attempts.AttemptEnding, error?: string): Attempt {
+  finishAttempt(
+    this: Writes<RunnerStore>,
+    claim: ClaimKey,
+    attemptId: number,
+    status: attempts.AttemptEnding,
+    error?: string,
+  ): Attempt {
     return this.write((ctx, now) => attempts.finishAttempt(ctx, claim, attemptId, status, error, now));
   }
 
-  requestInteraction(claim: ClaimKey, input: RequestInteractionInput): Interaction {
+  requestInteraction(
+    this: Writes<RunnerStore>,
+    claim: ClaimKey,
+    input: RequestInteractionInput,
+  ): Interaction {
     return this.write((ctx, now) => runner.requestInteraction(ctx, claim, input, now));
   }
 
@@ -163,15 +188,20 @@ export class RunnerStore {
    * Withdraws an open question nobody waits for any more (its asker was interrupted, or is gone): cancelled
    * with that provenance (docs/LIVENESS.md#questions-and-their-askers). False when it was no longer open.
    */
-  withdrawInteraction(interactionId: string, withdrawal: Withdrawal, actor: Actor): boolean {
+  withdrawInteraction(
+    this: Writes<RunnerStore>,
+    interactionId: string,
+    withdrawal: Withdrawal,
+    actor: Actor,
+  ): boolean {
     return this.write((ctx, now) => askers.withdrawInteraction(ctx, interactionId, withdrawal, actor, now));
   }
 
-  resumeAfterInteraction(claim: ClaimKey): void {
+  resumeAfterInteraction(this: Writes<RunnerStore>, claim: ClaimKey): void {
     this.write((ctx, now) => runner.resumeAfterInteraction(ctx, claim, now));
   }
 
-  reserveEffect(claim: ClaimKey, input: ReserveEffectInput): Effect {
+  reserveEffect(this: Writes<RunnerStore>, claim: ClaimKey, input: ReserveEffectInput): Effect {
     return this.write((ctx, now) => effects.reserveEffect(ctx, claim, input, now));
   }
 
@@ -179,7 +209,12 @@ export class RunnerStore {
    * `process`: who performs it (docs/LIVENESS.md#unknown-outcomes); once it is verifiably gone while the
    * effect is still applying, the effect becomes ambiguous.
    */
-  beginEffect(claim: ClaimKey, effectId: number, process: EffectProcess | null = null): Effect {
+  beginEffect(
+    this: Writes<RunnerStore>,
+    claim: ClaimKey,
+    effectId: number,
+    process: EffectProcess | null = null,
+  ): Effect {
     return this.write((ctx, now) => effects.beginEffect(ctx, claim, effectId, process, now));
   }
 
@@ -187,7 +222,7 @@ export class RunnerStore {
    * The run's applying effects whose process is verifiably gone become ambiguous (a read first; a write only
    * when it found one). Returns their ids.
    */
-  noticeGoneEffects(claim: ClaimKey): number[] {
+  noticeGoneEffects(this: Writes<RunnerStore>, claim: ClaimKey): number[] {
     const gone = this.read((ctx) => effects.goneApplyingEffects(ctx, claim.runId));
     if (gone.length === 0) return [];
     return this.write((ctx, now) => effects.ambiguateGoneEffects(ctx, claim, now));
@@ -204,11 +239,17 @@ export class RunnerStore {
     });
   }
 
-  settleEffect(claim: ClaimKey, effectId: number, status: effects.EffectSettlement): Effect {
+  settleEffect(
+    this: Writes<RunnerStore>,
+    claim: ClaimKey,
+    effectId: number,
+    status: effects.EffectSettlement,
+  ): Effect {
     return this.write((ctx, now) => effects.settleEffect(ctx, claim, effectId, status, now));
   }
 
   notify(
+    this: Writes<RunnerStore>,
     runId: string | null,
     input: { level: NotificationLevel; title: string; body?: string },
     actor: Actor,
@@ -216,30 +257,30 @@ export class RunnerStore {
     return this.write((ctx, now) => notifications.notify(ctx, runId, input, actor, now));
   }
 
-  park(claim: ClaimKey, code: ParkCode, detail?: string): Run {
+  park(this: Writes<RunnerStore>, claim: ClaimKey, code: ParkCode, detail?: string): Run {
     return this.write((ctx, now) => runner.park(ctx, claim, code, detail, now));
   }
 
-  completeRun(claim: ClaimKey, output?: unknown): Run {
+  completeRun(this: Writes<RunnerStore>, claim: ClaimKey, output?: unknown): Run {
     return this.write((ctx, now) => runner.finishRun(ctx, claim, { status: 'completed', output }, now));
   }
 
-  failRun(claim: ClaimKey, error: string): Run {
+  failRun(this: Writes<RunnerStore>, claim: ClaimKey, error: string): Run {
     return this.write((ctx, now) =>
       runner.finishRun(ctx, claim, { status: 'failed', error: String(error) }, now),
     );
   }
 
-  timeOutRun(claim: ClaimKey): Run {
+  timeOutRun(this: Writes<RunnerStore>, claim: ClaimKey): Run {
     return this.write((ctx, now) => runner.finishRun(ctx, claim, { status: 'timed_out' }, now));
   }
 
-  releaseRun(claim: ClaimKey): Run {
+  releaseRun(this: Writes<RunnerStore>, claim: ClaimKey): Run {
     return this.write((ctx, now) => runner.releaseRun(ctx, claim, now));
   }
 
   /** A runner answering a cancel request ends its own run with the cancel cascade (`stale: false`). */
-  cancelOwnRun(claim: ClaimKey, reason: string): CancelOutcome {
+  cancelOwnRun(this: Writes<RunnerStore>, claim: ClaimKey, reason: string): CancelOutcome {
     return this.write((ctx, now) => runner.cancelOwnRun(ctx, claim, reason, now));
   }
 

@@ -55,6 +55,12 @@ export interface StoreContext {
   readonly searchPlans: Map<string, { plan: 'index' | 'walk'; at: number }>;
 }
 
+/**
+ * Declared as a store method's `this` (`heartbeat(this: Writes<RunnerStore>, ...)`), marks the method as a
+ * write: `StoreReader` (store-facets.ts) leaves every such method out, so a reader handle cannot call one.
+ */
+export type Writes<Store> = Store;
+
 /** Extra tries of a write still busy after busy_timeout, by default (with backoff). */
 export const BUSY_RETRIES = 4;
 

@@ -1,128 +1,27 @@
 /**
- * The store's two facets (docs/ARCHITECTURE.md#parts): `StoreReader` is every method that only reads,
- * `StoreWriter` every method that writes (each in its own `BEGIN IMMEDIATE` transaction). `RunStore` is
- * both; a consumer that only reads is typed `StoreReader`, so its signature says it never writes. A new
- * public method of `RunStore` fails the type-check below until it is put in one facet.
+ * The store's two handles (docs/ARCHITECTURE.md#parts), told apart by type, not by a list of names. A method
+ * that writes declares its `this` as `Writes<...>` (store-context.ts); `StoreReader` is every public member
+ * of `RunStore` except those, so a consumer typed `StoreReader` cannot call a write (a type error, checked by
+ * test/main/store/store-facets.test.ts). `StoreWriter` is the store itself: it reads and writes.
  */
 import type { RunStore } from './run-store';
 
-export type StoreReader = Pick<
-  RunStore,
-  | 'path'
-  | 'mode'
-  | 'modeReason'
-  | 'modeReasonCode'
-  | 'schemaVersion'
-  | 'isOpen'
-  | 'now'
-  | 'info'
-  | 'doctor'
-  | 'getRun'
-  | 'getSnapshot'
-  | 'getEffect'
-  | 'listRetries'
-  | 'runLabel'
-  | 'projectPathOfRun'
-  | 'getInteraction'
-  | 'previewCancel'
-  | 'listProjects'
-  | 'listRuns'
-  | 'getRunDetail'
-  | 'attentionSummary'
-  | 'searchCountsStatement'
-  | 'trayAttention'
-  | 'nextAttentionChangeAt'
-  | 'listNotifications'
-  | 'getSetting'
-  | 'listSettings'
-  | 'listExpiredLeases'
-  | 'listLiveLeasesOnHost'
-  | 'listStaleLeases'
-  | 'dataVersion'
-  | 'lastEventSeq'
-  | 'eventsAfter'
-  | 'autoCheckpointPages'
-  | 'forgetSearchPlans'
-  | 'liveness'
-  | 'judgeOwner'
-  | 'listOrphans'
-  | 'notifiedSeq'
-  | 'lineageEffect'
-  // Run output logs (docs/RUN-OUTPUT.md)
-  | 'logsDir'
-  | 'listRunLogs'
-  | 'runIsActive'
->;
+type Method = (...args: never[]) => unknown;
 
-export type StoreWriter = Pick<
-  RunStore,
-  // Runner side
-  | 'reserveRun'
-  | 'reserveAndClaim'
-  | 'claimRun'
-  | 'claimNext'
-  | 'heartbeat'
-  | 'recordCommand'
-  | 'markRunning'
-  | 'setProgress'
-  | 'startAttempt'
-  | 'finishAttempt'
-  | 'requestInteraction'
-  | 'resumeAfterInteraction'
-  | 'withdrawInteraction'
-  | 'reserveEffect'
-  | 'beginEffect'
-  | 'noticeGoneEffects'
-  | 'noticeGoneEffectsOnHost'
-  | 'settleEffect'
-  | 'notify'
-  | 'park'
-  | 'completeRun'
-  | 'failRun'
-  | 'timeOutRun'
-  | 'releaseRun'
-  | 'cancelOwnRun'
-  // Person side
-  | 'cancelRun'
-  | 'requestCancel'
-  | 'requestPause'
-  | 'pauseRun'
-  | 'resumeRun'
-  | 'resolveEffect'
-  | 'answerInteraction'
-  | 'presentInteraction'
-  | 'retryRun'
-  | 'beginStopCommand'
-  | 'finishStopCommand'
-  | 'markNotificationsRead'
-  | 'setSetting'
-  // Host / sweeper
-  | 'claimHostLease'
-  | 'renewHostLease'
-  | 'releaseHostLease'
-  | 'markRunnerLost'
-  | 'markRunnersLost'
-  | 'vouchForOwners'
-  | 'markOrphaned'
-  | 'markCommandGone'
-  | 'advanceNotifiedSeq'
-  | 'expireInteractionIfDue'
-  | 'expireInteractionDeadlines'
-  | 'expirePresenterClaims'
-  | 'withdrawGoneAskers'
-  | 'pruneTerminalRuns'
-  | 'checkpoint'
-  | 'mergeSearchIndex'
-  | 'setAutoCheckpoint'
-  // Run output logs
-  | 'recordRunLog'
-  | 'markLogRemoved'
->;
+/** The public methods of `RunStore` that write: those whose `this` is declared (`Writes<...>`). */
+export type WriteMethod = {
+  [K in keyof RunStore]: RunStore[K] extends Method
+    ? unknown extends ThisParameterType<RunStore[K]>
+      ? never
+      : K
+    : never;
+}[keyof RunStore];
 
-/** The raw connection and closing it: neither facet (tests, the benchmark and the owner of the store). */
+/** The raw connection and closing it: for the store's owner (the host, a CLI command, tests, the bench). */
 type StoreHandle = 'db' | 'close';
 
-type Unclassified = Exclude<keyof RunStore, keyof StoreReader | keyof StoreWriter | StoreHandle>;
-type Doubled = Extract<keyof StoreReader, keyof StoreWriter>;
-/** Fails to compile when a RunStore method is in no facet, or in both. */
-export const FACETS_COVER_THE_STORE: [Unclassified, Doubled] extends [never, never] ? true : never = true;
+/** A handle that only reads: every write is left out, so calling one does not compile. */
+export type StoreReader = Omit<RunStore, WriteMethod | StoreHandle>;
+
+/** A handle that reads and writes, each write in its own `BEGIN IMMEDIATE` transaction. */
+export type StoreWriter = RunStore;

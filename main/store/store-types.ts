@@ -17,6 +17,11 @@ import type { AskerIdentity } from './question-askers';
 export type { Clock } from './store-context';
 export type { FieldType };
 
+/**
+ * The identity of a lease owner, recorded on the lease so a sweeper can judge whether the owner process still
+ * lives (docs/LIVENESS.md). Declared once: `LeaseOwner` (lease-rows.ts) and `HostIdentity` (sweeper.ts) are
+ * derived from it.
+ */
 export interface OwnerInfo {
   ownerType: OwnerType;
   ownerId: string;

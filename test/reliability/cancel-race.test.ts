@@ -8,17 +8,22 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFailed } from 'vitest';
 import { openStore } from '../../main/store';
 import { fixturePath } from '../helpers/paths';
 import { tempDir } from '../helpers/cli';
 import { readLog, type Entry } from './oracle-log';
+import { replayHint, seededRandom, testSeed } from '../helpers/seeded-random';
 
 const RUNNERS = 8;
 const DURATION_MS = Number(process.env.RUNWARDEN_RACE_MS ?? 22_000);
 const LEASE_MS = 1200;
 const dir = tempDir('runwarden-race-');
 afterAll(() => dir.remove());
+/** The test's random choices (whom to kill or stop, when, for how long); each fixture process gets its own seed. */
+const seed = testSeed();
+const random = seededRandom(seed);
+let fixtureSeeds = 0;
 
 interface Runner {
   child: ChildProcess;
@@ -28,11 +33,17 @@ interface Runner {
 }
 
 function spawnFixture(name: string, args: string[]): ChildProcess {
-  return spawn(process.execPath, [fixturePath(name), ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+  fixtureSeeds += 1;
+  const env = { ...process.env, RUNWARDEN_TEST_SEED: String((seed + fixtureSeeds) >>> 0) };
+  return spawn(process.execPath, [fixturePath(name), ...args], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env,
+  });
 }
 
 describe('cancel race', () => {
   it('never cancels a live run, never half-applies a cancel, never lets a write through after one', async () => {
+    onTestFailed(() => console.error(replayHint(seed)));
     const project = join(dir.path, 'race-project');
     mkdirSync(project);
     openStore(dir.store).close();
@@ -76,7 +87,7 @@ describe('cancel race', () => {
     let stopsInTx = 0;
     const until = Date.now() + DURATION_MS;
     while (Date.now() < until) {
-      await sleep(150 + Math.random() * 350);
+      await sleep(150 + random() * 350);
       const now = Date.now();
       for (const runner of runners) {
         if (runner.stoppedUntil !== 0 && runner.stoppedUntil <= now) {
@@ -86,12 +97,12 @@ describe('cancel race', () => {
       }
       const live = runners.filter((r) => !r.killed);
       // Half the time, aim at a runner that is inside its held-open write transaction right now.
-      const inTx = Math.random() < 0.5 ? live.filter((r) => readLog(r.log).at(-1)?.op === 'tx-open') : [];
+      const inTx = random() < 0.5 ? live.filter((r) => readLog(r.log).at(-1)?.op === 'tx-open') : [];
       const pool = inTx.length > 0 ? inTx : live;
-      const victim = pool[Math.floor(Math.random() * pool.length)];
+      const victim = pool[Math.floor(random() * pool.length)];
       if (victim === undefined) continue;
 
-      if (Math.random() < 0.45) {
+      if (random() < 0.45) {
         if (victim.stoppedUntil !== 0) victim.child.kill('SIGCONT');
         victim.child.kill('SIGKILL');
         if (victim.child.pid !== undefined) killedAt.set(victim.child.pid, Date.now());
@@ -103,7 +114,7 @@ describe('cancel race', () => {
         victim.child.kill('SIGSTOP');
         if (readLog(victim.log).at(-1)?.op === 'tx-open') stopsInTx += 1;
         // Some pauses stay within the lease, most outlast it (so the run goes stale and gets cancelled).
-        victim.stoppedUntil = now + 300 + Math.random() * 2200;
+        victim.stoppedUntil = now + 300 + random() * 2200;
         sigstops += 1;
       }
     }

@@ -7,12 +7,13 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFailed } from 'vitest';
 import { runnerOwner } from '../../main/runner';
 import { openStore, type RunStore } from '../../main/store';
 import { fixturePath } from '../helpers/paths';
 import { tempDir, waitFor } from '../helpers/cli';
 import { readLog } from './oracle-log';
+import { replayHint, seededRandom, testSeed } from '../helpers/seeded-random';
 
 const RUNS = 80;
 const EFFECTS_PER_RUN = 300;
@@ -20,6 +21,9 @@ const EFFECTS_PER_RUN = 300;
 const DEAD_PID = 2 ** 22 + 123;
 const KILL_ROUNDS = 50;
 const dir = tempDir('runwarden-crash-');
+/** When each kill lands: replayable (test/helpers/seeded-random.ts). */
+const seed = testSeed();
+const random = seededRandom(seed);
 afterAll(() => dir.remove());
 
 type State = 'untouched' | 'cancelled' | string;
@@ -64,6 +68,7 @@ function classify(store: RunStore, runId: string): State {
 
 describe('crash during a cascade cancel', () => {
   it('leaves every run untouched or fully cancelled after each of many SIGKILLs', async () => {
+    onTestFailed(() => console.error(replayHint(seed)));
     const project = join(dir.path, 'p');
     mkdirSync(project);
     const store = openStore(dir.store);
@@ -118,10 +123,7 @@ describe('crash during a cascade cancel', () => {
         ),
       ]);
       if (started === 'exited') break;
-      const finished = await Promise.race([
-        exited.then(() => true),
-        sleep(Math.random() * 6).then(() => false),
-      ]);
+      const finished = await Promise.race([exited.then(() => true), sleep(random() * 6).then(() => false)]);
       if (finished) break;
       child.kill('SIGKILL');
       await exited;

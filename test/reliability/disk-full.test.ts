@@ -8,7 +8,6 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openStore } from '../../main/store';
 import { printCounts, runIdOf, spawnRunwarden, waitFor, type Spawned } from './liveness-kit';
@@ -53,8 +52,16 @@ it('disk full: the outcome of a finished command is recorded once space returns'
       () => running.stderr.includes('trying again until it is recorded'),
       30_000,
     );
-    // Longer than the lease: it lapses while the disk is full.
-    await sleep(2_500);
+    // The lease lapses while the disk is full (its renewals cannot be written).
+    await waitFor('the lease to lapse', () => {
+      const reader = openStore(store, { readonly: true });
+      try {
+        const expiresAt = reader.getSnapshot(runId).lease?.expiresAt;
+        return expiresAt !== undefined && expiresAt !== null && Date.now() > expiresAt;
+      } finally {
+        reader.close();
+      }
+    });
     expect(running.child.exitCode, running.stderr).toBeNull();
     const during = openStore(store, { readonly: true });
     const statusDuring = during.getRun(runId).status;

@@ -274,7 +274,7 @@ export function seedStaleRun(
   for (const effect of effects) recordEffect(h, claim, effect);
   h.store.startAttempt(claim, 'build');
   h.advance(1_000);
-  h.store.markRunnerLost(runId, claim.generation, 'lease expired', SWEEPER);
+  h.store.markRunnerGone(runId, claim.generation, 'lease expired', SWEEPER);
   h.advance(1);
   return runId;
 }

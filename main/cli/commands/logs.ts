@@ -5,7 +5,7 @@ import { gapText } from '../../../shared/log-text';
 import { neutraliseLine } from '../../../shared/terminal-text';
 import type { LogRecord } from '../../../shared/views';
 import { readRunLogPage, type RunLogQuery } from '../../logs/run-log-page';
-import type { RunStore } from '../../store';
+import type { StoreReader } from '../../store';
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
@@ -121,7 +121,7 @@ by "exec --no-log", or not by "exec" or "worker".`,
   },
 };
 
-function stillRunning(store: RunStore, runId: string, ctx: CliContext): boolean {
+function stillRunning(store: StoreReader, runId: string, ctx: CliContext): boolean {
   const status = displayStatus(store.getSnapshot(runId), ctx.now()).status;
   return STILL_RUNNING.has(status);
 }

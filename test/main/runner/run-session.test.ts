@@ -196,7 +196,7 @@ describe('runner kit', () => {
 
   it('an owner verified gone never renews its lapsed lease', () => {
     const session = start(1000, runnerOwner('gone', GONE_PID));
-    expect(store.markRunnerLost(session.runId, session.claim.generation, 'gone', person)).toBe(true);
+    expect(store.markRunnerGone(session.runId, session.claim.generation, 'gone', person)).toBe(true);
     now += 1001;
     expect(session.heartbeat.beat()).toBe(false);
     expect(session.fenced).toBe(true);

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { PushEvent } from '../../../shared/channel-names';
 import { createAppHost } from '../../../main/services/app-host';
 import type { AppHost, DesktopNotice } from '../../../main/services/host-types';
@@ -8,6 +8,7 @@ import { createTempStore, HUMAN, reserveAndClaim, type TempStore } from '../../h
 let t: TempStore;
 let running: AppHost | null = null;
 afterEach(() => {
+  vi.restoreAllMocks();
   running?.dispose();
   running = null;
   t?.cleanup();
@@ -123,10 +124,13 @@ describe('app host', () => {
     t.store.setSetting('sweepIntervalMs', 250, HUMAN);
     // A live lease due in an hour: nothing changes attention before then.
     reserveAndClaim(t, 3_600_000);
+    // Each sweeper tick arms the next with setTimeout(…, sweepIntervalMs): counting those counts ticks.
+    const timers = vi.spyOn(globalThis, 'setTimeout');
     const { pushes } = startHost();
     const seen = pushes.length;
-    // Over 15 ticks of 250 ms (the old refresh period) pass with nothing to do.
-    await new Promise((resolve) => setTimeout(resolve, 4_500));
+    const ticks = () => timers.mock.calls.filter(([, ms]) => ms === 250).length - 1;
+    // More ticks than the old refresh period (15) pass with nothing to do.
+    await waitFor('16 sweeper ticks', () => ticks() >= 16, 20_000, 25);
     expect(pushes.slice(seen).map((p) => p.event)).toEqual([]);
   });
 

@@ -238,7 +238,7 @@ describe('set-based deadline expiry writes what the per-question path wrote', ()
     add({ id: 'int_does_not_exist' });
 
     t.clock.advance(DUE);
-    t.store.markRunnerLost(noticed.runId, noticed.generation, 'lease expired', SWEEPER);
+    t.store.markRunnerGone(noticed.runId, noticed.generation, 'lease expired', SWEEPER);
     t.store.cancelRun(cancelled.runId, { reason: 'stale', actor: HUMAN });
     t.store.answerInteraction(q.id, {
       interactionRevision: q.revision,

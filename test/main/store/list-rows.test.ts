@@ -141,7 +141,7 @@ beforeAll(() => {
   s.beginEffect(cancelledMidEffect, e.id);
   s.cancelOwnRun(cancelledMidEffect, 'asked to');
   const lost = claimed('runner lost');
-  s.markRunnerLost(lost.runId, lost.generation, 'pid gone', SWEEPER);
+  s.markRunnerGone(lost.runId, lost.generation, 'pid gone', SWEEPER);
   const orphan = claimed('orphaned command');
   s.markOrphaned(orphan.runId, orphan.generation, SWEEPER);
   claimed('short lease', other, 5_000);

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunwardenError } from '../../../shared/errors';
 import type { RunSnapshot } from '../../../shared/domain';
 import type { Claim } from '../../../main/store/store-types';
@@ -16,15 +16,14 @@ let t: TempStore;
 let log: EventLogWatch;
 const LEASE = 30_000;
 
-beforeAll(() => {
+// One store per test: no test sees another's runs, so they pass in any order and alone.
+beforeEach(() => {
   t = createTempStore();
   log = new EventLogWatch(t.store);
 });
 afterEach(() => {
   expectInvariants(t.store);
   log.check();
-});
-afterAll(() => {
   expectHealthy(t.store);
   t.cleanup();
 });

@@ -3,7 +3,7 @@
  * runner-transitions.ts), and the store's identity seam: the control claim of a person's cancel records
  * the identity and lease length `openStore` was given, not the test process's own.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../../shared/domain';
 import type { Claim } from '../../../main/store/store-types';
 import { createTempStore, HUMAN, reserveAndClaim, type TempStore } from '../../helpers/temp-store';
@@ -16,15 +16,14 @@ const CONTROL_LEASE_MS = 7_500;
 let t: TempStore;
 let log: EventLogWatch;
 
-beforeAll(() => {
+// One store per test: no test sees another's runs, so they pass in any order and alone.
+beforeEach(() => {
   t = createTempStore({ identity: IDENTITY, controlLeaseMs: CONTROL_LEASE_MS });
   log = new EventLogWatch(t.store);
 });
 afterEach(() => {
   expectInvariants(t.store);
   log.check();
-});
-afterAll(() => {
   expectHealthy(t.store);
   t.cleanup();
 });

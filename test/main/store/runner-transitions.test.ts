@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunwardenError } from '../../../shared/errors';
 import {
   createTempStore,
@@ -16,15 +16,14 @@ import { EventLogWatch, expectHealthy, expectInvariants } from './invariants';
 let t: TempStore;
 let log: EventLogWatch;
 
-beforeAll(() => {
+// One store per test: no test sees another's runs, so they pass in any order and alone.
+beforeEach(() => {
   t = createTempStore();
   log = new EventLogWatch(t.store);
 });
 afterEach(() => {
   expectInvariants(t.store);
   log.check();
-});
-afterAll(() => {
   expectHealthy(t.store);
   t.cleanup();
 });
@@ -389,7 +388,7 @@ describe('heartbeat', () => {
     expect(late).toMatchObject({ actorType: claim.ownerType, actorId: claim.ownerId });
     expect(late?.actorId).toBeTruthy();
     // Verified gone (the sweeper saw its process vanish): the lapsed lease stays lost.
-    expect(t.store.markRunnerLost(claim.runId, claim.generation, 'pid gone', HUMAN)).toBe(true);
+    expect(t.store.markRunnerGone(claim.runId, claim.generation, 'pid gone', HUMAN)).toBe(true);
     t.clock.advance(1);
     expect(t.store.heartbeat(claim, LEASE)).toMatchObject({ ok: false, expiresAt: null, lost: 'lapsed' });
     log.check();

@@ -1,5 +1,5 @@
 /**
- * The sweeper's batch verdict by the clock (`markRunnersLost`): one revision and one `run.runner_lost` per
+ * The sweeper's batch verdict by the clock (`markLapsedRunnersLost`): one revision and one `run.runner_lost` per
  * lapsed lease, the views unchanged — and a lease its runner renewed after the sweeper listed it is left
  * alone, not expired under it.
  */
@@ -14,7 +14,7 @@ afterEach(() => {
   t.cleanup();
 });
 
-describe('markRunnersLost', () => {
+describe('markLapsedRunnersLost', () => {
   it('records each lapsed lease lost once and skips one renewed since it was listed', () => {
     t = createTempStore();
     const lapsed = reserveAndClaim(t, LEASE);
@@ -26,8 +26,8 @@ describe('markRunnersLost', () => {
     expect(t.store.heartbeat(renewed, LEASE)).toMatchObject({ ok: true });
     const before = t.store.getRunDetail(lapsed.runId, { eventsLimit: 50 }).snapshot.run;
 
-    expect(t.store.markRunnersLost(listed, 'lease expired', SWEEPER)).toBe(1);
-    expect(t.store.markRunnersLost(listed, 'lease expired', SWEEPER)).toBe(0);
+    expect(t.store.markLapsedRunnersLost(listed, 'lease expired', SWEEPER)).toBe(1);
+    expect(t.store.markLapsedRunnersLost(listed, 'lease expired', SWEEPER)).toBe(0);
 
     const lost = t.store.getRunDetail(lapsed.runId, { eventsLimit: 50 });
     expect(lost.snapshot.run.revision).toBe(before.revision + 1);

@@ -170,7 +170,7 @@ describe('a varied store: every state', () => {
       deadlineAt: t.clock.now() + 1_000,
     });
     const lost = claimed('runner lost');
-    s.markRunnerLost(lost.runId, lost.generation, 'pid gone', SWEEPER);
+    s.markRunnerGone(lost.runId, lost.generation, 'pid gone', SWEEPER);
     // Supervisor gone, command alive (docs/LIVENESS.md#orphans): its own status, in Needs you, whatever the clock.
     const orphan = claimed('orphaned command');
     s.markOrphaned(orphan.runId, orphan.generation, SWEEPER);
@@ -331,7 +331,7 @@ describe('random walks (fast-check)', () => {
               }
               case 'sweep':
                 for (const l of s.listExpiredLeases({ graceMs: 0, limit: 50 }))
-                  s.markRunnerLost(l.runId, l.generation, 'expired', SWEEPER);
+                  s.markRunnerGone(l.runId, l.generation, 'expired', SWEEPER);
                 s.expireInteractionDeadlines(50, SWEEPER);
                 s.expirePresenterClaims(50);
                 return;
