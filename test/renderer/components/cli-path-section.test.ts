@@ -79,6 +79,24 @@ describe("Settings: Install 'runwarden' command in PATH", () => {
     );
   });
 
+  it("offers nothing to install when runwarden already leads here through another link (the deb's /usr/bin)", async () => {
+    const { api } = fakeApi({
+      status: {
+        ok: true,
+        value: status(false, {
+          found: '/usr/bin/runwarden',
+          leadsHere: true,
+          message: 'runwarden on the PATH (/usr/bin/runwarden) runs this app.',
+        }),
+      },
+    });
+    render(CliPathSection, { props: { api } });
+    await waitFor(() =>
+      expect(screen.getByTestId('cli-path-status').textContent).toContain('/usr/bin/runwarden'),
+    );
+    expect(screen.queryByRole('button')).toBeNull();
+  });
+
   it('offers no button where the app cannot install it (the AppImage)', async () => {
     const { api } = fakeApi({
       status: {
