@@ -301,7 +301,7 @@ export function runApp(mainModuleUrl: string): void {
             });
           },
           // Settings' "Install 'runwarden' command in PATH" (docs/DESKTOP-CHECKLIST.md#the-runwarden-command).
-          cliPath: cliPathActions(currentCliPathSystem(import.meta.url)),
+          cliPath: cliPathActions(currentCliPathSystem(mainModuleUrl)),
         });
       } catch (error) {
         log('runwarden: the store could not be opened', error);
