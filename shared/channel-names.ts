@@ -28,6 +28,9 @@ export const CHANNEL_METHODS = {
   'settings:set': 'setSettings',
   'store:info': 'getStoreInfo',
   'store:doctor': 'runDoctor',
+  'cli:status': 'getCliPathStatus',
+  'cli:install': 'installCliOnPath',
+  'cli:uninstall': 'uninstallCliOnPath',
 } as const;
 
 export type Channel = keyof typeof CHANNEL_METHODS;

@@ -17,6 +17,7 @@ import {
   type CancelOutcome,
   type CancelPreview,
   type ChangedPush,
+  type CliPathStatus,
   type DoctorReport,
   type LogPush,
   type OpenRunPush,
@@ -173,6 +174,9 @@ export const schemas = {
   }),
   'store:info': empty,
   'store:doctor': empty,
+  'cli:status': empty,
+  'cli:install': empty,
+  'cli:uninstall': empty,
 } satisfies Record<Channel, v.GenericSchema>;
 
 /** Response type of each channel. */
@@ -201,6 +205,9 @@ export interface Responses {
   'settings:set': Settings;
   'store:info': StoreInfo;
   'store:doctor': DoctorReport;
+  'cli:status': CliPathStatus;
+  'cli:install': CliPathStatus;
+  'cli:uninstall': CliPathStatus;
 }
 
 export interface Pushes {

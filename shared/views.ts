@@ -127,6 +127,25 @@ export interface AnswerOutcome {
   interaction: Interaction;
 }
 
+/**
+ * Whether `runwarden` on the PATH leads to this desktop app, and what Settings' "Install 'runwarden' command in
+ * PATH" writes (docs/DESKTOP-CHECKLIST.md#the-runwarden-command).
+ */
+export interface CliPathStatus {
+  /** This app can install the command itself (an installed app on macOS, Windows or Linux, not the AppImage). */
+  available: boolean;
+  /** What the action writes: a link (macOS, Linux) or a folder added to the user PATH (Windows); null when unavailable. */
+  target: string | null;
+  /** This app's entry is there (its link, or its folder in the user PATH). */
+  installed: boolean;
+  /** The first `runwarden` a new terminal finds, if any. */
+  found: string | null;
+  /** That `runwarden` runs this app's CLI. */
+  leadsHere: boolean;
+  /** One line for a person. */
+  message: string;
+}
+
 export type StoreMode = 'read-write' | 'read-only';
 
 export interface StoreInfo {

@@ -9,6 +9,7 @@ import { PUSH_CHANNEL_PREFIX, type PushEvent } from '../../shared/channel-names'
 import type { Pushes } from '../../shared/contract';
 import type { Interaction } from '../../shared/domain';
 import type { Settings } from '../../shared/views';
+import { cliPathActions, currentCliPathSystem } from '../cli/cli-on-path';
 import { createAppHost } from '../services/app-host';
 import type { AppHost, PushSink, ShellAttention } from '../services/host-types';
 import { resolveStorePath } from '../store';
@@ -299,6 +300,8 @@ export function runApp(mainModuleUrl: string): void {
               if (problem !== '') log(`runwarden: could not open ${path}: ${problem}`);
             });
           },
+          // Settings' "Install 'runwarden' command in PATH" (docs/DESKTOP-CHECKLIST.md#the-runwarden-command).
+          cliPath: cliPathActions(currentCliPathSystem(mainModuleUrl)),
         });
       } catch (error) {
         log('runwarden: the store could not be opened', error);

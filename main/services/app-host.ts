@@ -128,6 +128,7 @@ export function createAppHost(options: AppHostOptions): AppHost {
           options.onSettingsChanged?.(next);
         },
         ...(options.openPath !== undefined && { openPath: options.openPath }),
+        ...(options.cliPath !== undefined && { cliPath: options.cliPath }),
       },
       {
         onBusy: (nowBusy) => setBusy(host, nowBusy),

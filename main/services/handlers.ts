@@ -10,7 +10,13 @@ import { secretNames } from '../../shared/command-environment';
 import type { Actor, CommandSpec } from '../../shared/domain';
 import { assertNever, isRunwardenError, RunwardenError } from '../../shared/errors';
 import { MAX_LOG_RECORDS } from '../../shared/contract';
-import type { BulkItemResult, BulkResult, RetryCommandPreview, Settings } from '../../shared/views';
+import type {
+  BulkItemResult,
+  BulkResult,
+  CliPathStatus,
+  RetryCommandPreview,
+  Settings,
+} from '../../shared/views';
 import { readRunLogPage, runLogPath } from '../logs/run-log-page';
 import { OUTSIDE_EVERY_RUN, type CommandIdentity, type StoreReader, type StoreWriter } from '../store';
 import { stopCommandGroup, type StopCommandResult } from '../runner/stop-command';
@@ -29,6 +35,22 @@ export interface HandlerDeps {
   onBackgroundError?: (error: unknown) => void;
   /** The desktop's "open with the default app" (Electron's shell.openPath); absent in browser mode. */
   openPath?: (path: string) => void;
+  /** Puts `runwarden` on the PATH (main/cli/cli-on-path.ts); only the desktop app has it. */
+  cliPath?: CliPathActions;
+}
+
+export interface CliPathActions {
+  status: () => CliPathStatus;
+  install: () => CliPathStatus;
+  uninstall: () => CliPathStatus;
+}
+
+const CLI_PATH_DESKTOP_ONLY =
+  "The runwarden command is put on the PATH from the desktop app's Settings, not from a browser.";
+
+function cliPath(deps: HandlerDeps): CliPathActions {
+  if (deps.cliPath === undefined) throw new RunwardenError('FORBIDDEN', CLI_PATH_DESKTOP_ONLY);
+  return deps.cliPath;
 }
 
 /** SIGTERM → SIGKILL grace of *Stop the command*. */
@@ -136,6 +158,9 @@ export const handlers: Handlers = {
   },
   'store:info': ({ store }) => store.info(),
   'store:doctor': ({ store }) => store.doctor(),
+  'cli:status': (deps) => cliPath(deps).status(),
+  'cli:install': (deps) => cliPath(deps).install(),
+  'cli:uninstall': (deps) => cliPath(deps).uninstall(),
 };
 
 /** Channels that write: refused up front when the store is read-only. */

@@ -7,6 +7,7 @@ import type { Pushes, Response } from '../../shared/contract';
 import type { Interaction, NotificationLevel, Surface } from '../../shared/domain';
 import type { Result } from '../../shared/errors';
 import type { AttentionSummary, Settings } from '../../shared/views';
+import type { CliPathActions } from './handlers';
 
 export type Clock = () => number;
 
@@ -52,6 +53,8 @@ export interface AppHostOptions {
   attention?: { items: number; onAttention: (attention: ShellAttention) => void };
   /** Opens a file with the desktop's default app (a run's log); only the Electron shell has one. */
   openPath?: (path: string) => void;
+  /** Puts `runwarden` on the PATH from Settings; only the Electron shell has it (docs/DESKTOP-CHECKLIST.md#the-runwarden-command). */
+  cliPath?: CliPathActions;
 }
 
 export interface AppHost {

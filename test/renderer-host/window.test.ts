@@ -101,6 +101,8 @@ describe('settings', () => {
     expect(within(dialog).queryByText('Launch at login')).toBeNull();
     expect(within(dialog).queryByText(/Pause desktop notifications/)).toBeNull();
     expect(within(dialog).queryByText(/keeps Runwarden in the\s+tray/)).toBeNull();
+    expect(within(dialog).queryByText('Command line')).toBeNull();
+    expect(h.count('getCliPathStatus')).toBe(0);
   });
 });
 

@@ -423,7 +423,13 @@ async function startLiveRunners(
   liveMinutes: number,
   result: DemoResult,
 ): Promise<void> {
-  const sleepScript = `setTimeout(() => {}, ${liveMinutes * MINUTE})`;
+  // Neither the runners nor their commands may assume a Node: in an installed app this process is the app's
+  // own executable in Node mode, and starting it again without that mode opens the app
+  // (docs/DESKTOP-CHECKLIST.md#the-runwarden-command). A Node script (a checkout's bin/runwarden.js) runs
+  // under this Node; the installed app's launcher, which the CLI names as its own path, runs by itself. The
+  // long-running commands are a shell's sleep, as the question runner's shell already is.
+  const [cli, ...cliArgs] = /\.[cm]?js$/.test(ctx.binPath) ? [process.execPath, ctx.binPath] : [ctx.binPath];
+  const sleepCommand = ['sh', '-c', `exec sleep ${liveMinutes * (MINUTE / 1000)}`];
   const live: Array<{
     project: ProjectName;
     workflow: string;
@@ -436,14 +442,14 @@ async function startLiveRunners(
       workflow: 'ci',
       title: 'Nightly integration tests',
       expected: 'running',
-      argv: [process.execPath, '-e', sleepScript],
+      argv: sleepCommand,
     },
     {
       project: 'data-pipeline',
       workflow: 'backfill',
       title: 'Backfill events 2026-Q3',
       expected: 'running',
-      argv: [process.execPath, '-e', sleepScript],
+      argv: sleepCommand,
     },
     {
       project: 'billing-service',
@@ -460,9 +466,9 @@ async function startLiveRunners(
   for (const runner of live) {
     const key = `demo-live-${process.pid}-${runner.workflow}-${Date.now()}`;
     const child = spawn(
-      process.execPath,
+      cli ?? ctx.binPath,
       [
-        ctx.binPath,
+        ...cliArgs,
         'exec',
         '--store',
         storePath,

@@ -178,6 +178,49 @@ describe.runIf(onLinux)('the CLI the app ships', () => {
     },
   );
 
+  it.skipIf(!posix)(
+    'runs `demo` with its live runners through the launcher, with no Node on the PATH',
+    () => {
+      const sandbox = mkdtempSync(join(work, 'demo-'));
+      const tools = join(sandbox, 'tools');
+      mkdirSync(tools);
+      for (const tool of ['sh', 'readlink', 'sleep']) {
+        const found = ['/usr/bin', '/bin'].map((dir) => join(dir, tool)).find((path) => existsSync(path));
+        if (found === undefined) throw new Error(`${tool} not found`);
+        symlinkSync(found, join(tools, tool));
+      }
+      const demo = spawnSync(
+        join(resources, 'bin', 'runwarden'),
+        ['demo', '--dir', join(sandbox, 'projects'), '--live-minutes', '1', '--json'],
+        {
+          cwd: sandbox,
+          env: { HOME: join(sandbox, 'home'), PATH: tools, RUNWARDEN_STORE: join(sandbox, 'store.sqlite') },
+          encoding: 'utf8',
+          timeout: 60_000,
+        },
+      );
+      const result = JSON.parse(demo.stdout) as {
+        value: { runs: Array<{ id: string; live: boolean; expected: string }>; runnerPids: number[] };
+      };
+      try {
+        expect(demo.stderr).not.toMatch(/did not start in time/);
+        expect(demo.status).toBe(0);
+        const live = result.value.runs.filter((run) => run.live);
+        expect(live.map((run) => run.expected).sort()).toEqual(['needs-answer', 'running', 'running']);
+        // Each live run was found by its runner (its id is the run's, not the request key).
+        for (const run of live) expect(run.id).toMatch(/^run_/);
+      } finally {
+        for (const pid of result.value.runnerPids) {
+          try {
+            process.kill(pid, 'SIGTERM');
+          } catch {
+            // Already gone.
+          }
+        }
+      }
+    },
+  );
+
   it('answers stableCliCommand() from inside the app: the launcher, or the PATH link that leads to it', () => {
     const fromCli = pathToFileURL(join(resources, 'cli', 'runwarden.js')).href;
     const fromMain = pathToFileURL(join(resources, 'app.asar', 'out', 'main', 'index.js')).href;

@@ -134,6 +134,9 @@ describe('runwarden serve on a demo store', () => {
       'settings:set': { patch: { notificationsPaused: true } },
       'store:info': {},
       'store:doctor': {},
+      'cli:status': {},
+      'cli:install': {},
+      'cli:uninstall': {},
     };
     const failures: string[] = [];
     // Refused as it should be: no command of the demo's made-up runners lives here (or the run moved on).
@@ -144,7 +147,15 @@ describe('runwarden serve on a demo store', () => {
         failures.push(`${channel}: ${result.error.code} ${result.error.message}`);
     }
     // The demo's runs were not started by exec, so they have no log file to open: the one refusal.
-    expect(failures).toEqual(['runs:openLog: NOT_FOUND Run ' + stale.run.id + ' has no log file to open.']);
+    // Browser mode cannot put the desktop app's command on the PATH: the cli:* channels say so.
+    const desktopOnly =
+      "FORBIDDEN The runwarden command is put on the PATH from the desktop app's Settings, not from a browser.";
+    expect(failures).toEqual([
+      'runs:openLog: NOT_FOUND Run ' + stale.run.id + ' has no log file to open.',
+      `cli:status: ${desktopOnly}`,
+      `cli:install: ${desktopOnly}`,
+      `cli:uninstall: ${desktopOnly}`,
+    ]);
     const doctor = await invoke<{ contradictions: unknown[]; integrity: string }>('store:doctor', {});
     expect(doctor).toMatchObject({ ok: true, value: { contradictions: [], integrity: 'ok' } });
   });

@@ -74,11 +74,17 @@ describe('dispatcher: the one path every request takes', () => {
       'settings:set': { patch: { closeToTray: false } },
       'store:info': {},
       'store:doctor': {},
+      'cli:status': {},
+      'cli:install': {},
+      'cli:uninstall': {},
     };
     for (const channel of CHANNELS) {
       const result = dispatch(channel, inputs[channel]);
       if (!result.ok)
-        expect(['NOT_FOUND'], `${channel}: ${result.error.message}`).toContain(result.error.code);
+        expect(
+          channel.startsWith('cli:') ? ['FORBIDDEN'] : ['NOT_FOUND'],
+          `${channel}: ${result.error.message}`,
+        ).toContain(result.error.code);
     }
     expect(settingsChanges).toBe(1);
     expect(dispatch('settings:get', {})).toMatchObject({ ok: true, value: { closeToTray: false } });
@@ -194,6 +200,45 @@ describe('dispatcher: the one path every request takes', () => {
     );
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(t.store.doctor()).toMatchObject({ integrity: 'ok', contradictions: [] });
+  });
+
+  it("routes cli:* to the desktop's PATH actions, validated, and refuses them where there are none", () => {
+    const calls: string[] = [];
+    const status = (installed: boolean) => ({
+      available: true,
+      target: '/home/ann/.local/bin/runwarden',
+      installed,
+      found: installed ? '/home/ann/.local/bin/runwarden' : null,
+      leadsHere: installed,
+      message: installed ? 'here' : 'none',
+    });
+    const d = createDispatcher({
+      store: t.store,
+      clock: t.clock,
+      actor: HUMAN,
+      onSettingsChanged: () => {},
+      cliPath: {
+        status: () => (calls.push('status'), status(false)),
+        install: () => (calls.push('install'), status(true)),
+        uninstall: () => {
+          calls.push('uninstall');
+          throw new RunwardenError('CONFLICT', 'not ours');
+        },
+      },
+    });
+    expect(d('cli:status', {})).toEqual({ ok: true, value: status(false) });
+    expect(d('cli:install', {})).toEqual({ ok: true, value: status(true) });
+    expect(d('cli:uninstall', {})).toMatchObject({
+      ok: false,
+      error: { code: 'CONFLICT', message: 'not ours' },
+    });
+    expect(d('cli:install', { target: '/etc/passwd' })).toMatchObject({
+      ok: false,
+      error: { code: 'VALIDATION' },
+    });
+    expect(calls).toEqual(['status', 'install', 'uninstall']);
+    // The default dispatcher (browser mode's) has none.
+    expect(dispatch('cli:status', {})).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
   });
 
   it('refuses writes on a read-only store before reaching the store', () => {
