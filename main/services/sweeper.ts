@@ -66,6 +66,8 @@ export interface SweepReport {
   acting: boolean;
   runnersLost: number;
   interactionsExpired: number;
+  /** Coding-agent sessions whose agent died without ending them (docs/AGENTS.md#died). */
+  agentSessionsDied: number;
   presenterClaimsExpired: number;
   autoCancelled: number;
   pruned: number;
@@ -107,6 +109,7 @@ function emptyReport(): SweepReport {
     acting: false,
     runnersLost: 0,
     interactionsExpired: 0,
+    agentSessionsDied: 0,
     presenterClaimsExpired: 0,
     autoCancelled: 0,
     pruned: 0,
@@ -142,6 +145,7 @@ export function sweep(deps: SweeperDeps, state: SweeperState): SweepReport {
       report.runnersLost +
       report.orphansFound +
       report.interactionsExpired +
+      report.agentSessionsDied +
       report.presenterClaimsExpired +
       report.autoCancelled +
       report.pruned;
@@ -190,6 +194,8 @@ function act(deps: SweeperDeps, state: SweeperState, settings: Settings, report:
   const { store } = deps;
   report.acting = holdHostLease(deps, state, settings);
   if (!report.acting) return;
+  // Before the lost-runner step: an agent that died is recorded as such, not as a lost runner.
+  report.agentSessionsDied = store.endGoneAgentSessions(SWEEP_BATCH);
   noticeLostRunners(deps, settings, report);
   report.interactionsExpired = store.expireInteractionDeadlines(SWEEP_BATCH, SWEEPER_ACTOR);
   report.presenterClaimsExpired = store.expirePresenterClaims(SWEEP_BATCH);

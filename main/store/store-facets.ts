@@ -104,6 +104,7 @@ export type StoreWriter = Pick<
   | 'advanceNotifiedSeq'
   | 'expireInteractionIfDue'
   | 'expireInteractionDeadlines'
+  | 'endGoneAgentSessions'
   | 'expirePresenterClaims'
   | 'pruneTerminalRuns'
   | 'checkpoint'
