@@ -17,6 +17,7 @@ import { isProcessAlive } from '../store/process-identity';
 import {
   AGENT_LABELS,
   openAgentSessionStore,
+  WAITING_FOR_PROMPT,
   type AgentName,
   type AgentSessionInput,
   type AgentSessionStore,
@@ -44,9 +45,8 @@ export interface HookOptions {
   pollMs: number;
 }
 
-/** What the session shows under its title while it works, and while it waits for a prompt. */
+/** What the session shows under its title while it works. */
 export const WORKING = 'Working';
-export const WAITING_FOR_PROMPT = 'Waiting for your next prompt';
 export const ANSWERED_IN_TERMINAL = 'answered in the terminal';
 
 export async function runHook(ctx: CliContext, options: HookOptions, stdinText?: string): Promise<number> {
@@ -136,7 +136,9 @@ async function handleEvent(
       if (payload.toolName === 'AskUserQuestion') return askUserQuestion(ctx, store, options, input, payload);
       if (options.gatePreToolUse) {
         const answer = await askPermission(ctx, store, options, input, payload);
-        return answer === null ? null : preToolUseDecision(answer);
+        // Codex refuses a PreToolUse "allow" (its hook then counts as failed): no decision lets the call go on.
+        if (answer === null || (answer !== 'deny' && options.agent === 'codex')) return null;
+        return preToolUseDecision(answer);
       }
       return step({ kind: 'activity', detail: WORKING });
     default:

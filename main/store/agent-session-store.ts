@@ -11,7 +11,7 @@ import { RunnerStore } from './runner-store';
 import type { Claim, RequestInteractionInput } from './store-types';
 
 export type { AgentName, AgentSessionClaim, AgentSessionInput } from './agent-sessions';
-export { AGENT_LABELS, AGENT_NAMES } from './agent-sessions';
+export { AGENT_LABELS, AGENT_NAMES, WAITING_FOR_PROMPT } from './agent-sessions';
 
 export function openAgentSessionStore(storePath: string, opts: OpenStoreOptions = {}): AgentSessionStore {
   const { ctx, state } = openConnection(storePath, opts);

@@ -32,6 +32,12 @@ export const AGENT_LABELS: Record<AgentName, string> = {
   pi: 'pi',
 };
 
+/** What a session shows after its agent's turn ended (Stop): it waits for the person's next prompt. */
+export const WAITING_FOR_PROMPT = 'Waiting for your next prompt';
+
+/** Agents that tell Runwarden when a session ends (SessionEnd, pi's session_shutdown); Codex does not. */
+const SAYS_WHEN_IT_ENDS: ReadonlySet<AgentName> = new Set(['claude-code', 'pi']);
+
 /**
  * An agent session's lease: as long as a lease may be. Nothing heartbeats between hook calls (a session may
  * wait hours for its next prompt); the agent's process identity says whether it lives (docs/LIVENESS.md).
@@ -214,7 +220,17 @@ export function endAgentSession(ctx: StoreContext, claim: Claim, reason: string,
   return runner.finishRun(ctx, claim, { status: 'completed', output: { ended: reason } }, now);
 }
 
+/**
+ * The session's agent process is gone. Codex never says a session ended, so a Codex that exits while it
+ * waits for the next prompt ended its session; any other exit without an end is a death
+ * (docs/AGENTS.md#died).
+ */
 function endAsDied(ctx: StoreContext, agent: AgentName, claim: Claim, now: number): void {
+  const run = loadRunRow(ctx, claim.runId);
+  if (!SAYS_WHEN_IT_ENDS.has(agent) && run.status === 'running' && run.status_detail === WAITING_FOR_PROMPT) {
+    runner.finishRun(ctx, claim, { status: 'completed', output: { ended: 'the agent exited' } }, now);
+    return;
+  }
   runner.finishRun(
     ctx,
     claim,
