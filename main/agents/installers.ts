@@ -14,8 +14,9 @@ import {
   type Scope,
 } from './claude-code-config';
 import { codexConfigPath, codexStatus, installCodex, uninstallCodex } from './codex-config';
-import { piExtensionPath, piExtensionSource, piStatus } from './pi-extension';
-import { lineDiff, readBytes, writeInstalled, writeUninstalled } from './config-file';
+import { PI_MARKER, piExtensionPath, piExtensionSource, piStatus } from './pi-extension';
+import { rmSync } from 'node:fs';
+import { lineDiff, readBytes, writeAtomic, writeInstalled, writeUninstalled } from './config-file';
 
 export type { Scope } from './claude-code-config';
 
@@ -78,7 +79,6 @@ function transformUninstall(agent: AgentName, path: string, text: string | null)
     case 'codex':
       return uninstallCodex(text, path);
     case 'pi':
-      // The extension file is Runwarden's own: uninstalling removes it.
       return null;
   }
 }
@@ -100,7 +100,10 @@ export function install(agent: AgentName, scope: Scope, ctx: InstallContext, dry
   const before = bytes === null ? null : bytes.toString('utf8');
   const after = transformInstall(agent, path, before, ctx);
   const result = plan(agent, path, before, after);
-  if (!dryRun && result.changed) writeInstalled(path, bytes, after);
+  if (dryRun || !result.changed) return result;
+  // pi's extension is a file of Runwarden's own: nothing of the person's to keep beside it.
+  if (agent === 'pi') writeAtomic(path, after);
+  else writeInstalled(path, bytes, after);
   return result;
 }
 
@@ -108,6 +111,11 @@ export function uninstall(agent: AgentName, scope: Scope, ctx: InstallContext, d
   const path = configPathOf(agent, scope, ctx);
   const bytes = readBytes(path);
   const before = bytes === null ? null : bytes.toString('utf8');
+  if (agent === 'pi') {
+    const ours = before !== null && before.startsWith(PI_MARKER);
+    if (!dryRun && ours) rmSync(path);
+    return plan(agent, path, before, ours ? null : before);
+  }
   if (dryRun) return plan(agent, path, before, transformUninstall(agent, path, before));
   const restored = writeUninstalled(path, bytes, transformUninstall(agent, path, before));
   return plan(agent, path, before, restored === null ? null : restored.toString('utf8'));

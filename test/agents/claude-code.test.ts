@@ -5,27 +5,29 @@
  * command runs; a killed agent is recorded as died; a question nobody answers hands back to Claude Code.
  */
 import { existsSync } from 'node:fs';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   answerFromTray,
   BIN,
   createWorld,
-  describeWithAgents,
   runsOf,
+  requireAgents,
   runwarden,
+  skipAgents,
   start,
   trayQuestion,
   until,
   type World,
 } from './harness';
 
-describeWithAgents('Claude Code', () => {
+describe.skipIf(skipAgents)('Claude Code', () => {
   let world: World;
   beforeEach(async () => {
+    requireAgents();
     world = await createWorld();
   });
   afterEach(async () => {
-    await world.cleanup();
+    await world?.cleanup();
   });
 
   async function install(timeout = '60s'): Promise<void> {

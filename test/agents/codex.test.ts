@@ -6,23 +6,25 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   answerFromTray,
   BIN,
   createWorld,
-  describeWithAgents,
   runsOf,
+  requireAgents,
   runwarden,
+  skipAgents,
   start,
   trayQuestion,
   until,
   type World,
 } from './harness';
 
-describeWithAgents('Codex', () => {
+describe.skipIf(skipAgents)('Codex', () => {
   let world: World;
   beforeEach(async () => {
+    requireAgents();
     world = await createWorld();
     const codexHome = world.env.CODEX_HOME ?? join(world.home, '.codex');
     mkdirSync(codexHome, { recursive: true });
@@ -42,7 +44,7 @@ describeWithAgents('Codex', () => {
     );
   });
   afterEach(async () => {
-    await world.cleanup();
+    await world?.cleanup();
   });
 
   async function install(timeout = '60s'): Promise<void> {

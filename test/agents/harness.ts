@@ -10,7 +10,6 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, it } from 'vitest';
 import type { Interaction, Run } from '../../shared/domain';
 import { createAppHost } from '../../main/services/app-host';
 import type { AppHost, ShellAttention } from '../../main/services/host-types';
@@ -28,20 +27,14 @@ export const BIN = {
 export const agentsInstalled = Object.values(BIN).every((bin) => existsSync(bin));
 
 /**
- * `describe` for tests that drive the real agents: skipped when they are not installed, except under CI,
- * where a missing install is a failure, not a silent skip.
+ * Tests that drive the real agents are skipped when they are not installed — except under CI, where they
+ * run and `requireAgents` fails them: a missing install is a failure there, never a silent skip.
  */
-export function describeWithAgents(name: string, body: () => void): void {
-  if (agentsInstalled) {
-    describe(name, body);
-  } else if (process.env.CI === 'true') {
-    describe(name, () => {
-      it('has the coding-agent CLIs installed', () => {
-        throw new Error('test/agents/node_modules is missing: run npm ci --prefix test/agents');
-      });
-    });
-  } else {
-    describe.skip(name, body);
+export const skipAgents = !agentsInstalled && process.env.CI !== 'true';
+
+export function requireAgents(): void {
+  if (!agentsInstalled) {
+    throw new Error('test/agents/node_modules is missing the agent CLIs: run npm ci --prefix test/agents');
   }
 }
 
