@@ -475,6 +475,12 @@ export function generateStore(opts: GenerateOptions): GeneratedStore {
         provenance: status === 'settled' ? 'human' : null,
         created_at: at,
         settled_at: status === 'settled' ? at + 60_000 : null,
+        asker_pid: null,
+        asker_start_id: null,
+        asker_hostname: null,
+        asker_boot_id: null,
+        asker_pid_ns: null,
+        withdrawal: null,
       });
       ev('interaction.requested', 'runner', runner, 'sdk', 1, { interactionId: iid, kind: kindOf });
       if (status === 'settled') {

@@ -72,7 +72,12 @@ export const INTERACTION_STATUSES = ['pending', 'presenting', 'settled', 'cancel
 export type InteractionStatus = (typeof INTERACTION_STATUSES)[number];
 /** A question still waiting for its answer (presenting: a dialog is showing it). */
 export const OPEN_INTERACTION_STATUSES: readonly InteractionStatus[] = ['pending', 'presenting'];
-export type ResolutionProvenance = 'human' | 'timeout_policy' | 'explicit_cancel' | 'expired_no_default';
+/**
+ * How a question was settled or closed. `asker_interrupted` / `asker_gone`: it was withdrawn because the
+ * process waiting for it was interrupted or is verifiably gone (docs/LIVENESS.md#questions-and-their-askers).
+ */
+export type ResolutionProvenance =
+  'human' | 'timeout_policy' | 'explicit_cancel' | 'expired_no_default' | 'asker_interrupted' | 'asker_gone';
 
 export type FieldType = 'string' | 'number' | 'boolean';
 export interface InteractionField {
@@ -210,6 +215,8 @@ export const EVENT_TYPES = [
   'interaction.requested',
   'interaction.answered',
   'interaction.expired',
+  // Nobody waits for the question any more: its asking process was interrupted or is gone.
+  'interaction.withdrawn',
   'effect.reserved',
   'effect.applying',
   'effect.applied',

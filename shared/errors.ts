@@ -18,6 +18,10 @@ export const ERROR_CODES = [
   'STORE_CORRUPT',
   'STORE_LOCKED',
   'FORBIDDEN',
+  // An answer to a question nobody waits for any more (withdrawn, or its asking process is gone).
+  'NOBODY_WAITING',
+  // An answer from inside the run that asked: only a person outside the run answers its questions.
+  'SELF_ANSWER',
   // A read that a newer one of the same kind replaced before it ran (a search's counts while typing).
   'SUPERSEDED',
   'INTERNAL',

@@ -13,7 +13,7 @@ import { sanitizeLine } from '../../shared/terminal-text';
 import type { CliContext } from '../cli/command';
 import { storePathOf } from '../cli/command';
 import { projectFolder } from '../cli/project-path';
-import { isProcessAlive } from '../store/process-identity';
+import { isProcessAlive, thisProcessAsAsker } from '../store/process-identity';
 import {
   AGENT_LABELS,
   openAgentSessionStore,
@@ -47,7 +47,6 @@ export interface HookOptions {
 
 /** What the session shows under its title while it works. */
 export const WORKING = 'Working';
-export const ANSWERED_IN_TERMINAL = 'answered in the terminal';
 
 export async function runHook(ctx: CliContext, options: HookOptions, stdinText?: string): Promise<number> {
   const say = (message: string): void => {
@@ -123,9 +122,9 @@ async function handleEvent(
     case 'UserPromptSubmit':
     case 'PostToolUse':
     case 'PostToolUseFailure':
-      return step({ kind: 'activity', detail: WORKING, withdraw: ANSWERED_IN_TERMINAL });
+      return step({ kind: 'activity', detail: WORKING, withdraw: 'asker_interrupted' });
     case 'Stop':
-      return step({ kind: 'activity', detail: WAITING_FOR_PROMPT, withdraw: ANSWERED_IN_TERMINAL });
+      return step({ kind: 'activity', detail: WAITING_FOR_PROMPT, withdraw: 'asker_interrupted' });
     case 'SessionEnd':
       return step({ kind: 'end', reason: payload.reason ?? 'ended' });
     case 'PermissionRequest': {
@@ -210,7 +209,7 @@ async function ask(
   try {
     for (;;) {
       if (controller.signal.aborted) {
-        store.withdrawAgentQuestion(claim, 'the hook was stopped');
+        store.withdrawAgentQuestions(claim, 'asker_interrupted');
         return null;
       }
       let current: Interaction = store.getInteraction(interaction.id);
@@ -219,7 +218,7 @@ async function ask(
           store.expireAgentQuestionIfDue(interaction.id, actor);
           current = store.getInteraction(interaction.id);
         } else if (!isProcessAlive(input.owner.pid, input.owner.startId ?? null)) {
-          store.withdrawAgentQuestion(claim, `${AGENT_LABELS[options.agent]} is gone`);
+          store.withdrawAgentQuestions(claim, 'asker_gone');
           return null;
         }
       }

@@ -13,6 +13,8 @@ export const EXIT = {
   conflict: 5,
   /** The run is parked for a person: an effect's outcome is unknown, or the command parked it. */
   parked: 75,
+  /** answer: the caller is inside the run that asked; only a person outside the run answers. */
+  selfAnswer: 77,
   expired: 124,
   cancelled: 130,
 } as const;
@@ -24,9 +26,11 @@ export const EXIT_CODE_HELP = `Exit codes:
   2    usage error (bad flags or arguments, invalid input)
   3    refused: a live runner owns the run (use --request for a cooperative cancel or pause)
   4    not found (unknown run or interaction)
-  5    stale view or conflict (the run changed, or is in a state the command does not apply to)
+  5    stale view or conflict (the run changed, or is in a state the command does not apply to;
+       answer: nobody is waiting for the question any more)
   75   parked for a person: an effect's outcome is unknown (effect), or the command parked its run
        (exec, worker); a CMD run by "runwarden effect" exits 75 to say its outcome is unknown
+  77   answer: refused, the caller is inside the run that asked (only a person outside it answers)
   124  ask: the question expired with no default
   130  cancelled (ask: the question or run was cancelled; exec: the run was cancelled or interrupted)`;
 
@@ -41,7 +45,10 @@ export function exitCodeForError(code: ErrorCode): ExitCode {
       return EXIT.liveOwner;
     case 'STALE_VIEW':
     case 'CONFLICT':
+    case 'NOBODY_WAITING':
       return EXIT.conflict;
+    case 'SELF_ANSWER':
+      return EXIT.selfAnswer;
     case 'FENCED':
     case 'READ_ONLY':
     case 'DISK_FULL':

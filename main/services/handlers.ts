@@ -11,7 +11,7 @@ import { assertNever, isRunwardenError, RunwardenError } from '../../shared/erro
 import { MAX_LOG_RECORDS } from '../../shared/contract';
 import type { BulkItemResult, BulkResult, Settings } from '../../shared/views';
 import { readRunLogPage, runLogPath } from '../logs/run-log-page';
-import type { CommandIdentity, RunStore, StoreReader } from '../store';
+import { OUTSIDE_EVERY_RUN, type CommandIdentity, type RunStore, type StoreReader } from '../store';
 import { stopCommandGroup, type StopCommandResult } from '../runner/stop-command';
 import { applySettingsPatch, loadSettings } from './settings-service';
 import type { Clock } from './host-types';
@@ -115,6 +115,8 @@ export const handlers: Handlers = {
       idempotencyKey: input.idempotencyKey,
       payload: input.payload,
       actor,
+      // The host answers for a person and runs outside every run (docs/LIVENESS.md#only-a-person-outside-the-run-answers).
+      caller: OUTSIDE_EVERY_RUN,
     }),
   'attention:summary': ({ store }, input) =>
     store.attentionSummary(input.limit ?? 20, { search: input.search, projectPath: input.projectPath }),

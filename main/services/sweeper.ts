@@ -68,6 +68,8 @@ export interface SweepReport {
   interactionsExpired: number;
   /** Coding-agent sessions whose agent died without ending them (docs/AGENTS.md#died). */
   agentSessionsDied: number;
+  /** Questions withdrawn because their asking process is verifiably gone (docs/LIVENESS.md#questions-and-their-askers). */
+  questionsWithdrawn: number;
   presenterClaimsExpired: number;
   autoCancelled: number;
   pruned: number;
@@ -110,6 +112,7 @@ function emptyReport(): SweepReport {
     runnersLost: 0,
     interactionsExpired: 0,
     agentSessionsDied: 0,
+    questionsWithdrawn: 0,
     presenterClaimsExpired: 0,
     autoCancelled: 0,
     pruned: 0,
@@ -146,6 +149,7 @@ export function sweep(deps: SweeperDeps, state: SweeperState): SweepReport {
       report.orphansFound +
       report.interactionsExpired +
       report.agentSessionsDied +
+      report.questionsWithdrawn +
       report.presenterClaimsExpired +
       report.autoCancelled +
       report.pruned;
@@ -198,6 +202,7 @@ function act(deps: SweeperDeps, state: SweeperState, settings: Settings, report:
   report.agentSessionsDied = store.endGoneAgentSessions(SWEEP_BATCH);
   noticeLostRunners(deps, settings, report);
   report.interactionsExpired = store.expireInteractionDeadlines(SWEEP_BATCH, SWEEPER_ACTOR);
+  report.questionsWithdrawn = store.withdrawGoneAskers(SWEEP_BATCH, SWEEPER_ACTOR);
   report.presenterClaimsExpired = store.expirePresenterClaims(SWEEP_BATCH);
   report.autoCancelled = autoCancel(deps, settings);
   if (settings.retentionDays !== null) {

@@ -8,6 +8,7 @@ import * as sessions from './agent-sessions';
 import { expireDueInteractions } from './interaction-deadlines';
 import { openConnection, type OpenStoreOptions } from './open-connection';
 import { RunnerStore } from './runner-store';
+import type { Withdrawal } from './question-askers';
 import type { Claim, RequestInteractionInput } from './store-types';
 
 export type { AgentName, AgentSessionClaim, AgentSessionInput } from './agent-sessions';
@@ -21,7 +22,7 @@ export function openAgentSessionStore(storePath: string, opts: OpenStoreOptions 
 /** What a hook call does once it holds the session's claim, in the same transaction. */
 export type SessionStep =
   | { kind: 'touch' }
-  | { kind: 'activity'; detail: string; withdraw?: string }
+  | { kind: 'activity'; detail: string; withdraw?: Withdrawal }
   | { kind: 'end'; reason: string };
 
 export class AgentSessionStore extends RunnerStore {
@@ -70,8 +71,8 @@ export class AgentSessionStore extends RunnerStore {
     return this.write((ctx, now) => expireDueInteractions(ctx, [interactionId], actor, now)) > 0;
   }
 
-  /** The hook was interrupted while waiting: its question is withdrawn, the run works again. */
-  withdrawAgentQuestion(claim: Claim, reason: string): string[] {
-    return this.write((ctx, now) => sessions.withdrawAgentQuestions(ctx, claim, reason, now));
+  /** The hook was interrupted, or the agent is gone, while it waited: its question is withdrawn. */
+  withdrawAgentQuestions(claim: Claim, withdrawal: Withdrawal): string[] {
+    return this.write((ctx, now) => sessions.withdrawAgentQuestions(ctx, claim, withdrawal, now));
   }
 }

@@ -9,15 +9,12 @@
 import type { Actor, Interaction, Run } from '../../shared/domain';
 import { isTerminal } from '../../shared/display-status';
 import { RunwardenError } from '../../shared/errors';
-import { resumeWaitingAttempts } from './attempt-rows';
-import { cancelOpenInteractions, cancelledQuestionsPayload } from './interaction-rows';
 import { isHeldByLiveOther } from './lease-rows';
 import * as leases from './leases';
-import { setQueueEntry } from './queue-rows';
-import { toLease, toRun } from './rows';
+import { withdrawInteraction, type Withdrawal } from './question-askers';
+import { OPEN_INTERACTION_SQL, toLease, toRun } from './rows';
 import { reserveRun } from './run-reservation';
-import { setRunStatus } from './run-rows';
-import { commitRun, fence, loadLeaseRow, loadRunRow, runnerActor } from './run-state';
+import { fence, loadLeaseRow, loadRunRow } from './run-state';
 import * as runner from './runner-transitions';
 import type { StoreContext } from './store-context';
 import type { Claim, OwnerInfo, RequestInteractionInput } from './store-types';
@@ -183,29 +180,29 @@ export function askAgentQuestion(
 }
 
 /**
- * The person answered in the agent's own terminal instead (docs/AGENTS.md#answered-in-the-terminal): the
- * session's open questions are withdrawn and the run works again. Nothing happens when none is open.
+ * Nobody waits in Runwarden for the session's open questions any more (docs/AGENTS.md#answered-in-the-terminal):
+ * the person answered in the agent's own terminal (`asker_interrupted`: the agent stopped waiting for the
+ * hook's answer), or the agent is gone (`asker_gone`). Each is withdrawn, the run works again. Returns the
+ * ids withdrawn (none when nothing was open).
  */
 export function withdrawAgentQuestions(
   ctx: StoreContext,
   claim: Claim,
-  reason: string,
+  withdrawal: Withdrawal,
   now: number,
 ): string[] {
   const run = loadRunRow(ctx, claim.runId);
   if (run.open_interactions === 0) return [];
   const lease = fence(ctx, claim, now);
-  const questions = cancelOpenInteractions(ctx, claim.runId, now);
-  resumeWaitingAttempts(ctx, claim.runId);
-  setRunStatus(ctx, claim.runId, 'running', null);
-  setQueueEntry(ctx, claim.runId, { status: 'running', errorCode: null }, now);
-  commitRun(ctx, claim.runId, now, {
-    type: 'run.running',
-    actor: runnerActor(lease, claim),
-    leaseGeneration: lease.generation,
-    payload: { reason, ...cancelledQuestionsPayload(questions) },
-  });
-  return questions.map((question) => question.id);
+  const actor: Actor = { type: 'runner', id: lease.owner_id ?? claim.ownerId, surface: 'cli' };
+  const ids = (
+    ctx
+      .prep(
+        `SELECT id FROM interactions WHERE run_id = ? AND status IN ${OPEN_INTERACTION_SQL} ORDER BY created_at, id`,
+      )
+      .all(claim.runId) as Array<{ id: string }>
+  ).map(({ id }) => id);
+  return ids.filter((id) => withdrawInteraction(ctx, id, withdrawal, actor, now));
 }
 
 /** The question the hook waited on was settled or expired: the run works again. */
@@ -226,6 +223,8 @@ export function endAgentSession(ctx: StoreContext, claim: Claim, reason: string,
  * (docs/AGENTS.md#died).
  */
 function endAsDied(ctx: StoreContext, agent: AgentName, claim: Claim, now: number): void {
+  // Nobody waits for its questions any more: withdrawn as the asker's, not cancelled as by a person.
+  withdrawAgentQuestions(ctx, claim, 'asker_gone', now);
   const run = loadRunRow(ctx, claim.runId);
   if (!SAYS_WHEN_IT_ENDS.has(agent) && run.status === 'running' && run.status_detail === WAITING_FOR_PROMPT) {
     runner.finishRun(ctx, claim, { status: 'completed', output: { ended: 'the agent exited' } }, now);

@@ -17,7 +17,13 @@ export {
   type SearchCountWorker,
 } from './search-count-worker';
 export { tallySearchCounts, type ReadStatement, type SearchCountRow } from './search-counts';
-export { processStartId, isProcessAlive } from './process-identity';
+export { processStartId, isProcessAlive, processAncestry, thisProcessAsAsker } from './process-identity';
+export {
+  OUTSIDE_EVERY_RUN,
+  type AskerIdentity,
+  type CallerIdentity,
+  type Withdrawal,
+} from './question-askers';
 export {
   createLivenessCheck,
   pidsTrusted,

@@ -14,6 +14,11 @@ export function loadInteractionRow(ctx: StoreContext, id: string): InteractionRo
   return row;
 }
 
+/** The status line `requestInteraction` gives a run while it waits; cleared when the question closes. */
+export function waitingDetail(title: string): string {
+  return `Waiting for an answer: ${title}`;
+}
+
 export function countOpenInteractions(ctx: StoreContext, runId: string): number {
   return (
     ctx
@@ -34,17 +39,25 @@ export interface CancelledQuestion {
  * person's cancel, a runner's own cancel, complete, fail, time out — goes through here, in creation order.
  */
 export function cancelOpenInteractions(ctx: StoreContext, runId: string, now: number): CancelledQuestion[] {
-  return ctx
+  const cancelled = ctx
     .prep(
       `UPDATE interactions SET status = 'cancelled', revision = revision + 1, settled_at = ?, presenter_id = NULL,
          presenter_expires_at = NULL, provenance = CASE WHEN kind = 'decision' THEN 'explicit_cancel' ELSE provenance END
        WHERE run_id = ? AND status IN ${OPEN_INTERACTION_SQL}
-       RETURNING id, kind, created_at`,
+       RETURNING id, kind, title, created_at`,
     )
     .all(now, runId)
-    .map((row) => row as CancelledQuestion & { created_at: number })
-    .sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : 1))
-    .map(({ id, kind }) => ({ id, kind }));
+    .map((row) => row as CancelledQuestion & { title: string; created_at: number })
+    .sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : 1));
+  // A finished run must not read "Waiting for an answer: …" (docs/LIVENESS.md#questions-and-their-askers).
+  if (cancelled.length > 0) {
+    ctx
+      .prep(
+        `UPDATE runs SET status_detail = NULL WHERE id = ? AND status_detail IN (SELECT value FROM json_each(?))`,
+      )
+      .run(runId, JSON.stringify(cancelled.map((q) => waitingDetail(q.title))));
+  }
+  return cancelled.map(({ id, kind }) => ({ id, kind }));
 }
 
 /**

@@ -47,6 +47,26 @@ export function pidsTrusted(owner: RecordedOwner, here: MachineIdentity): boolea
   );
 }
 
+/** One recorded process and where it ran (a question's asker: docs/LIVENESS.md#questions-and-their-askers). */
+export interface RecordedProcess {
+  pid: number;
+  startId: string | null;
+  hostname: string | null;
+  bootId: string | null;
+  pidNs: string | null;
+}
+
+/** The same rule as `pidsTrusted`, for a single recorded process. */
+export function processTrusted(recorded: RecordedProcess, here: MachineIdentity): boolean {
+  return (
+    recorded.hostname === here.hostname &&
+    recorded.bootId !== null &&
+    recorded.bootId === here.bootId &&
+    recorded.pidNs !== null &&
+    recorded.pidNs === here.pidNs
+  );
+}
+
 export interface ProcessProbe {
   /** The process exists and (when recorded) has the same start identity. */
   processAlive(pid: number, startId: string | null): boolean;
@@ -58,6 +78,8 @@ export interface LivenessCheck {
   readonly here: MachineIdentity;
   /** Supervisor and command verdicts for a lease (unknown/unknown when nobody owns it or pids are not trusted). */
   judge(lease: RecordedOwner | null): OwnerLiveness;
+  /** One recorded process: alive or gone, unknown when its pid means nothing here. */
+  judgeProcess(recorded: RecordedProcess): Verdict;
 }
 
 export const UNKNOWN_LIVENESS: OwnerLiveness = { supervisor: 'unknown', command: 'unknown' };
@@ -73,6 +95,10 @@ export function createLivenessCheck(here: MachineIdentity, probe: ProcessProbe):
         return { supervisor: 'alive', command: 'unknown' };
       }
       return { supervisor: 'gone', command: judgeCommand(lease, probe) };
+    },
+    judgeProcess(recorded) {
+      if (!processTrusted(recorded, here)) return 'unknown';
+      return probe.processAlive(recorded.pid, recorded.startId) ? 'alive' : 'gone';
     },
   };
 }

@@ -19,6 +19,12 @@ import { applyCancel, cascadePreview } from './cancel-cascade';
 import { loadEffectRow } from './effect-rows';
 import { requirePayloadWithin, requireReason, requireText } from './input-checks';
 import { loadInteractionRow } from './interaction-rows';
+import {
+  nobodyWaitingRefusal,
+  OUTSIDE_EVERY_RUN,
+  selfAnswerRefusal,
+  type CallerIdentity,
+} from './question-askers';
 import { takeLease } from './lease-rows';
 import { setQueueEntry } from './queue-rows';
 import { toEffect, toInteraction, toJson, toLease, toRun, type InteractionRow } from './rows';
@@ -332,6 +338,11 @@ export interface AnswerInput {
   idempotencyKey: string;
   payload: unknown;
   actor: Actor;
+  /**
+   * Who answers: an answer from inside the run that asked is refused (SELF_ANSWER). Left out: a caller
+   * known to be outside every run (the desktop host, the browser server).
+   */
+  caller?: CallerIdentity;
 }
 
 /** The answer's own fields, checked before its transaction (a bad one writes nothing, not even a rejection). */
@@ -413,6 +424,9 @@ export function answerInteraction(
   now: number,
 ): AnswerResult | RunwardenError {
   const row = loadInteractionRow(ctx, interactionId);
+  // Only a person outside the run answers; refused before anything is written (docs/LIVENESS.md#only-a-person-outside-the-run-answers).
+  const self = selfAnswerRefusal(ctx, row, input.caller ?? OUTSIDE_EVERY_RUN);
+  if (self !== null) return self;
   const prior = ctx
     .prep(
       `SELECT payload_json FROM submissions WHERE interaction_id = ? AND idempotency_key = ? AND outcome = 'accepted' LIMIT 1`,
@@ -433,7 +447,7 @@ export function answerInteraction(
     recordSubmission(ctx, row, input, 'adopted', null, now);
     return { outcome: 'adopted', interaction: toInteraction(row) };
   }
-  const refused = refusal(ctx, row, input);
+  const refused = nobodyWaitingRefusal(ctx, row, input.actor, now) ?? refusal(ctx, row, input);
   if (refused !== null) {
     recordSubmission(ctx, row, input, 'rejected', `${refused.code}: ${refused.message}`, now);
     return refused;

@@ -145,3 +145,48 @@ export const SYSTEM_PROBE: ProcessProbe = {
   processAlive: (pid, startId) => isProcessAlive(pid, startId) && !isZombie(pid),
   groupAlive,
 };
+
+/** One process of a caller's ancestry, with its start identity. */
+export interface AncestorProcess {
+  pid: number;
+  startId: string | null;
+}
+
+/**
+ * Linux: `pid` and its ancestors, nearest first, up to (not including) pid 1 — what the self-answer check
+ * compares with a run's recorded processes (docs/LIVENESS.md#only-a-person-outside-the-run-answers).
+ * Elsewhere, or when /proc cannot be read: whatever was read so far (possibly nothing).
+ */
+export function processAncestry(
+  pid: number = process.pid,
+  platform: NodeJS.Platform = process.platform,
+): AncestorProcess[] {
+  const chain: AncestorProcess[] = [];
+  if (platform !== 'linux') return chain;
+  let current = pid;
+  // A bound, not a depth anyone reaches: a ppid loop must not hang the caller.
+  for (let depth = 0; depth < 256 && Number.isInteger(current) && current > 1; depth += 1) {
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${current}/stat`, 'utf8');
+    } catch {
+      break;
+    }
+    chain.push({ pid: current, startId: parseStartTime(stat) });
+    // After the parenthesised command: state, ppid.
+    current = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  }
+  return chain;
+}
+
+/** This process as the asker of a question: its pid, start identity and machine. */
+export function thisProcessAsAsker(): {
+  pid: number;
+  startId: string | null;
+  hostname: string;
+  bootId: string | null;
+  pidNs: string | null;
+} {
+  const here = machineIdentity();
+  return { pid: process.pid, startId: processStartId(process.pid), ...here };
+}

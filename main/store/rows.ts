@@ -277,6 +277,12 @@ export interface InteractionRow {
   response_json: string;
   provenance: ResolutionProvenance | null;
   created_at: number;
+  asker_pid: number | null;
+  asker_start_id: string | null;
+  asker_hostname: string | null;
+  asker_boot_id: string | null;
+  asker_pid_ns: string | null;
+  withdrawal: 'asker_interrupted' | 'asker_gone' | null;
   settled_at: number | null;
 }
 
@@ -298,7 +304,8 @@ export function toInteraction(row: InteractionRow): Interaction {
     presenterId: row.presenter_id,
     presenterExpiresAt: row.presenter_expires_at,
     response: parseJson(row.response_json),
-    provenance: row.provenance,
+    // A withdrawn question's reason lives in its own column (migration 0010).
+    provenance: row.withdrawal ?? row.provenance,
     createdAt: row.created_at,
     settledAt: row.settled_at,
   };

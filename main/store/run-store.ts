@@ -32,6 +32,7 @@ import * as orphans from './orphans';
 import type { LivenessCheck } from './liveness';
 import type { OwnerLiveness } from '../../shared/display-status';
 import * as person from './person-commands';
+import * as askers from './question-askers';
 import { attentionSummary, listProjects } from './run-counts';
 import { nextAttentionChangeAt } from './attention-clock';
 import { searchCounts, searchCountsStatement, type ReadStatement } from './search-counts';
@@ -116,10 +117,7 @@ export class RunStore extends RunnerStore {
     return this.write((ctx, now) => person.resolveEffect(ctx, effectId, input, now));
   }
 
-  answerInteraction(
-    interactionId: string,
-    input: { interactionRevision: number; idempotencyKey: string; payload: unknown; actor: Actor },
-  ): AnswerResult {
+  answerInteraction(interactionId: string, input: person.AnswerInput): AnswerResult {
     person.checkAnswerInput(input);
     const outcome = this.write((ctx, now) => person.answerInteraction(ctx, interactionId, input, now));
     if (outcome instanceof RunwardenError) throw outcome;
@@ -257,6 +255,18 @@ export class RunStore extends RunnerStore {
       count += this.write((ctx, now) => deadlines.expireDueInteractions(ctx, batch, actor, now));
     }
     return count;
+  }
+
+  /**
+   * The sweeper's asker step: open questions whose asking process is verifiably gone are withdrawn
+   * (asker_gone), up to `limit`. Judged first in a read, so a sweep with nothing to withdraw writes nothing.
+   */
+  withdrawGoneAskers(limit: number, actor: Actor): number {
+    const gone = this.read((ctx) =>
+      askers.askedOpenInteractions(ctx).some((row) => askers.askerVerdict(ctx, row) === 'gone'),
+    );
+    if (!gone) return 0;
+    return this.write((ctx, now) => askers.withdrawGoneAskers(ctx, limit, actor, now));
   }
 
   expirePresenterClaims(limit: number): number {

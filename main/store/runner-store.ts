@@ -22,6 +22,8 @@ import { loadEffectRow } from './effect-rows';
 import { loadInteractionRow } from './interaction-rows';
 import * as leases from './leases';
 import * as notifications from './notifications';
+import * as askers from './question-askers';
+import type { Withdrawal } from './question-askers';
 import { openConnection, type OpenStoreOptions } from './open-connection';
 import { getRunDetail } from './run-detail';
 import { reserveRun } from './run-reservation';
@@ -148,6 +150,14 @@ export class RunnerStore {
 
   getInteraction(id: string): Interaction {
     return this.read((ctx) => toInteraction(loadInteractionRow(ctx, id)));
+  }
+
+  /**
+   * Withdraws an open question nobody waits for any more (its asker was interrupted, or is gone): cancelled
+   * with that provenance (docs/LIVENESS.md#questions-and-their-askers). False when it was no longer open.
+   */
+  withdrawInteraction(interactionId: string, withdrawal: Withdrawal, actor: Actor): boolean {
+    return this.write((ctx, now) => askers.withdrawInteraction(ctx, interactionId, withdrawal, actor, now));
   }
 
   resumeAfterInteraction(claim: ClaimKey): void {

@@ -18,6 +18,7 @@ import {
 import { applyCancel } from './cancel-cascade';
 import { markApplyingAmbiguous } from './effect-rows';
 import { newInteractionId } from './ids';
+import { checkAsker } from './question-askers';
 import {
   optionalTextWithin,
   requireLeaseMs,
@@ -25,7 +26,12 @@ import {
   requireReason,
   requireText,
 } from './input-checks';
-import { cancelledQuestionsPayload, cancelOpenInteractions, loadInteractionRow } from './interaction-rows';
+import {
+  cancelledQuestionsPayload,
+  cancelOpenInteractions,
+  loadInteractionRow,
+  waitingDetail,
+} from './interaction-rows';
 import { clearLease, isHeldByLiveOther, takeLease } from './lease-rows';
 import { filterPath } from './projects';
 import { setQueueEntry } from './queue-rows';
@@ -248,6 +254,7 @@ export function requestInteraction(
   if (input.deadlineAt !== undefined && input.deadlineAt !== null && !Number.isFinite(input.deadlineAt)) {
     throw new RunwardenError('VALIDATION', 'deadlineAt must be epoch milliseconds or null.');
   }
+  const asker = input.asker === undefined || input.asker === null ? null : checkAsker(input.asker);
   const lease = fence(ctx, claim, now);
   let attemptId: number | null = input.attemptId ?? null;
   if (attemptId !== null) {
@@ -261,8 +268,9 @@ export function requestInteraction(
   ctx
     .prep(
       `INSERT INTO interactions (id, run_id, attempt_id, kind, title, prompt, choices_json, fields_json, default_json,
-         has_default, deadline_at, status, revision, response_json, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 1, 'null', ?)`,
+         has_default, deadline_at, status, revision, response_json, created_at,
+         asker_pid, asker_start_id, asker_hostname, asker_boot_id, asker_pid_ns)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 1, 'null', ?, ?, ?, ?, ?, ?)`,
     )
     .run(
       id,
@@ -277,9 +285,14 @@ export function requestInteraction(
       hasDefault ? 1 : 0,
       input.deadlineAt ?? null,
       now,
+      asker?.pid ?? null,
+      asker?.startId ?? null,
+      asker?.hostname ?? null,
+      asker?.bootId ?? null,
+      asker?.pidNs ?? null,
     );
   holdActiveAttempts(ctx, claim.runId);
-  setRunStatus(ctx, claim.runId, 'waiting', `Waiting for an answer: ${input.title}`);
+  setRunStatus(ctx, claim.runId, 'waiting', waitingDetail(input.title));
   setQueueEntry(ctx, claim.runId, { status: 'running', onlyFrom: 'starting' }, now);
   commitRun(ctx, claim.runId, now, {
     type: 'interaction.requested',

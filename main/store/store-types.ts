@@ -12,6 +12,7 @@ import type {
 } from '../../shared/domain';
 
 import type { ListView } from '../../shared/views';
+import type { AskerIdentity } from './question-askers';
 
 export type { Clock } from './store-context';
 export type { FieldType };
@@ -99,6 +100,11 @@ export interface RequestInteractionInput {
   hasDefault?: boolean;
   deadlineAt?: number | null;
   attemptId?: number | null;
+  /**
+   * The process that waits for the answer: the question is withdrawn once it is interrupted or verifiably
+   * gone (docs/LIVENESS.md#questions-and-their-askers). Left out, the question lives until the run ends.
+   */
+  asker?: AskerIdentity | null;
 }
 
 export interface ReserveEffectInput {

@@ -16,6 +16,7 @@ import { EXIT } from '../exit-codes';
 import { checkOptionalText, checkText, parseIntegerFlag, RANGES } from '../limits';
 import { humanActor } from '../human-actor';
 import { sanitizeLine } from '../sanitize';
+import { processAncestry } from '../../store/process-identity';
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -42,8 +43,13 @@ Options:
   --json-result    print the result as JSON ({"ok":true,"value":{outcome,interaction}})
 ${COMMON_HELP}
 
+Only a person outside the run answers: from inside the run that asked (RUNWARDEN_RUN_ID is the
+run, or the caller was started by its runner, command or asking process) the answer is refused.
+
 Exit status: 0 accepted (or adopted); 2 the answer does not fit the question;
-4 unknown question; 5 no longer pending, changed, or its run is paused or finished.`,
+4 unknown question; 5 no longer pending, changed, its run is paused or finished, or nobody is
+waiting for it any more (its asking process was interrupted or is gone: the question was withdrawn);
+77 refused: the caller is inside the run that asked.`,
   async run(ctx, argv) {
     const parsed = parseCommand(ctx, this, argv, OPTIONS);
     if (parsed === null) return EXIT.ok;
@@ -74,6 +80,12 @@ Exit status: 0 accepted (or adopted); 2 the answer does not fit the question;
       idempotencyKey: key ?? randomUUID(),
       payload,
       actor: humanActor(),
+      // Only a person outside the run answers (docs/LIVENESS.md#only-a-person-outside-the-run-answers):
+      // the store compares these with the run's recorded processes.
+      caller: {
+        runId: ctx.env.RUNWARDEN_RUN_ID?.trim() || null,
+        ancestry: processAncestry(process.pid),
+      },
     });
     printResult(ctx, result, () =>
       result.outcome === 'adopted'

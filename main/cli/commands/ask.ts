@@ -11,6 +11,7 @@ import { sanitizeLine } from '../sanitize';
 import { watchStoreFile } from '../store-file-watch';
 import { checkText, parseIntegerFlag, RANGES } from '../limits';
 import { parseDuration } from '../output';
+import { thisProcessAsAsker } from '../../store/process-identity';
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -25,6 +26,13 @@ const OPTIONS = {
 } as const;
 
 const FIELD_TYPES: readonly FieldType[] = ['string', 'number', 'boolean'];
+
+/** The signals that interrupt `ask`: each withdraws its question before it exits 130. */
+const INTERRUPTS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
 
 export const askCommand: Command = {
   name: 'ask',
@@ -48,7 +56,8 @@ Options:
 ${COMMON_HELP}
 
 Exit status: 0 answered (or the default was applied); 124 expired with no default;
-130 cancelled (the question or the run was cancelled, or ask was interrupted);
+130 cancelled (the question or the run was cancelled, or ask was interrupted: SIGINT, SIGTERM
+or SIGHUP withdraws the question first, so nobody answers a question nobody waits for);
 1 the run lost its lease, or its store file was removed or replaced while waiting (nothing could
 answer it any more); 2 not inside a run or bad options.`,
   async run(ctx, argv) {
@@ -106,12 +115,18 @@ answer it any more); 2 not inside a run or bad options.`,
       defaultResponse,
       hasDefault,
       deadlineAt,
+      // This process waits for the answer: once it is interrupted or gone, nobody does
+      // (docs/LIVENESS.md#questions-and-their-askers).
+      asker: thisProcessAsAsker(),
     });
 
     const controller = new AbortController();
-    const onSignal = (): void => controller.abort();
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    let interruptedBy: NodeJS.Signals | null = null;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      interruptedBy = signal;
+      controller.abort();
+    };
+    for (const signal of INTERRUPTS) process.once(signal, onSignal);
     // An open database file that was deleted (or renamed over) still reads, so polling alone would wait
     // forever on a question no person can see any more.
     let storeGone = false;
@@ -128,14 +143,36 @@ answer it any more); 2 not inside a run or bad options.`,
       });
     } finally {
       stopWatching();
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      for (const signal of INTERRUPTS) process.off(signal, onSignal);
     }
     if (storeGone) {
       ctx.stderr.write(
         `runwarden: the store ${sanitizeLine(store.path)} was removed or replaced while "${sanitizeLine(title)}" waited for an answer; stop now\n`,
       );
       return EXIT.failure;
+    }
+    if (interruptedBy !== null) {
+      // Withdrawn before exiting, so no person answers a question nobody reads any more.
+      let withdrawn = false;
+      try {
+        withdrawn = store.withdrawInteraction(interaction.id, 'asker_interrupted', actor);
+      } catch (error) {
+        ctx.stderr.write(
+          `runwarden: could not withdraw the question "${sanitizeLine(title)}": ${sanitizeLine(errorMessage(error))}\n`,
+        );
+      }
+      if (ctx.json) {
+        printResult(
+          ctx,
+          { status: 'cancelled', interactionId: interaction.id, reason: 'interrupted', withdrawn },
+          () => '',
+        );
+      } else {
+        ctx.stderr.write(
+          `runwarden: the question "${sanitizeLine(title)}" was not answered: ask was interrupted (${interruptedBy})${withdrawn ? '; it was withdrawn, nobody is waiting for its answer' : ''}\n`,
+        );
+      }
+      return EXIT.cancelled;
     }
     switch (outcome.status) {
       case 'answered': {

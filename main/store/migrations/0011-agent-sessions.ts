@@ -1,5 +1,5 @@
 /**
- * Schema v8 (0011 among the branches merged together; the integrator renumbers): coding-agent sessions as
+ * Schema v9 (0011 among the branches merged together; the integrator renumbers): coding-agent sessions as
  * runs (docs/AGENTS.md#sessions-as-runs). One row per agent session: the run it is shown as, and the claim
  * that run is held under. An agent session has no supervisor process to keep its claim in memory between
  * hook calls, so the claim's token is kept here; every hook call is first checked against the agent's
@@ -8,8 +8,8 @@
 import type { Migration } from './migration';
 
 export const migration0011: Migration = {
-  version: 8,
-  name: '0008-agent-sessions',
+  version: 9,
+  name: '0009-agent-sessions',
   sql: `
 CREATE TABLE agent_sessions (
   agent TEXT NOT NULL CHECK (agent IN ('claude-code', 'codex', 'pi')),

@@ -5,6 +5,7 @@ import { migration0004 } from './0004-owner-indexes';
 import { migration0005 } from './0005-search-upkeep';
 import { migration0006 } from './0006-owner-liveness';
 import { migration0007 } from './0007-run-logs';
+import { migration0010 } from './0010-question-askers';
 import { migration0011 } from './0011-agent-sessions';
 import type { Migration } from './migration';
 
@@ -19,6 +20,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0005,
   migration0006,
   migration0007,
+  migration0010,
   migration0011,
 ];
 

@@ -54,6 +54,7 @@ const TITLES: Record<EventType, string> = {
   'interaction.requested': 'Question asked',
   'interaction.answered': 'Question answered',
   'interaction.expired': 'Question expired',
+  'interaction.withdrawn': 'Question withdrawn: nobody waits for it',
   'effect.reserved': 'Side effect recorded',
   'effect.applying': 'Side effect started',
   'effect.applied': 'Side effect happened',
