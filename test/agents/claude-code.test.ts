@@ -114,8 +114,8 @@ describe.skipIf(skipAgents)('Claude Code', () => {
     );
     expect(died.error).toMatch(/^Claude Code died/);
     const closed = world.store.getInteraction(question.id);
-    expect(['pending', 'presenting']).not.toContain(closed.status);
-    expect(closed.provenance).not.toBe('human');
+    expect(closed.status).toBe('cancelled');
+    expect(closed.provenance).toBe('asker_gone');
     expect(trayQuestion(world)).toBeUndefined();
     expect(existsSync(world.marker)).toBe(false);
   });

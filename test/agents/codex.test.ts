@@ -131,7 +131,10 @@ describe.skipIf(skipAgents)('Codex', () => {
       world.host.settings.sweepIntervalMs + 3_000,
     );
     expect(died.error).toMatch(/^Codex died/);
-    expect(['pending', 'presenting']).not.toContain(world.store.getInteraction(question.id).status);
+    expect(world.store.getInteraction(question.id)).toMatchObject({
+      status: 'cancelled',
+      provenance: 'asker_gone',
+    });
     expect(trayQuestion(world)).toBeUndefined();
   });
 

@@ -104,7 +104,10 @@ describe.skipIf(skipAgents)('pi', () => {
       world.host.settings.sweepIntervalMs + 3_000,
     );
     expect(died.error).toMatch(/^pi died/);
-    expect(['pending', 'presenting']).not.toContain(world.store.getInteraction(question.id).status);
+    expect(world.store.getInteraction(question.id)).toMatchObject({
+      status: 'cancelled',
+      provenance: 'asker_gone',
+    });
     expect(trayQuestion(world)).toBeUndefined();
   });
 
