@@ -6,6 +6,7 @@
 import type { AgentName } from '../../store/agent-sessions';
 import { COMMON_HELP, COMMON_OPTIONS, parseCommand, UsageError, type Command } from '../command';
 import { EXIT } from '../exit-codes';
+import { parseIntegerFlag, RANGES } from '../limits';
 import { parseDuration } from '../output';
 import { sanitizeLine } from '../sanitize';
 
@@ -44,8 +45,9 @@ question's deadline hands the decision back to the agent's own prompt.
 Options:
   --scope S               user (default) or project (the current project's agent settings)
   --dry-run               show what would change, change nothing
-  --question-timeout DUR  install: how long a question waits for a person (default 9m30s, at most 9m50s)
+  --question-timeout DUR  install: how long a question waits for a person (default 570s, at most 590s)
   --gate                  install codex: ask before every tool call (codex exec never asks on its own)
+  --poll-ms N             hook: how often a waiting hook reads its question (default 200)
   --json                  print the result as JSON
 ${COMMON_HELP}
 
@@ -67,7 +69,7 @@ read or written (nothing was changed); 2 bad arguments.`,
         storeFlag: values.store,
         questionTimeoutMs: questionTimeout(values['question-timeout']),
         gatePreToolUse: values.gate === true || agent === 'pi',
-        pollMs: values['poll-ms'] === undefined ? 200 : Math.max(10, Number(values['poll-ms']) || 200),
+        pollMs: parseIntegerFlag(values['poll-ms'], 'poll-ms', RANGES.pollMs) ?? 200,
       });
     }
     const scope = values.scope ?? 'user';
@@ -103,7 +105,7 @@ function questionTimeout(value: string | undefined): number {
   const ms = parseDuration(value);
   if (ms === null || ms < 1000 || ms > 590_000) {
     throw new UsageError(
-      `--question-timeout must be a duration from 1s to 9m50s, got "${sanitizeLine(value).slice(0, 40)}"`,
+      `--question-timeout must be a duration from 1s to 590s, got "${sanitizeLine(value).slice(0, 40)}"`,
     );
   }
   return ms;
