@@ -16,6 +16,7 @@ import { measureBrowser } from './browser-ops';
 import { benchStore } from './store-cache';
 import { combineRepeats } from './repeat';
 import { growthOf, growthTable, type SizeResult } from './growth';
+import { measureAgentHook } from './agent-hook';
 import {
   measureChangeFeed,
   measureCliStartup,
@@ -316,6 +317,7 @@ async function benchSize(values: SizeOptions, several: boolean): Promise<SizeRes
     const cliClaim = running[65];
     if (want('cli') && cliClaim !== undefined)
       measurements.push(measureCliStartup(storePath, cliClaim, 30, log));
+    if (want('cli')) measurements.push(measureAgentHook(storePath, path.dirname(storePath), 30, log));
 
     if (want('browser') && !values['no-browser']) {
       log('\nChromium (runwarden serve):');
