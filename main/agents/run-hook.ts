@@ -195,10 +195,12 @@ async function ask(
   question: { kind: 'decision'; title: string; prompt: string; choices: string[] },
 ): Promise<string | null> {
   const deadlineAt = ctx.now() + options.questionTimeoutMs;
+  // This hook process waits for the answer: once it is gone, the sweeper withdraws the question too.
   const { claim, interaction } = store.askAgentQuestion(input, {
     ...question,
     deadlineAt,
     hasDefault: false,
+    asker: thisProcessAsAsker(),
   });
   const actor = { type: 'runner' as const, id: input.owner.ownerId, surface: 'cli' as const };
   const controller = new AbortController();
