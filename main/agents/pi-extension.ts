@@ -87,7 +87,7 @@ export default function (pi) {
     return { block: true, reason: "Nobody answered in Runwarden" };
   });
   pi.on("tool_result", async (event, ctx) => {
-    if (GATED.has(event.toolName)) await call({ ...base(ctx, "PostToolUse"), tool_name: event.toolName });
+    if (GATED.has(event.toolName)) await call({ ...base(ctx, "PostToolUse"), tool_name: event.toolName, tool_input: event.input });
   });
   pi.on("agent_end", async (_event, ctx) => {
     await call(base(ctx, "Stop"));

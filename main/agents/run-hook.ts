@@ -120,9 +120,17 @@ async function handleEvent(
     case 'SessionStart':
       return step({ kind: 'activity', detail: WORKING });
     case 'UserPromptSubmit':
+      return step({ kind: 'activity', detail: WORKING, withdraw: 'asker_interrupted' });
     case 'PostToolUse':
     case 'PostToolUseFailure':
-      return step({ kind: 'activity', detail: WORKING, withdraw: 'asker_interrupted' });
+      // The call ran (or failed) after the person answered in the terminal: its question only, since
+      // the agent may be asking about other calls at the same time.
+      return step({
+        kind: 'activity',
+        detail: WORKING,
+        withdraw: 'asker_interrupted',
+        onlyTitle: permissionQuestion(options.agent, payload, input.projectPath).title,
+      });
     case 'Stop':
       return step({ kind: 'activity', detail: WAITING_FOR_PROMPT, withdraw: 'asker_interrupted' });
     case 'SessionEnd':

@@ -22,7 +22,7 @@ export function openAgentSessionStore(storePath: string, opts: OpenStoreOptions 
 /** What a hook call does once it holds the session's claim, in the same transaction. */
 export type SessionStep =
   | { kind: 'touch' }
-  | { kind: 'activity'; detail: string; withdraw?: Withdrawal }
+  | { kind: 'activity'; detail: string; withdraw?: Withdrawal; onlyTitle?: string }
   | { kind: 'end'; reason: string };
 
 export class AgentSessionStore extends RunnerStore {
@@ -39,7 +39,7 @@ export class AgentSessionStore extends RunnerStore {
           break;
         case 'activity':
           if (step.withdraw !== undefined)
-            withdrawn = sessions.withdrawAgentQuestions(ctx, held.claim, step.withdraw, now);
+            withdrawn = sessions.withdrawAgentQuestions(ctx, held.claim, step.withdraw, now, step.onlyTitle);
           sessions.setAgentActivity(ctx, held.claim, step.detail, now);
           break;
         case 'end':

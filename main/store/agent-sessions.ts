@@ -183,13 +183,15 @@ export function askAgentQuestion(
  * Nobody waits in Runwarden for the session's open questions any more (docs/AGENTS.md#answered-in-the-terminal):
  * the person answered in the agent's own terminal (`asker_interrupted`: the agent stopped waiting for the
  * hook's answer), or the agent is gone (`asker_gone`). Each is withdrawn, the run works again. Returns the
- * ids withdrawn (none when nothing was open).
+ * ids withdrawn (none when nothing was open). `onlyTitle`: only the questions with that title (one tool call's,
+ * when the agent asks about several at once).
  */
 export function withdrawAgentQuestions(
   ctx: StoreContext,
   claim: Claim,
   withdrawal: Withdrawal,
   now: number,
+  onlyTitle?: string,
 ): string[] {
   const run = loadRunRow(ctx, claim.runId);
   if (run.open_interactions === 0) return [];
@@ -198,10 +200,13 @@ export function withdrawAgentQuestions(
   const ids = (
     ctx
       .prep(
-        `SELECT id FROM interactions WHERE run_id = ? AND status IN ${OPEN_INTERACTION_SQL} ORDER BY created_at, id`,
+        `SELECT id, title FROM interactions WHERE run_id = ? AND status IN ${OPEN_INTERACTION_SQL}
+         ORDER BY created_at, id`,
       )
-      .all(claim.runId) as Array<{ id: string }>
-  ).map(({ id }) => id);
+      .all(claim.runId) as Array<{ id: string; title: string }>
+  )
+    .filter(({ title }) => onlyTitle === undefined || title === onlyTitle)
+    .map(({ id }) => id);
   return ids.filter((id) => withdrawInteraction(ctx, id, withdrawal, actor, now));
 }
 
