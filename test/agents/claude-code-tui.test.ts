@@ -87,6 +87,8 @@ describe.skipIf(skipAgents)('Claude Code in its terminal', () => {
     const question = await until('the question in the tray', () => trayQuestion(world), 60_000, screen);
     await until('the terminal dialog', () => screen().includes('Do you want to proceed?'), 30_000, screen);
 
+    // The model's next answer waits: Claude Code stays in its turn, so no Stop can withdraw the question.
+    world.mock.hold();
     tmux('send-keys', '-t', 'claude', '1');
     await until('the file', () => existsSync(world.marker), 30_000, screen);
     const withdrawn = await until(
@@ -99,8 +101,10 @@ describe.skipIf(skipAgents)('Claude Code in its terminal', () => {
       screen,
     );
     expect(withdrawn.provenance).toBe('asker_interrupted');
+    const [during] = runsOf(world, 'claude-code');
+    expect(during?.statusDetail).toBe('Working');
+    world.mock.release();
     await until('the tray to have no question', () => trayQuestion(world) === undefined, 10_000);
-    const [run] = runsOf(world, 'claude-code');
-    expect(['running', 'completed']).toContain(world.store.getRun(run?.id ?? '').status);
+    await until('the turn to end', () => screen().includes('Done.'), 30_000, screen);
   });
 });

@@ -13,6 +13,9 @@ export interface MockModel {
   requests: Array<{ path: string; body: unknown }>;
   /** The shell command the next conversations ask for. */
   setCommand(command: string): void;
+  /** Holds every answer to a request that carries a tool's result until `release` (the agent stays mid-turn). */
+  hold(): void;
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -22,6 +25,8 @@ export async function startMockModel(command: string): Promise<MockModel> {
   let current = command;
   const requests: MockModel['requests'] = [];
   let callSeq = 0;
+  let held: Promise<void> | null = null;
+  let releaseHeld = (): void => {};
   const server: Server = createServer((req, res) => {
     readBody(req)
       .then((raw) => {
@@ -35,13 +40,20 @@ export async function startMockModel(command: string): Promise<MockModel> {
         requests.push({ path, body });
         callSeq += 1;
         if (path.endsWith('/messages/count_tokens')) return sendJson(res, { input_tokens: 10 });
-        if (path.endsWith('/messages')) return anthropic(res, body, current, callSeq);
-        if (path.endsWith('/responses')) return openaiResponses(res, body, current, callSeq);
-        if (path.endsWith('/models')) return sendJson(res, { data: [], object: 'list' });
-        return sendJson(res, {});
+        if (held !== null && carriesToolResult(body)) {
+          const seq = callSeq;
+          return void held.then(() => reply(res, path, body, current, seq));
+        }
+        return reply(res, path, body, current, callSeq);
       })
       .catch(() => res.destroy());
   });
+  function reply(res: ServerResponse, path: string, body: Json, command: string, seq: number): void {
+    if (path.endsWith('/messages')) return anthropic(res, body, command, seq);
+    if (path.endsWith('/responses')) return openaiResponses(res, body, command, seq);
+    if (path.endsWith('/models')) return sendJson(res, { data: [], object: 'list' });
+    return sendJson(res, {});
+  }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -50,12 +62,31 @@ export async function startMockModel(command: string): Promise<MockModel> {
     setCommand(next) {
       current = next;
     },
+    hold() {
+      held = new Promise((resolve) => (releaseHeld = resolve));
+    },
+    release() {
+      releaseHeld();
+      held = null;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+function carriesToolResult(body: Json): boolean {
+  const messages = Array.isArray(body.messages) ? (body.messages as Json[]) : [];
+  const input = Array.isArray(body.input) ? (body.input as Json[]) : [];
+  return (
+    messages.some(
+      (message) =>
+        Array.isArray(message.content) &&
+        (message.content as Json[]).some((block) => block.type === 'tool_result'),
+    ) || input.some((item) => item.type === 'function_call_output')
+  );
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
