@@ -48,9 +48,9 @@ export async function startMockModel(command: string): Promise<MockModel> {
       })
       .catch(() => res.destroy());
   });
-  function reply(res: ServerResponse, path: string, body: Json, command: string, seq: number): void {
-    if (path.endsWith('/messages')) return anthropic(res, body, command, seq);
-    if (path.endsWith('/responses')) return openaiResponses(res, body, command, seq);
+  function reply(res: ServerResponse, path: string, body: Json, shell: string, seq: number): void {
+    if (path.endsWith('/messages')) return anthropic(res, body, shell, seq);
+    if (path.endsWith('/responses')) return openaiResponses(res, body, shell, seq);
     if (path.endsWith('/models')) return sendJson(res, { data: [], object: 'list' });
     return sendJson(res, {});
   }
