@@ -16,11 +16,11 @@ import { measureBrowser } from './browser-ops';
 import { benchStore } from './store-cache';
 import { combineRepeats } from './repeat';
 import { growthOf, growthTable, type SizeResult } from './growth';
+import { measureAgentHook } from './agent-hook';
 import {
   measureChangeFeed,
   measureCliStartup,
   measureHeartbeats,
-  measureAgentHook,
   measureIdleHost,
   measureMemory,
 } from './process-ops';

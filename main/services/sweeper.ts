@@ -69,6 +69,8 @@ export interface SweepReport {
   acting: boolean;
   runnersLost: number;
   interactionsExpired: number;
+  /** Coding-agent sessions whose agent died without ending them (docs/AGENTS.md#died). */
+  agentSessionsDied: number;
   /** Questions withdrawn because their asking process is verifiably gone (docs/LIVENESS.md#questions-and-their-askers). */
   questionsWithdrawn: number;
   presenterClaimsExpired: number;
@@ -114,6 +116,7 @@ function emptyReport(): SweepReport {
     acting: false,
     runnersLost: 0,
     interactionsExpired: 0,
+    agentSessionsDied: 0,
     questionsWithdrawn: 0,
     presenterClaimsExpired: 0,
     autoCancelled: 0,
@@ -152,6 +155,7 @@ export function sweep(deps: SweeperDeps, state: SweeperState): SweepReport {
       report.orphansFound +
       report.effectsAmbiguous +
       report.interactionsExpired +
+      report.agentSessionsDied +
       report.questionsWithdrawn +
       report.presenterClaimsExpired +
       report.autoCancelled +
@@ -201,6 +205,8 @@ function act(deps: SweeperDeps, state: SweeperState, settings: Settings, report:
   const { store } = deps;
   report.acting = holdHostLease(deps, state, settings);
   if (!report.acting) return;
+  // Before the lost-runner step: an agent that died is recorded as such, not as a lost runner.
+  report.agentSessionsDied = store.endGoneAgentSessions(SWEEP_BATCH);
   noticeLostRunners(deps, settings, report);
   report.effectsAmbiguous = store.noticeGoneEffectsOnHost(SWEEPER_ACTOR, SWEEP_BATCH);
   report.interactionsExpired = store.expireInteractionDeadlines(SWEEP_BATCH, SWEEPER_ACTOR);

@@ -19,6 +19,7 @@ import type {
   RunEvent,
 } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
+import { endGoneAgentSessions } from './agent-sessions';
 import * as doctor from './doctor';
 import * as effects from './effects';
 import * as events from './events';
@@ -265,6 +266,14 @@ export class RunStore extends RunnerStore {
    */
   expireInteractionIfDue(this: Writes<RunStore>, interactionId: string, actor: Actor): boolean {
     return this.write((ctx, now) => deadlines.expireDueInteractions(ctx, [interactionId], actor, now)) > 0;
+  }
+
+  /**
+   * The sweeper's step for coding-agent sessions (docs/AGENTS.md#died): a session whose agent process is
+   * verifiably gone without ending it is recorded as died, in one transaction.
+   */
+  endGoneAgentSessions(this: Writes<RunStore>, limit: number): number {
+    return this.write((ctx, now) => endGoneAgentSessions(ctx, limit, now));
   }
 
   /**

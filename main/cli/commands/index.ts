@@ -94,6 +94,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./retry')).retryCommand,
   },
   {
+    name: 'agents',
+    summary: 'connect coding agents (Claude Code, Codex, pi): install, uninstall, status',
+    load: async () => (await import('./agents')).agentsCommand,
+  },
+  {
     name: 'doctor',
     summary: 'check the store: path, size, schema, mode, WAL, contradictions, stale leases',
     load: async () => (await import('./doctor')).doctorCommand,

@@ -7,6 +7,7 @@ import { migration0006 } from './0006-owner-liveness';
 import { migration0007 } from './0007-run-logs';
 import { migration0008 } from './0008-effect-processes';
 import { migration0009 } from './0009-question-askers';
+import { migration0010 } from './0010-agent-sessions';
 import type { Migration } from './migration';
 
 export type { Migration } from './migration';
@@ -22,6 +23,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0007,
   migration0008,
   migration0009,
+  migration0010,
 ];
 
 export const SUPPORTED_SCHEMA_VERSION = MIGRATIONS.length;

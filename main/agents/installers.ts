@@ -1,0 +1,136 @@
+/**
+ * `runwarden agents install | uninstall | status`: which file each agent reads, and what Runwarden puts in
+ * it (docs/AGENTS.md#installing). Each agent's text transform is pure (old text → new text); this module
+ * reads and writes the files, reversibly (config-file.ts).
+ */
+import { homedir } from 'node:os';
+import type { AgentName } from '../store/agent-sessions';
+import {
+  claudeSettingsPath,
+  claudeStatus,
+  installClaude,
+  uninstallClaude,
+  type HookStatus,
+  type Scope,
+} from './claude-code-config';
+import { codexConfigPath, codexStatus, installCodex, uninstallCodex } from './codex-config';
+import { PI_MARKER, piExtensionPath, piExtensionSource, piStatus } from './pi-extension';
+import { rmSync } from 'node:fs';
+import { lineDiff, readBytes, writeAtomic, writeInstalled, writeUninstalled } from './config-file';
+
+export type { Scope } from './claude-code-config';
+
+export interface InstallContext {
+  env: Record<string, string | undefined>;
+  /** The project folder (for `--scope project`). */
+  project: string;
+  /** The hook command line for this agent; `waits`: the hook may wait for a person. */
+  command(waits: boolean): string;
+  /** The CLI the pi extension spawns (Node and the CLI script), and the options it passes after `agents hook pi`. */
+  cliArgv: string[];
+  hookArgs: string[];
+  /** Codex: ask before every tool call (PreToolUse), for `codex exec`. */
+  gate: boolean;
+}
+
+export interface InstallPlan {
+  agent: AgentName;
+  path: string;
+  before: string | null;
+  after: string | null;
+  changed: boolean;
+  diff: string;
+}
+
+function home(env: Record<string, string | undefined>): string {
+  return env.HOME ?? homedir();
+}
+
+export function configPathOf(
+  agent: AgentName,
+  scope: Scope,
+  ctx: Pick<InstallContext, 'env' | 'project'>,
+): string {
+  switch (agent) {
+    case 'claude-code':
+      return claudeSettingsPath(scope, ctx.env, ctx.project);
+    case 'codex':
+      return codexConfigPath(scope, ctx.env, ctx.project, home(ctx.env));
+    case 'pi':
+      return piExtensionPath(scope, ctx.env, ctx.project, home(ctx.env));
+  }
+}
+
+function transformInstall(agent: AgentName, path: string, text: string | null, ctx: InstallContext): string {
+  switch (agent) {
+    case 'claude-code':
+      return installClaude(text, path, ctx.command);
+    case 'codex':
+      return installCodex(text, path, ctx.command, ctx.gate);
+    case 'pi':
+      return piExtensionSource(ctx.cliArgv, ctx.hookArgs);
+  }
+}
+
+function transformUninstall(agent: AgentName, path: string, text: string | null): string | null {
+  switch (agent) {
+    case 'claude-code':
+      return uninstallClaude(text, path);
+    case 'codex':
+      return uninstallCodex(text, path);
+    case 'pi':
+      return null;
+  }
+}
+
+function plan(agent: AgentName, path: string, before: string | null, after: string | null): InstallPlan {
+  return {
+    agent,
+    path,
+    before,
+    after,
+    changed: before !== after,
+    diff: lineDiff(path, before ?? '', after ?? ''),
+  };
+}
+
+export function install(agent: AgentName, scope: Scope, ctx: InstallContext, dryRun: boolean): InstallPlan {
+  const path = configPathOf(agent, scope, ctx);
+  const bytes = readBytes(path);
+  const before = bytes === null ? null : bytes.toString('utf8');
+  const after = transformInstall(agent, path, before, ctx);
+  const result = plan(agent, path, before, after);
+  if (dryRun || !result.changed) return result;
+  // pi's extension is a file of Runwarden's own: nothing of the person's to keep beside it.
+  if (agent === 'pi') writeAtomic(path, after);
+  else writeInstalled(path, bytes, after);
+  return result;
+}
+
+export function uninstall(agent: AgentName, scope: Scope, ctx: InstallContext, dryRun: boolean): InstallPlan {
+  const path = configPathOf(agent, scope, ctx);
+  const bytes = readBytes(path);
+  const before = bytes === null ? null : bytes.toString('utf8');
+  if (agent === 'pi') {
+    const ours = before !== null && before.startsWith(PI_MARKER);
+    if (!dryRun && ours) rmSync(path);
+    return plan(agent, path, before, ours ? null : before);
+  }
+  if (dryRun) return plan(agent, path, before, transformUninstall(agent, path, before));
+  const restored = writeUninstalled(path, bytes, transformUninstall(agent, path, before));
+  return plan(agent, path, before, restored === null ? null : restored.toString('utf8'));
+}
+
+export function status(agent: AgentName, scope: Scope, ctx: InstallContext): HookStatus & { path: string } {
+  const path = configPathOf(agent, scope, ctx);
+  const bytes = readBytes(path);
+  const text = bytes === null ? null : bytes.toString('utf8');
+  switch (agent) {
+    case 'claude-code':
+      return { path, ...claudeStatus(text, path) };
+    case 'codex':
+      return { path, ...codexStatus(text, path, ctx.command) };
+    case 'pi':
+      return { path, ...piStatus(text, ctx.cliArgv, ctx.hookArgs) };
+  }
+}

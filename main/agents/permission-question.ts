@@ -1,0 +1,128 @@
+/**
+ * A permission request as a Runwarden question, and the person's answer as the agent's own JSON
+ * (docs/AGENTS.md#permission-requests). The question shows the tool, the exact command or file, the agent's
+ * stated reason and the project, sanitised and never run by Runwarden; the choices are allow and deny, and
+ * allow-always where the agent offered a rule to remember.
+ */
+import { fitText } from '../../shared/text-caps';
+import { sanitizeLine, sanitizeText } from '../../shared/terminal-text';
+import type { AgentName } from '../store/agent-sessions';
+import { AGENT_LABELS } from '../store/agent-sessions';
+import type { HookPayload } from './hook-payload';
+
+export const ALLOW = 'allow';
+export const DENY = 'deny';
+export const ALLOW_ALWAYS = 'allow-always';
+
+export interface PermissionQuestion {
+  title: string;
+  prompt: string;
+  choices: string[];
+}
+
+/** The text of a tool input worth showing: the command, the file, or the input as JSON. */
+function whatItDoes(payload: HookPayload): { label: string; text: string } {
+  const input = payload.toolInput;
+  if (typeof input.command === 'string') return { label: 'Command', text: input.command };
+  if (Array.isArray(input.command)) return { label: 'Command', text: input.command.map(String).join(' ') };
+  if (typeof input.cmd === 'string') return { label: 'Command', text: input.cmd };
+  for (const key of ['file_path', 'path', 'notebook_path']) {
+    const value = input[key];
+    if (typeof value === 'string') return { label: 'File', text: value };
+  }
+  if (typeof input.url === 'string') return { label: 'URL', text: input.url };
+  return { label: 'Input', text: JSON.stringify(input) };
+}
+
+export function permissionQuestion(
+  agent: AgentName,
+  payload: HookPayload,
+  projectPath: string,
+): PermissionQuestion {
+  const tool = sanitizeLine(payload.toolName ?? 'a tool');
+  const { label, text } = whatItDoes(payload);
+  const isCommand = label === 'Command';
+  const title = fitText(
+    isCommand
+      ? `${AGENT_LABELS[agent]} wants to run: ${sanitizeLine(text)}`
+      : `${AGENT_LABELS[agent]} wants to use ${tool}${label === 'File' ? ` on ${sanitizeLine(text)}` : ''}`,
+    'title',
+  );
+  const description = payload.toolInput.description ?? payload.toolInput.justification ?? payload.reason;
+  const lines = [`Tool: ${tool}`, `${label}:`, sanitizeText(text)];
+  if (typeof description === 'string' && description !== '')
+    lines.push('', `Reason: ${sanitizeText(description)}`);
+  lines.push('', `Project: ${sanitizeLine(projectPath)}`);
+  const choices = [ALLOW, DENY];
+  if (payload.suggestions.length > 0) choices.push(ALLOW_ALWAYS);
+  return { title, prompt: fitText(lines.join('\n'), 'prompt'), choices };
+}
+
+/** Claude Code's and Codex's PermissionRequest decision for an answer. */
+export function permissionDecision(payload: HookPayload, answer: string): Record<string, unknown> {
+  const decision: Record<string, unknown> =
+    answer === DENY
+      ? { behavior: 'deny', message: 'A person denied this in Runwarden.' }
+      : { behavior: 'allow' };
+  if (answer === ALLOW_ALWAYS && payload.suggestions.length > 0)
+    decision.updatedPermissions = payload.suggestions;
+  return { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision } };
+}
+
+/** The same decision through PreToolUse (Codex's `exec`, pi): allow or deny with the person's reason. */
+export function preToolUseDecision(answer: string): Record<string, unknown> {
+  return {
+    hookSpecificOutput: {
+      hookEventName: 'PreToolUse',
+      permissionDecision: answer === DENY ? 'deny' : 'allow',
+      permissionDecisionReason:
+        answer === DENY ? 'A person denied this in Runwarden.' : 'A person allowed this in Runwarden.',
+    },
+  };
+}
+
+/** Claude Code's AskUserQuestion: its questions, each with its option labels. */
+export interface AgentQuestion {
+  question: string;
+  header: string;
+  options: string[];
+}
+
+export function agentQuestions(payload: HookPayload): AgentQuestion[] {
+  const questions = payload.toolInput.questions;
+  if (!Array.isArray(questions)) return [];
+  const out: AgentQuestion[] = [];
+  for (const entry of questions) {
+    if (entry === null || typeof entry !== 'object') continue;
+    const q = entry as Record<string, unknown>;
+    if (typeof q.question !== 'string' || !Array.isArray(q.options)) continue;
+    const options = q.options
+      .map((option) =>
+        typeof option === 'string'
+          ? option
+          : option !== null &&
+              typeof option === 'object' &&
+              typeof (option as { label?: unknown }).label === 'string'
+            ? (option as { label: string }).label
+            : null,
+      )
+      .filter((label): label is string => label !== null && label !== '');
+    if (options.length === 0) continue;
+    out.push({ question: q.question, header: typeof q.header === 'string' ? q.header : '', options });
+  }
+  return out;
+}
+
+/** AskUserQuestion answered: the tool runs with the person's answers (`updatedInput.answers`). */
+export function askUserQuestionDecision(
+  payload: HookPayload,
+  answers: Record<string, string>,
+): Record<string, unknown> {
+  return {
+    hookSpecificOutput: {
+      hookEventName: 'PreToolUse',
+      permissionDecision: 'allow',
+      updatedInput: { ...payload.toolInput, answers },
+    },
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * pi has no permission prompts and no command hooks: an extension is its gate (docs/AGENTS.md#pi). Runwarden
+ * writes one extension file into pi's extensions folder; it passes each event to `runwarden agents hook pi`
+ * in the same JSON shape Claude Code's hooks send, and a tool call waits for the person's answer there. The
+ * file is Runwarden's own, so uninstalling removes it.
+ */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { HookStatus, Scope } from './claude-code-config';
+
+export const PI_EXTENSION_FILE = 'runwarden.ts';
+export const PI_MARKER = '// Written by `runwarden agents install pi`';
+
+export function piExtensionPath(
+  scope: Scope,
+  env: Record<string, string | undefined>,
+  project: string,
+  home: string,
+): string {
+  if (scope === 'project') return join(project, '.pi', 'extensions', PI_EXTENSION_FILE);
+  const agentDir =
+    env.PI_CODING_AGENT_DIR !== undefined && env.PI_CODING_AGENT_DIR !== ''
+      ? env.PI_CODING_AGENT_DIR
+      : join(home || homedir(), '.pi', 'agent');
+  return join(agentDir, 'extensions', PI_EXTENSION_FILE);
+}
+
+/** The extension's source: plain JavaScript inside a .ts file (pi loads it as TypeScript), no imports beyond Node. */
+export function piExtensionSource(cliArgv: readonly string[], hookArgs: readonly string[]): string {
+  return `${PI_MARKER}; \`runwarden agents uninstall pi\` removes it.
+// Every pi session shows in Runwarden as a run; the tools that change things (bash, write, edit) ask a
+// person there first, and pi's own confirmation takes over when nobody answers in time.
+import { spawn } from "node:child_process";
+
+const RUNWARDEN = ${JSON.stringify(cliArgv)};
+const HOOK_ARGS = ${JSON.stringify(hookArgs)};
+const GATED = new Set(["bash", "write", "edit"]);
+
+function call(payload, signal) {
+  return new Promise((resolve) => {
+    let out = "";
+    const child = spawn(RUNWARDEN[0], [...RUNWARDEN.slice(1), "agents", "hook", "pi", ...HOOK_ARGS], {
+      env: { ...process.env, RUNWARDEN_AGENT_PID: String(process.pid) },
+      stdio: ["pipe", "pipe", "inherit"],
+    });
+    const stop = () => child.kill("SIGTERM");
+    signal?.addEventListener("abort", stop, { once: true });
+    child.stdout.on("data", (chunk) => (out += chunk));
+    child.on("error", () => resolve(null));
+    child.on("close", () => {
+      signal?.removeEventListener("abort", stop);
+      try {
+        resolve(out.trim() === "" ? null : JSON.parse(out));
+      } catch {
+        resolve(null);
+      }
+    });
+    child.stdin.end(JSON.stringify(payload));
+  });
+}
+
+export default function (pi) {
+  const base = (ctx, event) => ({
+    hook_event_name: event,
+    session_id: ctx.sessionManager.getSessionId(),
+    cwd: ctx.cwd,
+  });
+  pi.on("session_start", async (_event, ctx) => {
+    await call(base(ctx, "SessionStart"));
+  });
+  pi.on("before_agent_start", async (_event, ctx) => {
+    await call(base(ctx, "UserPromptSubmit"));
+  });
+  pi.on("tool_call", async (event, ctx) => {
+    if (!GATED.has(event.toolName)) return undefined;
+    const reply = await call(
+      { ...base(ctx, "PreToolUse"), tool_name: event.toolName, tool_input: event.input },
+      ctx.signal,
+    );
+    const decision = reply?.hookSpecificOutput?.permissionDecision;
+    if (decision === "allow") return undefined;
+    if (decision === "deny") return { block: true, reason: reply.hookSpecificOutput.permissionDecisionReason ?? "Denied in Runwarden" };
+    if (ctx.hasUI) {
+      const ok = await ctx.ui.confirm("Allow " + event.toolName + "?", JSON.stringify(event.input));
+      return ok ? undefined : { block: true, reason: "Denied" };
+    }
+    return { block: true, reason: "Nobody answered in Runwarden" };
+  });
+  pi.on("tool_result", async (event, ctx) => {
+    if (GATED.has(event.toolName)) await call({ ...base(ctx, "PostToolUse"), tool_name: event.toolName, tool_input: event.input });
+  });
+  pi.on("agent_end", async (_event, ctx) => {
+    await call(base(ctx, "Stop"));
+  });
+  pi.on("session_shutdown", async (event, ctx) => {
+    await call({ ...base(ctx, "SessionEnd"), reason: event.reason ?? "quit" });
+  });
+}
+`;
+}
+
+export function piStatus(
+  text: string | null,
+  cliArgv: readonly string[],
+  hookArgs: readonly string[],
+): HookStatus {
+  if (text === null || !text.startsWith(PI_MARKER)) return { installed: false, problems: [], events: [] };
+  const problems: string[] = [];
+  if (text !== piExtensionSource(cliArgv, hookArgs)) {
+    problems.push('the extension was written by another Runwarden or edited since (install again)');
+  }
+  return {
+    installed: true,
+    problems,
+    events: ['session_start', 'tool_call', 'tool_result', 'agent_end', 'session_shutdown'],
+  };
+}

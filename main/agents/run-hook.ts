@@ -1,0 +1,268 @@
+/**
+ * `runwarden agents hook AGENT`: what an agent's hooks run (docs/AGENTS.md#hook-events). One call per hook
+ * event: it keeps the session's run up to date and, for a permission request (or Claude Code's
+ * AskUserQuestion), asks a person and prints the agent's decision. It never blocks the agent on a fault: a
+ * store that cannot be opened, a payload it cannot read or any error prints nothing on stdout (the agent
+ * asks as usual), says why on stderr and exits 0.
+ */
+import { basename } from 'node:path';
+import type { Interaction } from '../../shared/domain';
+import { isRunwardenError } from '../../shared/errors';
+import { fitText } from '../../shared/text-caps';
+import { sanitizeLine } from '../../shared/terminal-text';
+import type { CliContext } from '../cli/command';
+import { storePathOf } from '../cli/command';
+import { projectFolder } from '../cli/project-path';
+import { isProcessAlive, thisProcessAsAsker } from '../store/process-identity';
+import {
+  AGENT_LABELS,
+  openAgentSessionStore,
+  WAITING_FOR_PROMPT,
+  type AgentName,
+  type AgentSessionInput,
+  type AgentSessionStore,
+  type SessionStep,
+} from '../store/agent-session-store';
+import { agentOwner } from './agent-process';
+import { MAX_PAYLOAD_BYTES, parseHookPayload, type HookPayload } from './hook-payload';
+import {
+  agentQuestions,
+  askUserQuestionDecision,
+  permissionDecision,
+  permissionQuestion,
+  preToolUseDecision,
+} from './permission-question';
+
+const { readFileSync } = process.getBuiltinModule('node:fs');
+
+export interface HookOptions {
+  agent: AgentName;
+  storeFlag: string | undefined;
+  /** How long a question waits for a person before the agent's own prompt takes over. */
+  questionTimeoutMs: number;
+  /** Codex `exec` and pi never send PermissionRequest: their PreToolUse is the gate. */
+  gatePreToolUse: boolean;
+  pollMs: number;
+}
+
+/** What the session shows under its title while it works. */
+export const WORKING = 'Working';
+
+export async function runHook(ctx: CliContext, options: HookOptions, stdinText?: string): Promise<number> {
+  const say = (message: string): void => {
+    ctx.stderr.write(
+      `runwarden: ${sanitizeLine(message)}; ${AGENT_LABELS[options.agent]} goes on as usual\n`,
+    );
+  };
+  let text: string;
+  try {
+    text = stdinText ?? readStdin();
+  } catch (error) {
+    say(`could not read the hook's input (${messageOf(error)})`);
+    return 0;
+  }
+  const payload = parseHookPayload(text);
+  if (payload === null) {
+    say('the hook input is not the JSON object an agent sends (hook_event_name, session_id)');
+    return 0;
+  }
+  let store: AgentSessionStore;
+  try {
+    store = openAgentSessionStore(storePathOf(ctx, options.storeFlag), { quickCheck: false });
+  } catch (error) {
+    say(`the store cannot be opened: ${messageOf(error)}`);
+    return 0;
+  }
+  ctx.defer(() => store.close());
+  try {
+    const decision = await handleEvent(ctx, store, options, payload);
+    if (decision !== null) ctx.rawStdout.write(`${JSON.stringify(decision)}\n`);
+  } catch (error) {
+    say(messageOf(error));
+  }
+  return 0;
+}
+
+function readStdin(): string {
+  const buffer = readFileSync(0);
+  if (buffer.length > MAX_PAYLOAD_BYTES) throw new Error(`more than ${MAX_PAYLOAD_BYTES} bytes`);
+  return buffer.toString('utf8');
+}
+
+function messageOf(error: unknown): string {
+  if (isRunwardenError(error)) return error.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+function sessionInput(ctx: CliContext, agent: AgentName, payload: HookPayload): AgentSessionInput {
+  const projectPath = projectFolder(undefined, payload.cwd ?? ctx.cwd);
+  return {
+    agent,
+    sessionId: payload.sessionId,
+    projectPath,
+    title: fitText(`${AGENT_LABELS[agent]} in ${basename(projectPath) || projectPath}`, 'title'),
+    owner: agentOwner(agent, ctx.env),
+  };
+}
+
+async function handleEvent(
+  ctx: CliContext,
+  store: AgentSessionStore,
+  options: HookOptions,
+  payload: HookPayload,
+): Promise<Record<string, unknown> | null> {
+  const input = sessionInput(ctx, options.agent, payload);
+  const step = (s: SessionStep): null => {
+    store.agentSession(input, s);
+    return null;
+  };
+  switch (payload.event) {
+    case 'SessionStart':
+      return step({ kind: 'activity', detail: WORKING });
+    case 'UserPromptSubmit':
+      return step({ kind: 'activity', detail: WORKING, withdraw: 'asker_interrupted' });
+    case 'PostToolUse':
+    case 'PostToolUseFailure':
+      // The call ran (or failed) after the person answered in the terminal: its question only, since
+      // the agent may be asking about other calls at the same time.
+      return step({
+        kind: 'activity',
+        detail: WORKING,
+        withdraw: 'asker_interrupted',
+        onlyTitle: permissionQuestion(options.agent, payload, input.projectPath).title,
+      });
+    case 'Stop':
+      return step({ kind: 'activity', detail: WAITING_FOR_PROMPT, withdraw: 'asker_interrupted' });
+    case 'SessionEnd':
+      return step({ kind: 'end', reason: payload.reason ?? 'ended' });
+    case 'PermissionRequest': {
+      const answer = await askPermission(ctx, store, options, input, payload);
+      return answer === null ? null : permissionDecision(payload, answer);
+    }
+    case 'PreToolUse':
+      if (payload.toolName === 'AskUserQuestion') return askUserQuestion(ctx, store, options, input, payload);
+      if (options.gatePreToolUse) {
+        const answer = await askPermission(ctx, store, options, input, payload);
+        // Codex refuses a PreToolUse "allow" (its hook then counts as failed): no decision lets the call go on.
+        if (answer === null || (answer !== 'deny' && options.agent === 'codex')) return null;
+        return preToolUseDecision(answer);
+      }
+      return step({ kind: 'activity', detail: WORKING });
+    default:
+      return step({ kind: 'touch' });
+  }
+}
+
+async function askPermission(
+  ctx: CliContext,
+  store: AgentSessionStore,
+  options: HookOptions,
+  input: AgentSessionInput,
+  payload: HookPayload,
+): Promise<string | null> {
+  const question = permissionQuestion(options.agent, payload, input.projectPath);
+  return ask(ctx, store, options, input, { kind: 'decision', ...question });
+}
+
+async function askUserQuestion(
+  ctx: CliContext,
+  store: AgentSessionStore,
+  options: HookOptions,
+  input: AgentSessionInput,
+  payload: HookPayload,
+): Promise<Record<string, unknown> | null> {
+  const questions = agentQuestions(payload);
+  if (questions.length === 0) return null;
+  const answers: Record<string, string> = {};
+  for (const question of questions) {
+    const answer = await ask(ctx, store, options, input, {
+      kind: 'decision',
+      title: fitText(`${AGENT_LABELS[options.agent]} asks: ${sanitizeLine(question.question)}`, 'title'),
+      prompt: fitText(
+        [question.header, `Project: ${input.projectPath}`].filter((line) => line !== '').join('\n'),
+        'prompt',
+      ),
+      choices: question.options.map((option) => fitText(sanitizeLine(option), 'title')),
+    });
+    if (answer === null) return null;
+    answers[question.question] = question.options.find((option) => sanitizeLine(option) === answer) ?? answer;
+  }
+  return askUserQuestionDecision(payload, answers);
+}
+
+/**
+ * Asks one question under the session's claim and waits: the answer, or null when it expired (the deadline
+ * hands back to the agent's own prompt), was withdrawn (answered in the terminal), the hook was stopped
+ * (the agent's hook timeout, Ctrl-C) or the agent process is gone.
+ */
+async function ask(
+  ctx: CliContext,
+  store: AgentSessionStore,
+  options: HookOptions,
+  input: AgentSessionInput,
+  question: { kind: 'decision'; title: string; prompt: string; choices: string[] },
+): Promise<string | null> {
+  const deadlineAt = ctx.now() + options.questionTimeoutMs;
+  // This hook process waits for the answer: once it is gone, the sweeper withdraws the question too.
+  const { claim, interaction } = store.askAgentQuestion(input, {
+    ...question,
+    deadlineAt,
+    hasDefault: false,
+    asker: thisProcessAsAsker(),
+  });
+  const actor = { type: 'runner' as const, id: input.owner.ownerId, surface: 'cli' as const };
+  const controller = new AbortController();
+  const onSignal = (): void => controller.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  process.once('SIGHUP', onSignal);
+  try {
+    for (;;) {
+      if (controller.signal.aborted) {
+        store.withdrawAgentQuestions(claim, 'asker_interrupted');
+        return null;
+      }
+      let current: Interaction = store.getInteraction(interaction.id);
+      if (current.status === 'pending' || current.status === 'presenting') {
+        if (store.now() >= deadlineAt) {
+          store.expireAgentQuestionIfDue(interaction.id, actor);
+          current = store.getInteraction(interaction.id);
+        } else if (!isProcessAlive(input.owner.pid, input.owner.startId ?? null)) {
+          store.withdrawAgentQuestions(claim, 'asker_gone');
+          return null;
+        }
+      }
+      switch (current.status) {
+        case 'settled':
+          store.resumeAgentSession(claim);
+          return typeof current.response === 'string' ? current.response : null;
+        case 'expired':
+          store.resumeAgentSession(claim);
+          ctx.stderr.write(
+            `runwarden: nobody answered "${sanitizeLine(question.title)}" in Runwarden in time; ${AGENT_LABELS[options.agent]} asks you itself\n`,
+          );
+          return null;
+        case 'cancelled':
+          return null;
+        case 'pending':
+        case 'presenting':
+          break;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, options.pollMs);
+        controller.signal.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          { once: true },
+        );
+      });
+    }
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    process.off('SIGHUP', onSignal);
+  }
+}

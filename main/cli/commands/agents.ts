@@ -1,0 +1,112 @@
+/**
+ * `runwarden agents install | uninstall | status | hook`: connect coding agents (Claude Code, Codex, pi) so
+ * their sessions show as runs and their permission requests as questions (docs/AGENTS.md). `hook` is what
+ * the installed hooks run on every event; it loads only the agent-session side of the store.
+ */
+import type { AgentName } from '../../store/agent-sessions';
+import { COMMON_HELP, COMMON_OPTIONS, parseCommand, UsageError, type Command } from '../command';
+import { EXIT } from '../exit-codes';
+import { parseIntegerFlag, RANGES } from '../limits';
+import { parseDuration } from '../output';
+import { sanitizeLine } from '../sanitize';
+
+const AGENTS: readonly AgentName[] = ['claude-code', 'codex', 'pi'];
+
+const OPTIONS = {
+  ...COMMON_OPTIONS,
+  json: { type: 'boolean' },
+  scope: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  'question-timeout': { type: 'string' },
+  gate: { type: 'boolean' },
+  'poll-ms': { type: 'string' },
+} as const;
+
+/** How long a question waits by default: shorter than the hook's own timeout (600 s), so the hook hands back in time. */
+export const DEFAULT_QUESTION_TIMEOUT_MS = 570_000;
+
+export const agentsCommand: Command = {
+  name: 'agents',
+  summary: 'connect coding agents (Claude Code, Codex, pi): install, uninstall, status',
+  help: `Usage: runwarden agents install AGENT [--scope user|project] [--dry-run] [--json]
+       runwarden agents uninstall AGENT [--scope user|project] [--dry-run] [--json]
+       runwarden agents status [AGENT] [--scope user|project] [--json]
+       runwarden agents hook AGENT        (what the installed hooks run)
+
+AGENT is claude-code, codex or pi. "install" writes Runwarden's hooks into the agent's own
+configuration (Claude Code: settings.json in $CLAUDE_CONFIG_DIR or ~/.claude; Codex: config.toml in
+$CODEX_HOME or ~/.codex, with the trust Codex needs to run them; pi: an extension in
+$PI_CODING_AGENT_DIR/extensions or ~/.pi/agent/extensions), next to the person's own hooks.
+Installing twice is the same as once; "uninstall" puts the file back as it was before.
+Then every session of the agent shows as a run ("<Agent> in <project>"), and each permission request
+as a question answered from the window, the tray or "runwarden answer". Nobody answering before the
+question's deadline hands the decision back to the agent's own prompt.
+
+Options:
+  --scope S               user (default) or project (the current project's agent settings)
+  --dry-run               show what would change, change nothing
+  --question-timeout DUR  install: how long a question waits for a person (default 570s, at most 590s)
+  --gate                  install codex: ask before every tool call (codex exec never asks on its own)
+  --poll-ms N             hook: how often a waiting hook reads its question (default 200)
+  --json                  print the result as JSON
+${COMMON_HELP}
+
+--store given to install is written into the hooks, so they use that store.
+Exit status: 0 done (hook: always 0, it never blocks the agent); 1 the configuration could not be
+read or written (nothing was changed); 2 bad arguments.`,
+  async run(ctx, argv) {
+    const parsed = parseCommand(ctx, this, argv, OPTIONS);
+    if (parsed === null) return EXIT.ok;
+    const [action, agentArg, ...rest] = parsed.positionals;
+    if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
+    const { values } = parsed;
+    const agent = agentArg === undefined ? undefined : parseAgent(agentArg);
+    if (action === 'hook') {
+      if (agent === undefined) throw new UsageError('agents hook needs the agent: claude-code, codex or pi');
+      const { runHook } = await import('../../agents/run-hook');
+      return runHook(ctx, {
+        agent,
+        storeFlag: values.store,
+        questionTimeoutMs: questionTimeout(values['question-timeout']),
+        gatePreToolUse: values.gate === true || agent === 'pi',
+        pollMs: parseIntegerFlag(values['poll-ms'], 'poll-ms', RANGES.pollMs) ?? 200,
+      });
+    }
+    const scope = values.scope ?? 'user';
+    if (scope !== 'user' && scope !== 'project') throw new UsageError('--scope must be user or project');
+    const { runInstallAction } = await import('../../agents/install-command');
+    switch (action) {
+      case 'install':
+      case 'uninstall':
+        if (agent === undefined)
+          throw new UsageError(`agents ${action} needs the agent: claude-code, codex or pi`);
+        if (values['question-timeout'] !== undefined) questionTimeout(values['question-timeout']);
+        return runInstallAction(ctx, action, agent, scope, values, values['dry-run'] === true);
+      case 'status':
+        return runInstallAction(ctx, 'status', agent, scope, values, false);
+      case undefined:
+        throw new UsageError('agents needs an action: install, uninstall, status or hook');
+      default:
+        throw new UsageError(
+          `unknown agents action: ${sanitizeLine(action)} (install, uninstall, status or hook)`,
+        );
+    }
+  },
+};
+
+function parseAgent(value: string): AgentName {
+  if ((AGENTS as readonly string[]).includes(value)) return value as AgentName;
+  throw new UsageError(`unknown agent "${sanitizeLine(value).slice(0, 40)}": claude-code, codex or pi`);
+}
+
+/** The question's deadline: below the hook's 600 s timeout with room to hand back. */
+function questionTimeout(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_QUESTION_TIMEOUT_MS;
+  const ms = parseDuration(value);
+  if (ms === null || ms < 1000 || ms > 590_000) {
+    throw new UsageError(
+      `--question-timeout must be a duration from 1s to 590s, got "${sanitizeLine(value).slice(0, 40)}"`,
+    );
+  }
+  return ms;
+}

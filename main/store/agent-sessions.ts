@@ -1,0 +1,272 @@
+/**
+ * Coding-agent sessions as runs (docs/AGENTS.md#sessions-as-runs): one session of Claude Code, Codex or pi is
+ * one run, claimed under the agent's own process identity. Its hook calls are separate short processes, so
+ * the claim is kept in `agent_sessions` (migration 0011) and each call is checked against the agent's
+ * identity before it acts, then fenced like every runner write (docs/AGENTS.md#the-claim-of-a-session).
+ * Every function here runs inside the caller's one write transaction and goes through the runner's own
+ * transitions (`runner-transitions.ts`).
+ */
+import type { Actor, Interaction, Run } from '../../shared/domain';
+import { isTerminal } from '../../shared/display-status';
+import { RunwardenError } from '../../shared/errors';
+import { isHeldByLiveOther } from './lease-rows';
+import * as leases from './leases';
+import { withdrawInteraction, type Withdrawal } from './question-askers';
+import { OPEN_INTERACTION_SQL, toLease, toRun } from './rows';
+import { reserveRun } from './run-reservation';
+import { fence, loadLeaseRow, loadRunRow } from './run-state';
+import * as runner from './runner-transitions';
+import type { StoreContext } from './store-context';
+import type { Claim, OwnerInfo, RequestInteractionInput } from './store-types';
+
+export const AGENT_NAMES = ['claude-code', 'codex', 'pi'] as const;
+export type AgentName = (typeof AGENT_NAMES)[number];
+
+/** How each agent is named in titles and messages. */
+export const AGENT_LABELS: Record<AgentName, string> = {
+  'claude-code': 'Claude Code',
+  codex: 'Codex',
+  pi: 'pi',
+};
+
+/** What a session shows after its agent's turn ended (Stop): it waits for the person's next prompt. */
+export const WAITING_FOR_PROMPT = 'Waiting for your next prompt';
+
+/** Agents that tell Runwarden when a session ends (SessionEnd, pi's session_shutdown); Codex does not. */
+const SAYS_WHEN_IT_ENDS: ReadonlySet<AgentName> = new Set(['claude-code', 'pi']);
+
+/**
+ * An agent session's lease: as long as a lease may be. Nothing heartbeats between hook calls (a session may
+ * wait hours for its next prompt); the agent's process identity says whether it lives (docs/LIVENESS.md).
+ */
+export const AGENT_LEASE_MS = 86_400_000;
+
+export interface AgentSessionInput {
+  agent: AgentName;
+  sessionId: string;
+  projectPath: string;
+  title: string;
+  /** The agent's process (pid, start identity, machine): the run's owner. */
+  owner: OwnerInfo;
+}
+
+export interface AgentSessionClaim {
+  claim: Claim;
+  run: Run;
+  created: boolean;
+}
+
+interface SessionRow {
+  run_id: string;
+  generation: number;
+  claim_token: string;
+}
+
+function sessionRow(ctx: StoreContext, agent: AgentName, sessionId: string): SessionRow | undefined {
+  return ctx
+    .prep(`SELECT run_id, generation, claim_token FROM agent_sessions WHERE agent = ? AND session_id = ?`)
+    .get(agent, sessionId) as SessionRow | undefined;
+}
+
+function claimOf(row: SessionRow, ownerId: string, expiresAt: number): Claim {
+  return {
+    runId: row.run_id,
+    generation: row.generation,
+    token: row.claim_token,
+    expiresAt,
+    ownerType: 'runner',
+    ownerId,
+    surface: 'cli',
+  };
+}
+
+function checkInput(input: AgentSessionInput): void {
+  if (!(AGENT_NAMES as readonly string[]).includes(input.agent)) {
+    throw new RunwardenError('VALIDATION', `agent must be one of ${AGENT_NAMES.join(', ')}.`);
+  }
+  if (typeof input.sessionId !== 'string' || input.sessionId === '' || input.sessionId.length > 300) {
+    throw new RunwardenError('VALIDATION', 'An agent session id must be 1 to 300 characters.');
+  }
+}
+
+/**
+ * The session's run, claimed under the agent's process: created on the session's first hook call; on later
+ * calls its lease is renewed. A session whose run ended (a resumed session) or whose recorded agent process is
+ * gone (the agent restarted) gets a new run; the gone one's run is recorded as died first. A session held by
+ * another live agent process is refused (LIVE_OWNER): two processes never write one run.
+ */
+export function touchAgentSession(
+  ctx: StoreContext,
+  input: AgentSessionInput,
+  now: number,
+): AgentSessionClaim {
+  checkInput(input);
+  const row = sessionRow(ctx, input.agent, input.sessionId);
+  if (row !== undefined) {
+    const run = loadRunRow(ctx, row.run_id);
+    if (!isTerminal(run)) {
+      const lease = loadLeaseRow(ctx, row.run_id);
+      if (
+        lease.owner_type === 'runner' &&
+        lease.owner_id === input.owner.ownerId &&
+        lease.generation === row.generation
+      ) {
+        const claim = claimOf(row, input.owner.ownerId, lease.expires_at ?? now);
+        const renewed = leases.heartbeat(ctx, claim, AGENT_LEASE_MS, now);
+        if (renewed.ok) {
+          return {
+            claim: { ...claim, expiresAt: renewed.expiresAt ?? claim.expiresAt },
+            run: toRun(run),
+            created: false,
+          };
+        }
+      } else if (isHeldByLiveOther(ctx, lease, input.owner, now)) {
+        throw new RunwardenError(
+          'LIVE_OWNER',
+          `${AGENT_LABELS[input.agent]} session ${input.sessionId} is held by another live process (${lease.owner_id}).`,
+        );
+      }
+      // The process this session was recorded under is gone: its run died with it.
+      if (lease.owner_type === 'runner' && lease.generation === row.generation) {
+        endAsDied(ctx, input.agent, claimOf(row, lease.owner_id ?? '', lease.expires_at ?? now), now);
+      }
+    }
+  }
+  const actor: Actor = { type: 'runner', id: input.owner.ownerId, surface: 'cli' };
+  const reserved = reserveRun(
+    ctx,
+    {
+      projectPath: input.projectPath,
+      workflow: input.agent,
+      title: input.title,
+      executionMode: 'interactive',
+    },
+    actor,
+    now,
+  );
+  const { claim } = runner.claimRun(
+    ctx,
+    reserved.id,
+    { ...input.owner, leaseMs: AGENT_LEASE_MS, surface: 'cli' },
+    now,
+  );
+  const run = runner.markRunning(ctx, { ...claim, surface: 'cli' }, now);
+  ctx
+    .prep(
+      `INSERT INTO agent_sessions (agent, session_id, run_id, generation, claim_token, created_at)
+       VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (agent, session_id) DO UPDATE SET run_id = excluded.run_id,
+         generation = excluded.generation, claim_token = excluded.claim_token, created_at = excluded.created_at`,
+    )
+    .run(input.agent, input.sessionId, reserved.id, claim.generation, claim.token, now);
+  return { claim: { ...claim, surface: 'cli' }, run, created: true };
+}
+
+/** What the session is doing, shown under its title; written only when it changes. */
+export function setAgentActivity(ctx: StoreContext, claim: Claim, detail: string, now: number): void {
+  const run = loadRunRow(ctx, claim.runId);
+  if (run.status_detail === detail) return;
+  runner.setProgress(ctx, claim, detail, now);
+}
+
+/** The agent asks a person: a question on the session's run (the run waits until it is settled or withdrawn). */
+export function askAgentQuestion(
+  ctx: StoreContext,
+  claim: Claim,
+  input: RequestInteractionInput,
+  now: number,
+): Interaction {
+  return runner.requestInteraction(ctx, claim, input, now);
+}
+
+/**
+ * Nobody waits in Runwarden for the session's open questions any more (docs/AGENTS.md#answered-in-the-terminal):
+ * the person answered in the agent's own terminal (`asker_interrupted`: the agent stopped waiting for the
+ * hook's answer), or the agent is gone (`asker_gone`). Each is withdrawn, the run works again. Returns the
+ * ids withdrawn (none when nothing was open). `onlyTitle`: only the questions with that title (one tool call's,
+ * when the agent asks about several at once).
+ */
+export function withdrawAgentQuestions(
+  ctx: StoreContext,
+  claim: Claim,
+  withdrawal: Withdrawal,
+  now: number,
+  onlyTitle?: string,
+): string[] {
+  const run = loadRunRow(ctx, claim.runId);
+  if (run.open_interactions === 0) return [];
+  const lease = fence(ctx, claim, now);
+  const actor: Actor = { type: 'runner', id: lease.owner_id ?? claim.ownerId, surface: 'cli' };
+  const ids = (
+    ctx
+      .prep(
+        `SELECT id, title FROM interactions WHERE run_id = ? AND status IN ${OPEN_INTERACTION_SQL}
+         ORDER BY created_at, id`,
+      )
+      .all(claim.runId) as Array<{ id: string; title: string }>
+  )
+    .filter(({ title }) => onlyTitle === undefined || title === onlyTitle)
+    .map(({ id }) => id);
+  return ids.filter((id) => withdrawInteraction(ctx, id, withdrawal, actor, now));
+}
+
+/** The question the hook waited on was settled or expired: the run works again. */
+export function resumeAgentSession(ctx: StoreContext, claim: Claim, now: number): void {
+  const run = loadRunRow(ctx, claim.runId);
+  if (run.open_interactions > 0 || run.status !== 'waiting') return;
+  runner.resumeAfterInteraction(ctx, claim, now);
+}
+
+/** The agent ended its session (SessionEnd, pi's session_shutdown): the run completes. */
+export function endAgentSession(ctx: StoreContext, claim: Claim, reason: string, now: number): Run {
+  return runner.finishRun(ctx, claim, { status: 'completed', output: { ended: reason } }, now);
+}
+
+/**
+ * The session's agent process is gone. Codex never says a session ended, so a Codex that exits while it
+ * waits for the next prompt ended its session; any other exit without an end is a death
+ * (docs/AGENTS.md#died).
+ */
+function endAsDied(ctx: StoreContext, agent: AgentName, claim: Claim, now: number): void {
+  // Nobody waits for its questions any more: withdrawn as the asker's, not cancelled as by a person.
+  withdrawAgentQuestions(ctx, claim, 'asker_gone', now);
+  const run = loadRunRow(ctx, claim.runId);
+  if (!SAYS_WHEN_IT_ENDS.has(agent) && run.status === 'running' && run.status_detail === WAITING_FOR_PROMPT) {
+    runner.finishRun(ctx, claim, { status: 'completed', output: { ended: 'the agent exited' } }, now);
+    return;
+  }
+  runner.finishRun(
+    ctx,
+    claim,
+    {
+      status: 'failed',
+      error: `${AGENT_LABELS[agent]} died: its process is gone and the session never ended.`,
+    },
+    now,
+  );
+}
+
+/**
+ * The sweeper's step for agent sessions (docs/AGENTS.md#died): a session whose agent process the liveness
+ * check finds gone, with no SessionEnd, is recorded as died — the run fails with that reason and its open
+ * questions are closed. Up to `limit` sessions, in the caller's transaction; returns how many.
+ */
+export function endGoneAgentSessions(ctx: StoreContext, limit: number, now: number): number {
+  const rows = ctx
+    .prep(
+      `SELECT a.agent, a.run_id, a.generation, a.claim_token FROM agent_sessions a
+         JOIN runs r ON r.id = a.run_id
+         JOIN leases l ON l.run_id = a.run_id
+       WHERE r.status IN ('queued', 'running', 'waiting') AND l.owner_type = 'runner' AND l.generation = a.generation
+       LIMIT ?`,
+    )
+    .all(limit) as Array<SessionRow & { agent: AgentName }>;
+  let ended = 0;
+  for (const row of rows) {
+    const lease = loadLeaseRow(ctx, row.run_id);
+    if (ctx.liveness.judge(toLease(lease)).supervisor !== 'gone') continue;
+    endAsDied(ctx, row.agent, claimOf(row, lease.owner_id ?? '', lease.expires_at ?? now), now);
+    ended += 1;
+  }
+  return ended;
+}

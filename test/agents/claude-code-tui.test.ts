@@ -1,0 +1,110 @@
+/**
+ * Claude Code's own terminal (its TUI, in tmux): while its PermissionRequest hook waits for Runwarden, the
+ * terminal shows its own dialog. A person who answers there instead leaves the hook waiting (Claude Code does
+ * not stop it); the next hook of the session (PostToolUse) withdraws the Runwarden question at once, so
+ * nothing stays pending in the tray (docs/AGENTS.md#answered-in-the-terminal).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  BIN,
+  createWorld,
+  requireAgents,
+  runsOf,
+  runwarden,
+  skipAgents,
+  trayQuestion,
+  until,
+  type World,
+} from './harness';
+
+const API_KEY = 'sk-mock-0123456789abcdefghij';
+
+describe.skipIf(skipAgents)('Claude Code in its terminal', () => {
+  let world: World;
+  let socket: string;
+  const tmux = (...args: string[]): string =>
+    execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+  const screen = (): string => tmux('capture-pane', '-p', '-t', 'claude');
+
+  beforeEach(async () => {
+    requireAgents();
+    world = await createWorld();
+    socket = `runwarden-agents-${process.pid}`;
+    const config = world.env.CLAUDE_CONFIG_DIR ?? join(world.home, '.claude');
+    mkdirSync(config, { recursive: true });
+    // What Claude Code's first start asks once (onboarding, trusting the folder, the API key), already said.
+    writeFileSync(
+      join(config, '.claude.json'),
+      JSON.stringify({
+        hasCompletedOnboarding: true,
+        customApiKeyResponses: { approved: [API_KEY.slice(-20)], rejected: [] },
+        projects: { [world.project]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
+      }),
+    );
+  });
+  afterEach(async () => {
+    try {
+      tmux('kill-server');
+    } catch {
+      // Already gone.
+    }
+    await world?.cleanup();
+  });
+
+  it('withdraws the Runwarden question when the person answers in the terminal', async () => {
+    const installed = await runwarden(world, [
+      'agents',
+      'install',
+      'claude-code',
+      '--store',
+      world.storePath,
+    ]);
+    expect(installed.code, installed.stderr).toBe(0);
+    const env = Object.entries({ ...world.env, ANTHROPIC_API_KEY: API_KEY }).map(([k, v]) => `${k}=${v}`);
+    tmux(
+      'new-session',
+      '-d',
+      '-s',
+      'claude',
+      '-x',
+      '160',
+      '-y',
+      '45',
+      '-c',
+      world.project,
+      'env',
+      ...env,
+      BIN['claude-code'],
+      '--permission-mode',
+      'default',
+    );
+    await until('the prompt', () => screen().includes('❯'), 60_000, screen);
+    tmux('send-keys', '-t', 'claude', '-l', 'Create the file, please.');
+    tmux('send-keys', '-t', 'claude', 'Enter');
+    const question = await until('the question in the tray', () => trayQuestion(world), 60_000, screen);
+    await until('the terminal dialog', () => screen().includes('Do you want to proceed?'), 30_000, screen);
+
+    // The model's next answer waits: Claude Code stays in its turn, so no Stop can withdraw the question.
+    world.mock.hold();
+    tmux('send-keys', '-t', 'claude', '1');
+    await until('the file', () => existsSync(world.marker), 30_000, screen);
+    const withdrawn = await until(
+      'the question to be withdrawn',
+      () => {
+        const now = world.store.getInteraction(question.id);
+        return now.status === 'cancelled' ? now : null;
+      },
+      30_000,
+      screen,
+    );
+    expect(withdrawn.provenance).toBe('asker_interrupted');
+    const [during] = runsOf(world, 'claude-code');
+    expect(during?.statusDetail).toBe('Working');
+    world.mock.release();
+    await until('the tray to have no question', () => trayQuestion(world) === undefined, 10_000);
+    await until('the turn to end', () => screen().includes('Done.'), 30_000, screen);
+  });
+});

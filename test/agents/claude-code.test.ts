@@ -1,0 +1,141 @@
+/**
+ * Claude Code, for real and offline (docs/AGENTS.md#claude-code): `runwarden agents install claude-code`
+ * writes its hooks; `claude -p` against the mock model asks for one shell call; the permission request is a
+ * question in the tray's attention read; the person's answer through the host's handler decides whether the
+ * command runs; a killed agent is recorded as died; a question nobody answers hands back to Claude Code.
+ */
+import { existsSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  answerFromTray,
+  BIN,
+  createWorld,
+  runsOf,
+  requireAgents,
+  runwarden,
+  skipAgents,
+  start,
+  trayQuestion,
+  until,
+  type World,
+} from './harness';
+
+describe.skipIf(skipAgents)('Claude Code', () => {
+  let world: World;
+  beforeEach(async () => {
+    requireAgents();
+    world = await createWorld();
+  });
+  afterEach(async () => {
+    await world?.cleanup();
+  });
+
+  async function install(timeout = '60s'): Promise<void> {
+    const installed = await runwarden(world, [
+      'agents',
+      'install',
+      'claude-code',
+      '--store',
+      world.storePath,
+      '--question-timeout',
+      timeout,
+    ]);
+    expect(installed.code, installed.stderr).toBe(0);
+  }
+
+  function claude() {
+    return start(world, [BIN['claude-code'], '-p', 'Create the file, please.']);
+  }
+
+  it('asks in Runwarden, and runs the command once a person allows it', async () => {
+    await install();
+    const agent = claude();
+    const question = await until(
+      'the permission request in the tray',
+      () => trayQuestion(world),
+      60_000,
+      agent.output,
+    );
+    expect(question.title).toBe(`Claude Code wants to run: touch ${world.marker}`);
+    expect(question.prompt).toContain('Reason: Create the file the test checks for');
+    expect(question.prompt).toContain(`Project: ${world.project}`);
+    expect(question.choices).toEqual(['allow', 'deny', 'allow-always']);
+    const [run] = runsOf(world, 'claude-code');
+    expect(run?.title).toBe('Claude Code in project');
+    expect(world.store.getRun(run?.id ?? '').status).toBe('waiting');
+    expect(existsSync(world.marker)).toBe(false);
+
+    await answerFromTray(world, question, 'allow');
+    const ran = await agent.done;
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(existsSync(world.marker)).toBe(true);
+    // SessionEnd: the session's run ended.
+    const ended = world.store.getRun(run?.id ?? '');
+    expect(ended.status).toBe('completed');
+    expect(world.store.getInteraction(question.id)).toMatchObject({ status: 'settled', provenance: 'human' });
+  });
+
+  it('does not run the command when a person denies it', async () => {
+    await install();
+    const agent = claude();
+    const question = await until(
+      'the permission request in the tray',
+      () => trayQuestion(world),
+      60_000,
+      agent.output,
+    );
+    await answerFromTray(world, question, 'deny');
+    const ran = await agent.done;
+    expect(ran.code).toBe(0);
+    expect(existsSync(world.marker)).toBe(false);
+    expect(world.store.getInteraction(question.id)).toMatchObject({ status: 'settled', response: 'deny' });
+  });
+
+  it('shows a killed agent as died, with its question withdrawn, within one sweep', async () => {
+    await install();
+    const agent = claude();
+    const question = await until(
+      'the permission request in the tray',
+      () => trayQuestion(world),
+      60_000,
+      agent.output,
+    );
+    const [run] = runsOf(world, 'claude-code');
+    agent.child.kill('SIGKILL');
+    await agent.done;
+    const sweepMs = world.host.settings.sweepIntervalMs;
+    const died = await until(
+      'the run to show died',
+      () => {
+        const now = world.store.getRun(run?.id ?? '');
+        return now.status === 'failed' ? now : null;
+      },
+      sweepMs + 3_000,
+    );
+    expect(died.error).toMatch(/^Claude Code died/);
+    const closed = world.store.getInteraction(question.id);
+    expect(closed.status).toBe('cancelled');
+    expect(closed.provenance).toBe('asker_gone');
+    expect(trayQuestion(world)).toBeUndefined();
+    expect(existsSync(world.marker)).toBe(false);
+  });
+
+  it("hands the decision back to Claude Code when nobody answers before the question's deadline", async () => {
+    await install('2s');
+    const agent = claude();
+    const question = await until(
+      'the permission request in the tray',
+      () => trayQuestion(world),
+      60_000,
+      agent.output,
+    );
+    const ran = await agent.done;
+    // `claude -p` has nobody to ask in its terminal: its own rule denies.
+    expect(existsSync(world.marker)).toBe(false);
+    expect(ran.code).toBe(0);
+    expect(world.store.getInteraction(question.id)).toMatchObject({
+      status: 'expired',
+      provenance: 'expired_no_default',
+    });
+  });
+});

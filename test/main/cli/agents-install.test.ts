@@ -1,0 +1,201 @@
+/**
+ * `runwarden agents install | uninstall | status` on the agents' real configuration files
+ * (docs/AGENTS.md#installing): the person's own hooks are kept, installing twice is installing once,
+ * uninstalling gives the file back byte for byte, `--dry-run` changes nothing, and Codex's trust is
+ * recorded and checked. (That the written hooks really run is proven by test/agents/, with the agents.)
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { codexHookHash } from '../../../main/agents/codex-config';
+import { runCli, tempDir, type TempDir } from '../../helpers/cli';
+
+let dir: TempDir;
+let env: Record<string, string>;
+let project: string;
+
+beforeEach(() => {
+  dir = tempDir('runwarden-agents-install-');
+  project = join(dir.path, 'project');
+  mkdirSync(join(project, '.git'), { recursive: true });
+  env = {
+    HOME: join(dir.path, 'home'),
+    CLAUDE_CONFIG_DIR: join(dir.path, 'claude'),
+    CODEX_HOME: join(dir.path, 'codex'),
+    PI_CODING_AGENT_DIR: join(dir.path, 'pi-agent'),
+  };
+});
+afterEach(() => dir.remove());
+
+function agents(args: string[]) {
+  return runCli(['agents', ...args], { store: dir.store, env, cwd: project });
+}
+
+function bytes(path: string): Buffer | null {
+  return existsSync(path) ? readFileSync(path) : null;
+}
+
+describe('Claude Code', () => {
+  const settings = () => join(env.CLAUDE_CONFIG_DIR ?? '', 'settings.json');
+  // The person's own file: four-space indent, their own PermissionRequest hook, no newline at the end.
+  const ORIGINAL = JSON.stringify(
+    {
+      theme: 'dark',
+      hooks: { PermissionRequest: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'my-guard' }] }] },
+    },
+    null,
+    4,
+  );
+
+  it('merges with the person’s hooks; twice is once; uninstall restores the file byte for byte', async () => {
+    mkdirSync(env.CLAUDE_CONFIG_DIR ?? '', { recursive: true });
+    writeFileSync(settings(), ORIGINAL);
+    const first = await agents(['install', 'claude-code']);
+    expect(first.code, first.stderr).toBe(0);
+    const installed = readFileSync(settings(), 'utf8');
+    const parsed = JSON.parse(installed) as {
+      theme: string;
+      hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>>;
+    };
+    expect(parsed.theme).toBe('dark');
+    expect(parsed.hooks.PermissionRequest?.[0]?.hooks[0]?.command).toBe('my-guard');
+    expect(parsed.hooks.PermissionRequest?.[1]?.hooks[0]?.command).toContain('agents hook claude-code');
+    for (const event of [
+      'SessionStart',
+      'UserPromptSubmit',
+      'PreToolUse',
+      'PostToolUse',
+      'Stop',
+      'SessionEnd',
+    ]) {
+      expect(parsed.hooks[event]?.at(-1)?.hooks[0]?.command, event).toContain('agents hook claude-code');
+    }
+    expect(installed).toContain('\n    "theme"');
+
+    const second = await agents(['install', 'claude-code']);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain('nothing to change');
+    expect(readFileSync(settings(), 'utf8')).toBe(installed);
+
+    const status = await agents(['status', 'claude-code']);
+    expect(status.code, status.stdout).toBe(0);
+    expect(status.stdout).toContain('Claude Code: connected');
+
+    const removed = await agents(['uninstall', 'claude-code']);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(bytes(settings())?.equals(Buffer.from(ORIGINAL))).toBe(true);
+    expect(existsSync(`${settings()}.runwarden-install.json`)).toBe(false);
+  });
+
+  it('removes a settings file it created, and keeps the person’s later edits when they changed it', async () => {
+    expect((await agents(['install', 'claude-code'])).code).toBe(0);
+    expect((await agents(['uninstall', 'claude-code'])).code).toBe(0);
+    expect(existsSync(settings())).toBe(false);
+
+    expect((await agents(['install', 'claude-code'])).code).toBe(0);
+    const edited = JSON.parse(readFileSync(settings(), 'utf8')) as Record<string, unknown>;
+    edited.model = 'opus';
+    writeFileSync(settings(), JSON.stringify(edited, null, 2));
+    expect((await agents(['uninstall', 'claude-code'])).code).toBe(0);
+    expect(JSON.parse(readFileSync(settings(), 'utf8'))).toEqual({ model: 'opus' });
+  });
+
+  it('--dry-run shows the change and writes nothing; a file that is not JSON is left alone', async () => {
+    mkdirSync(env.CLAUDE_CONFIG_DIR ?? '', { recursive: true });
+    writeFileSync(settings(), ORIGINAL);
+    const dry = await agents(['install', 'claude-code', '--dry-run']);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain('+ ');
+    expect(dry.stdout).toContain('agents hook claude-code');
+    expect(readFileSync(settings(), 'utf8')).toBe(ORIGINAL);
+
+    writeFileSync(settings(), '{ "theme": ');
+    const broken = await agents(['install', 'claude-code']);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain('is not valid JSON');
+    expect(readFileSync(settings(), 'utf8')).toBe('{ "theme": ');
+  });
+
+  it('--scope project writes the project’s own local settings', async () => {
+    const result = await agents(['install', 'claude-code', '--scope', 'project']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(existsSync(join(project, '.claude', 'settings.local.json'))).toBe(true);
+    expect(existsSync(settings())).toBe(false);
+  });
+});
+
+describe('Codex', () => {
+  const config = () => join(env.CODEX_HOME ?? '', 'config.toml');
+  const ORIGINAL = [
+    'model = "o4"',
+    '',
+    '[[hooks.PermissionRequest]]',
+    '[[hooks.PermissionRequest.hooks]]',
+    'type = "command"',
+    'command = "my-guard"',
+    '',
+  ].join('\n');
+
+  it('appends its hooks with their trust; twice is once; uninstall restores the file byte for byte', async () => {
+    mkdirSync(env.CODEX_HOME ?? '', { recursive: true });
+    writeFileSync(config(), ORIGINAL);
+    expect((await agents(['install', 'codex'])).code).toBe(0);
+    const installed = readFileSync(config(), 'utf8');
+    expect(installed.startsWith(ORIGINAL)).toBe(true);
+    // The person's PermissionRequest group is group 0: Runwarden's is group 1, and trusted under that key.
+    const command =
+      /\[\[hooks\.PermissionRequest\.hooks\]\]\ntype = "command"\ncommand = ("[^\n]*agents hook codex[^\n]*")/.exec(
+        installed,
+      )?.[1];
+    expect(command).toBeDefined();
+    const key = `${config()}:permission_request:1:0`;
+    expect(installed).toContain(
+      `[hooks.state.${JSON.stringify(key)}]\ntrusted_hash = "${codexHookHash('permission_request', JSON.parse(command ?? '""') as string, 600)}"`,
+    );
+    expect((await agents(['install', 'codex'])).code).toBe(0);
+    expect(readFileSync(config(), 'utf8')).toBe(installed);
+    const status = await agents(['status', 'codex']);
+    expect(status.code, status.stdout).toBe(0);
+
+    expect((await agents(['uninstall', 'codex'])).code).toBe(0);
+    expect(bytes(config())?.equals(Buffer.from(ORIGINAL))).toBe(true);
+  });
+
+  it('status reports a hook Codex would skip (its trust no longer matches)', async () => {
+    expect((await agents(['install', 'codex'])).code).toBe(0);
+    const text = readFileSync(config(), 'utf8');
+    writeFileSync(config(), text.replace(/trusted_hash = "sha256:[0-9a-f]+"/, 'trusted_hash = "sha256:00"'));
+    const status = await agents(['status', 'codex']);
+    expect(status.code).toBe(1);
+    expect(status.stdout).toContain('Codex skips the SessionStart hook');
+  });
+
+  it('refuses a config whose hooks are an inline array (TOML cannot mix both), changing nothing', async () => {
+    mkdirSync(env.CODEX_HOME ?? '', { recursive: true });
+    const inline = '[hooks]\nStop = [{ hooks = [{ type = "command", command = "x" }] }]\n';
+    writeFileSync(config(), inline);
+    const result = await agents(['install', 'codex']);
+    expect(result.code).toBe(1);
+    expect(readFileSync(config(), 'utf8')).toBe(inline);
+  });
+});
+
+describe('pi', () => {
+  const extension = () => join(env.PI_CODING_AGENT_DIR ?? '', 'extensions', 'runwarden.ts');
+
+  it('writes its extension; twice is once; uninstall removes it', async () => {
+    expect((await agents(['install', 'pi'])).code).toBe(0);
+    const written = readFileSync(extension(), 'utf8');
+    expect(written).toContain('pi.on("tool_call"');
+    expect((await agents(['install', 'pi'])).code).toBe(0);
+    expect(readFileSync(extension(), 'utf8')).toBe(written);
+    expect((await agents(['status', 'pi'])).stdout).toContain('pi: connected');
+    expect((await agents(['uninstall', 'pi'])).code).toBe(0);
+    expect(existsSync(extension())).toBe(false);
+  });
+});
+
+it('refuses an unknown agent or action with a usage error', async () => {
+  expect((await agents(['install', 'vim'])).code).toBe(2);
+  expect((await agents(['frobnicate', 'pi'])).code).toBe(2);
+});

@@ -1,0 +1,153 @@
+/**
+ * Coding-agent sessions in the store (docs/AGENTS.md#sessions-as-runs): one run per session, held under the
+ * agent's process identity; a second live process is refused; a gone agent's run is recorded as died, or
+ * as ended for Codex waiting for its next prompt; a tool call's question is withdrawn on its own.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openAgentSessionStore, type AgentSessionStore } from '../../../main/store/agent-session-store';
+import { WAITING_FOR_PROMPT, type AgentSessionInput } from '../../../main/store/agent-sessions';
+import { createLivenessCheck, type MachineIdentity } from '../../../main/store/liveness';
+import { openStore, type OwnerInfo, type RunStore } from '../../../main/store';
+
+const HERE: MachineIdentity = { hostname: 'box', bootId: 'boot-1', pidNs: 'pid:[1]' };
+let alive: Set<number>;
+const liveness = () =>
+  createLivenessCheck(HERE, {
+    processAlive: (pid) => alive.has(pid),
+    groupAlive: () => false,
+  });
+
+let dir: string;
+let agents: AgentSessionStore;
+let host: RunStore;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'runwarden-agent-sessions-'));
+  alive = new Set([100, 200]);
+  agents = openAgentSessionStore(join(dir, 'store.sqlite'), { liveness: liveness() });
+  host = openStore(join(dir, 'store.sqlite'), { liveness: liveness() });
+});
+afterEach(() => {
+  agents.close();
+  host.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function owner(pid: number, agent = 'claude-code'): OwnerInfo {
+  return {
+    ownerType: 'runner',
+    ownerId: `${agent}:box:${pid}`,
+    pid,
+    hostname: HERE.hostname,
+    startId: '1',
+    bootId: HERE.bootId,
+    pidNs: HERE.pidNs,
+  };
+}
+
+function session(pid: number, agent: AgentSessionInput['agent'] = 'claude-code'): AgentSessionInput {
+  return {
+    agent,
+    sessionId: 's-1',
+    projectPath: dir,
+    title: 'Claude Code in project',
+    owner: owner(pid, agent),
+  };
+}
+
+const QUESTION = {
+  kind: 'decision' as const,
+  title: 'Claude Code wants to run: ls',
+  prompt: '',
+  choices: ['allow', 'deny'],
+};
+
+describe('agent sessions', () => {
+  it('is one run per session, claimed under the agent process, renewed by each hook call', () => {
+    const first = agents.agentSession(session(100), { kind: 'activity', detail: 'Working' });
+    expect(first.created).toBe(true);
+    const again = agents.agentSession(session(100), { kind: 'touch' });
+    expect(again.created).toBe(false);
+    expect(again.claim.runId).toBe(first.claim.runId);
+    const snapshot = host.getSnapshot(first.claim.runId);
+    expect(snapshot.run).toMatchObject({
+      title: 'Claude Code in project',
+      workflow: 'claude-code',
+      status: 'running',
+    });
+    expect(snapshot.lease).toMatchObject({
+      ownerPid: 100,
+      ownerStartId: '1',
+      generation: first.claim.generation,
+    });
+  });
+
+  it('refuses a second live process on the same session (LIVE_OWNER), changing nothing', () => {
+    const first = agents.agentSession(session(100), { kind: 'touch' });
+    const before = host.getRun(first.claim.runId).revision;
+    expect(() => agents.agentSession(session(200), { kind: 'touch' })).toThrow(
+      expect.objectContaining({ code: 'LIVE_OWNER' }),
+    );
+    expect(host.getRun(first.claim.runId).revision).toBe(before);
+  });
+
+  it('records a gone agent as died: question withdrawn as the asker’s, run failed', () => {
+    const { claim } = agents.askAgentQuestion(session(100), QUESTION);
+    expect(host.getRun(claim.runId).status).toBe('waiting');
+    expect(host.endGoneAgentSessions(10)).toBe(0);
+    alive.delete(100);
+    expect(host.endGoneAgentSessions(10)).toBe(1);
+    const run = host.getSnapshot(claim.runId);
+    expect(run.run.status).toBe('failed');
+    expect(run.run.error).toBe('Claude Code died: its process is gone and the session never ended.');
+    expect(run.interactions[0]).toMatchObject({ status: 'cancelled', provenance: 'asker_gone' });
+    // The session comes back under a new process: a new run.
+    const next = agents.agentSession(session(200), { kind: 'touch' });
+    expect(next.created).toBe(true);
+    expect(next.claim.runId).not.toBe(claim.runId);
+  });
+
+  it('ends a Codex session whose process is gone while it waits for the next prompt', () => {
+    const { claim } = agents.agentSession(session(100, 'codex'), {
+      kind: 'activity',
+      detail: WAITING_FOR_PROMPT,
+    });
+    alive.delete(100);
+    expect(host.endGoneAgentSessions(10)).toBe(1);
+    expect(host.getRun(claim.runId)).toMatchObject({
+      status: 'completed',
+      output: { ended: 'the agent exited' },
+    });
+  });
+
+  it('withdraws only the question of the tool call that ran; Stop withdraws the rest', () => {
+    const a = agents.askAgentQuestion(session(100), QUESTION);
+    const b = agents.askAgentQuestion(session(100), { ...QUESTION, title: 'Claude Code wants to run: pwd' });
+    const after = agents.agentSession(session(100), {
+      kind: 'activity',
+      detail: 'Working',
+      withdraw: 'asker_interrupted',
+      onlyTitle: QUESTION.title,
+    });
+    expect(after.withdrawn).toEqual([a.interaction.id]);
+    expect(host.getInteraction(b.interaction.id).status).toBe('pending');
+    const stop = agents.agentSession(session(100), {
+      kind: 'activity',
+      detail: WAITING_FOR_PROMPT,
+      withdraw: 'asker_interrupted',
+    });
+    expect(stop.withdrawn).toEqual([b.interaction.id]);
+    expect(host.getRun(a.claim.runId)).toMatchObject({ status: 'running', statusDetail: WAITING_FOR_PROMPT });
+  });
+
+  it('SessionEnd completes the run', () => {
+    const { claim } = agents.agentSession(session(100), { kind: 'end', reason: 'prompt_input_exit' });
+    expect(host.getRun(claim.runId)).toMatchObject({
+      status: 'completed',
+      output: { ended: 'prompt_input_exit' },
+    });
+  });
+});
