@@ -137,13 +137,15 @@ unknown and a person must resolve it; 2 outside a run or bad arguments; 6 the ru
     // Applying or ambiguous in another run of the lineage: nobody knows yet whether it happened, so CMD
     // must not run again; the run parks like on its own unknown outcome (docs/LIVENESS.md#unknown-outcomes).
     if (earlier?.outcome === 'unknown') return parkAmbiguous(ctx, store, claim, earlier.effect);
-    if (earlier !== null) return alreadyApplied(ctx, claim, key, earlier.effect);
+    // Applied elsewhere in the lineage: reserving carries it over, already applied, with an `effect.carried`
+    // event, so the retry shows why its CMD did not run.
     const reserved = store.reserveEffect(claim, { type, idempotencyKey: key, summary });
     if (reserved.status === 'applying' || reserved.status === 'ambiguous') {
       return parkAmbiguous(ctx, store, claim, reserved);
     }
     // Carried over from the lineage since the look above.
-    if (reserved.status === 'applied') return alreadyApplied(ctx, claim, key, reserved);
+    if (reserved.status === 'applied')
+      return alreadyApplied(ctx, claim, key, reserved, earlier?.effect.runId ?? reserved.runId);
     if (reserved.status !== 'pending') {
       throw new RunwardenError(
         'CONFLICT',
@@ -184,8 +186,14 @@ unknown and a person must resolve it; 2 outside a run or bad arguments; 6 the ru
 };
 
 /** Applied before, here or in another run of the lineage: CMD is not run again; exit 0. */
-function alreadyApplied(ctx: CliContext, claim: EnclosingClaim, key: string, effect: Effect): number {
-  const where = effect.runId === claim.runId ? 'in this run' : `in run ${effect.runId}`;
+function alreadyApplied(
+  ctx: CliContext,
+  claim: EnclosingClaim,
+  key: string,
+  effect: Effect,
+  appliedIn: string,
+): number {
+  const where = appliedIn === claim.runId ? 'in this run' : `in run ${appliedIn}`;
   if (!ctx.json)
     ctx.stderr.write(
       `runwarden: effect ${sanitizeLine(key)} was already applied ${where}; not running it again\n`,

@@ -97,5 +97,13 @@ describe.each(EXAMPLES)('the $name example', ({ name, argv, steps }) => {
       `effect publish-3.1.0 was already applied in run ${runId}; not running it again`,
     );
     expect(readFileSync(join(out, 'published.txt'), 'utf8')).toBe('3.1.0\n');
+    // The skipped effect leaves its trace on the retry: an applied effect carried from the first run.
+    const retried = await runJson<RunDetail>(['show', retryId, '--events', '200'], { store });
+    expect(retried.body.ok).toBe(true);
+    if (!retried.body.ok) return;
+    expect(retried.body.value.snapshot.effects).toMatchObject([
+      { idempotencyKey: 'publish-3.1.0', status: 'applied' },
+    ]);
+    expect(retried.body.value.events.map((e) => e.type)).toContain('effect.carried');
   });
 });
