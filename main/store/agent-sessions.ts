@@ -251,7 +251,11 @@ function endAsDied(ctx: StoreContext, agent: AgentName, claim: Claim, now: numbe
  * check finds gone, with no SessionEnd, is recorded as died — the run fails with that reason and its open
  * questions are closed. Up to `limit` sessions, in the caller's transaction; returns how many.
  */
-export function endGoneAgentSessions(ctx: StoreContext, limit: number, now: number): number {
+/** Open sessions whose agent process is verifiably gone, up to `limit`: a read, for the sweeper to look first. */
+export function goneAgentSessions(
+  ctx: StoreContext,
+  limit: number,
+): Array<SessionRow & { agent: AgentName }> {
   const rows = ctx
     .prep(
       `SELECT a.agent, a.run_id, a.generation, a.claim_token FROM agent_sessions a
@@ -261,12 +265,16 @@ export function endGoneAgentSessions(ctx: StoreContext, limit: number, now: numb
        LIMIT ?`,
     )
     .all(limit) as Array<SessionRow & { agent: AgentName }>;
-  let ended = 0;
-  for (const row of rows) {
+  return rows.filter(
+    (row) => ctx.liveness.judge(toLease(loadLeaseRow(ctx, row.run_id))).supervisor === 'gone',
+  );
+}
+
+export function endGoneAgentSessions(ctx: StoreContext, limit: number, now: number): number {
+  const gone = goneAgentSessions(ctx, limit);
+  for (const row of gone) {
     const lease = loadLeaseRow(ctx, row.run_id);
-    if (ctx.liveness.judge(toLease(lease)).supervisor !== 'gone') continue;
     endAsDied(ctx, row.agent, claimOf(row, lease.owner_id ?? '', lease.expires_at ?? now), now);
-    ended += 1;
   }
-  return ended;
+  return gone.length;
 }

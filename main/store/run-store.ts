@@ -19,7 +19,7 @@ import type {
   RunEvent,
 } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
-import { endGoneAgentSessions } from './agent-sessions';
+import { endGoneAgentSessions, goneAgentSessions } from './agent-sessions';
 import * as doctor from './doctor';
 import * as effects from './effects';
 import * as events from './events';
@@ -273,6 +273,8 @@ export class RunStore extends RunnerStore {
    * verifiably gone without ending it is recorded as died, in one transaction.
    */
   endGoneAgentSessions(this: Writes<RunStore>, limit: number): number {
+    // A read first: an idle tick opens no write transaction (docs/ARCHITECTURE.md#sweeper).
+    if (this.read((ctx) => goneAgentSessions(ctx, limit)).length === 0) return 0;
     return this.write((ctx, now) => endGoneAgentSessions(ctx, limit, now));
   }
 
