@@ -9,8 +9,11 @@ import { stableCliCommand } from '../cli/stable-cli-path';
 /** The argv prefix that runs the CLI. */
 export type CliLocation = readonly string[];
 
-export function currentCli(): CliLocation {
-  return stableCliCommand();
+export function currentCli(binPath: string): CliLocation {
+  const stable = stableCliCommand();
+  // Neither an installed app nor a checkout (a build elsewhere): this Node and this CLI's own entry.
+  if (stable.length === 1 && stable[0] === 'runwarden') return [process.execPath, binPath];
+  return stable;
 }
 
 /** `runwarden agents hook AGENT [extra]` as one POSIX shell command line. */

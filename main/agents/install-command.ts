@@ -16,7 +16,7 @@ export interface InstallValues {
 
 /** What an installer writes for `agent`: the hook command lines, with this command's store and options. */
 export function installContext(ctx: CliContext, values: InstallValues, agent: AgentName): InstallContext {
-  const cli = currentCli();
+  const cli = currentCli(ctx.binPath);
   // The hooks use the store this command would use when one was chosen (--store or RUNWARDEN_STORE).
   const store =
     values.store !== undefined || (ctx.env.RUNWARDEN_STORE ?? '') !== ''
