@@ -1,5 +1,5 @@
 /**
- * Which process is the agent a hook call belongs to (docs/AGENTS.md#liveness): the session's run is owned
+ * Which process is the agent a hook call belongs to (docs/AGENTS.md#died): the session's run is owned
  * by it, so the liveness check finds it gone when the agent dies without ending its session. Claude Code
  * names itself (`CLAUDE_PID`); the pi extension passes its own pid (`RUNWARDEN_AGENT_PID`); otherwise
  * (Codex) it is the nearest ancestor that is not a shell the hook command was run by.

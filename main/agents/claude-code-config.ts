@@ -1,5 +1,5 @@
 /**
- * Claude Code's hooks in its settings.json (docs/AGENTS.md#claude-code): `"hooks": {Event: [{matcher,
+ * Claude Code's hooks in its settings.json (docs/AGENTS.md#installing): `"hooks": {Event: [{matcher,
  * hooks: [{type: "command", command, timeout}]}]}`. Runwarden adds one matcher group per event it listens
  * to, after the person's own, and finds its groups again by their command (`agents hook claude-code`).
  */

@@ -1,5 +1,5 @@
 /**
- * Codex's hooks in its config.toml (docs/AGENTS.md#codex): `[[hooks.Event]]` matcher groups with
+ * Codex's hooks in its config.toml (docs/AGENTS.md#installing): `[[hooks.Event]]` matcher groups with
  * `[[hooks.Event.hooks]]` command handlers. Codex runs a hook from the person's config only once it is
  * trusted: `[hooks.state."<file>:<event>:<group>:<handler>"] trusted_hash = "sha256:…"`, the hash of the
  * hook's normalised identity, as Codex's own `/hooks` records it. Runwarden writes its hooks and their trust

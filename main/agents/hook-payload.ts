@@ -1,5 +1,5 @@
 /**
- * What an agent's hook call brings on stdin, read leniently (docs/AGENTS.md#hook-events): Claude Code and
+ * What an agent's hook call brings on stdin, read leniently (docs/AGENTS.md#sessions-as-runs): Claude Code and
  * Codex send one JSON object with `hook_event_name`, `session_id`, `cwd` and the event's own fields; the pi
  * extension sends the same shape. Anything unreadable is `null`: the hook then does nothing.
  */

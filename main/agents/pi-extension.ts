@@ -1,5 +1,5 @@
 /**
- * pi has no permission prompts and no command hooks: an extension is its gate (docs/AGENTS.md#pi). Runwarden
+ * pi has no permission prompts and no command hooks: an extension is its gate (docs/AGENTS.md#installing). Runwarden
  * writes one extension file into pi's extensions folder; it passes each event to `runwarden agents hook pi`
  * in the same JSON shape Claude Code's hooks send, and a tool call waits for the person's answer there. The
  * file is Runwarden's own, so uninstalling removes it.

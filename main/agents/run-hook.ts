@@ -1,5 +1,5 @@
 /**
- * `runwarden agents hook AGENT`: what an agent's hooks run (docs/AGENTS.md#hook-events). One call per hook
+ * `runwarden agents hook AGENT`: what an agent's hooks run (docs/AGENTS.md#sessions-as-runs). One call per hook
  * event: it keeps the session's run up to date and, for a permission request (or Claude Code's
  * AskUserQuestion), asks a person and prints the agent's decision. It never blocks the agent on a fault: a
  * store that cannot be opened, a payload it cannot read or any error prints nothing on stdout (the agent

@@ -1,5 +1,5 @@
 /**
- * Claude Code, for real and offline (docs/AGENTS.md#claude-code): `runwarden agents install claude-code`
+ * Claude Code, for real and offline (docs/AGENTS.md#installing): `runwarden agents install claude-code`
  * writes its hooks; `claude -p` against the mock model asks for one shell call; the permission request is a
  * question in the tray's attention read; the person's answer through the host's handler decides whether the
  * command runs; a killed agent is recorded as died; a question nobody answers hands back to Claude Code.

@@ -1,5 +1,5 @@
 /**
- * Codex, for real and offline (docs/AGENTS.md#codex): `runwarden agents install codex --gate` writes its
+ * Codex, for real and offline (docs/AGENTS.md#installing): `runwarden agents install codex --gate` writes its
  * hooks and the trust Codex needs to run them (an untrusted hook is skipped silently, so every test here
  * also proves the recorded trust is the one Codex computes); `codex exec` never asks on its own, so its
  * PreToolUse hook is the gate. The mock model asks for one shell call.

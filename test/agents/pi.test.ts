@@ -1,5 +1,5 @@
 /**
- * pi, for real and offline (docs/AGENTS.md#pi): pi has no permission prompts, so `runwarden agents install
+ * pi, for real and offline (docs/AGENTS.md#installing): pi has no permission prompts, so `runwarden agents install
  * pi` writes an extension whose `tool_call` handler is the gate; `pi -p` against the mock model asks for one
  * bash call.
  */
