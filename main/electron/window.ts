@@ -5,6 +5,7 @@
  */
 import { BrowserWindow } from 'electron';
 import { fileURLToPath } from 'node:url';
+import { assertNever } from '../../shared/errors';
 import type { Disposer } from './disposables';
 
 /** Where the build puts the preload and the page, relative to out/main/index.js. */
@@ -58,12 +59,45 @@ export interface MainWindow {
   dispose: Disposer;
 }
 
+/**
+ * The window in three phases, each its own function: the hardened `BrowserWindow`, what a close request does
+ * (closeOutcome), and the reload of a renderer that died (crashReloadLimiter).
+ */
 export function createMainWindow(deps: MainWindowDeps): MainWindow {
   const log = deps.log ?? ((message, error) => console.error(message, error));
+  const window = hardenedWindow(deps);
+  const reveal = (): void => {
+    if (window.isDestroyed()) return;
+    if (window.isMinimized()) window.restore();
+    window.show();
+    window.focus();
+  };
+  window.once('ready-to-show', () => {
+    if (!deps.startHidden) reveal();
+  });
+  const unwireClose = wireClose(window, deps);
+  const unwireCrashes = wireCrashReload(window, deps, log);
+  window
+    .loadFile(deps.entry.indexHtmlPath)
+    .catch((error: unknown) => log('runwarden: the UI failed to load', error));
+
+  return {
+    window,
+    reveal,
+    dispose: () => {
+      unwireClose();
+      unwireCrashes();
+      if (!window.isDestroyed()) window.destroy();
+    },
+  };
+}
+
+/** The window, hidden until ready-to-show, with every web preference the security checklist asks for. */
+function hardenedWindow(deps: MainWindowDeps): BrowserWindow {
   // Options written out at the call, so scanners (Electronegativity) and readers see them where they apply.
   // Electron security checklist 2–4, 6, 9, 12: context isolation, sandbox, no Node in any frame, web security
   // on, no insecure content, no <webview>, no experimental features; middle-click cannot open windows.
-  const window = new BrowserWindow({
+  return new BrowserWindow({
     title: 'Runwarden',
     width: 1280,
     height: 820,
@@ -90,56 +124,83 @@ export function createMainWindow(deps: MainWindowDeps): MainWindow {
       devTools: deps.devTools,
     },
   });
+}
 
-  const reveal = (): void => {
-    if (window.isDestroyed()) return;
-    if (window.isMinimized()) window.restore();
-    window.show();
-    window.focus();
-  };
+/** What a close request does: `close` (the app is quitting), `hide` (to the tray), or `quit` the app. */
+export type CloseOutcome = 'close' | 'hide' | 'quit';
 
-  const onReadyToShow = (): void => {
-    if (!deps.startHidden) reveal();
-  };
+/**
+ * Close hides to the tray only while `closeToTray` is on and a tray icon can show; hidden with no icon, the
+ * app would vanish with nothing left to quit it from, so then close quits, as with `closeToTray` off.
+ */
+export function closeOutcome(now: {
+  quitting: boolean;
+  closeToTray: boolean;
+  canHideToTray: boolean;
+}): CloseOutcome {
+  if (now.quitting) return 'close';
+  return now.closeToTray && now.canHideToTray ? 'hide' : 'quit';
+}
+
+/** Decides each close from the settings read at that moment; returns the unwiring. */
+function wireClose(window: BrowserWindow, deps: MainWindowDeps): () => void {
   const onClose = (event: Electron.Event): void => {
-    if (deps.isQuitting()) return;
-    if (deps.closeToTray() && (deps.canHideToTray?.() ?? true)) {
-      event.preventDefault();
-      window.hide();
-      return;
+    const outcome = closeOutcome({
+      quitting: deps.isQuitting(),
+      closeToTray: deps.closeToTray(),
+      canHideToTray: deps.canHideToTray?.() ?? true,
+    });
+    switch (outcome) {
+      case 'close':
+        return;
+      case 'hide':
+        event.preventDefault();
+        window.hide();
+        return;
+      case 'quit':
+        deps.onCloseRequestedQuit();
+        return;
+      default:
+        assertNever(outcome, 'close outcome');
     }
-    deps.onCloseRequestedQuit();
   };
-  window.once('ready-to-show', onReadyToShow);
   window.on('close', onClose);
+  return () => window.off('close', onClose);
+}
 
-  // A renderer that crashed (or was killed, or ran out of memory) leaves a blank window: reload it, unless
-  // it keeps dying, which a reload would only repeat.
-  const now = deps.now ?? Date.now;
+/**
+ * The crash-loop limit: called at each renderer death, says whether to reload. At most
+ * MAX_RELOADS_PER_WINDOW deaths within CRASH_WINDOW_MS are reloaded; older deaths are forgotten.
+ */
+export function crashReloadLimiter(now: () => number): () => boolean {
   const crashes: number[] = [];
-  const onRenderProcessGone = (_event: Electron.Event, details: Electron.RenderProcessGoneDetails): void => {
-    if (details.reason === 'clean-exit' || window.isDestroyed()) return;
+  return () => {
     const at = now();
     while (crashes.length > 0 && (crashes[0] ?? at) < at - CRASH_WINDOW_MS) crashes.shift();
     crashes.push(at);
-    const reload = crashes.length <= MAX_RELOADS_PER_WINDOW;
+    return crashes.length <= MAX_RELOADS_PER_WINDOW;
+  };
+}
+
+/**
+ * A renderer that crashed (or was killed, or ran out of memory) leaves a blank window: reload it, unless it
+ * keeps dying, which a reload would only repeat. Returns the unwiring.
+ */
+function wireCrashReload(
+  window: BrowserWindow,
+  deps: MainWindowDeps,
+  log: (message: string, error?: unknown) => void,
+): () => void {
+  const shouldReload = crashReloadLimiter(deps.now ?? Date.now);
+  const onRenderProcessGone = (_event: Electron.Event, details: Electron.RenderProcessGoneDetails): void => {
+    if (details.reason === 'clean-exit' || window.isDestroyed()) return;
+    const reload = shouldReload();
     log(`runwarden: the window's renderer is gone (${details.reason}, exit code ${details.exitCode})`);
     if (reload) window.webContents.reload();
     deps.onRendererGone?.(details, reload);
   };
   window.webContents.on('render-process-gone', onRenderProcessGone);
-
-  window
-    .loadFile(deps.entry.indexHtmlPath)
-    .catch((error: unknown) => log('runwarden: the UI failed to load', error));
-
-  return {
-    window,
-    reveal,
-    dispose: () => {
-      window.off('close', onClose);
-      if (!window.isDestroyed()) window.webContents.off('render-process-gone', onRenderProcessGone);
-      if (!window.isDestroyed()) window.destroy();
-    },
+  return () => {
+    if (!window.isDestroyed()) window.webContents.off('render-process-gone', onRenderProcessGone);
   };
 }

@@ -3,6 +3,8 @@ import {
   CRASH_WINDOW_MS,
   MAX_RELOADS_PER_WINDOW,
   appEntryPoints,
+  closeOutcome,
+  crashReloadLimiter,
   createMainWindow,
   type MainWindowDeps,
 } from '../../../main/electron/window';
@@ -185,5 +187,42 @@ describe('createMainWindow: no tray icon host, and renderer crashes', () => {
     expect(window.webContents.listenerCount('render-process-gone')).toBe(1);
     created.dispose();
     expect(window.webContents.listenerCount('render-process-gone')).toBe(0);
+  });
+});
+
+describe('closeOutcome (what a close request does)', () => {
+  it('closes for good while quitting, whatever the settings', () => {
+    for (const closeToTray of [true, false])
+      for (const canHideToTray of [true, false])
+        expect(closeOutcome({ quitting: true, closeToTray, canHideToTray })).toBe('close');
+  });
+
+  it('hides only with closeToTray on and a tray icon that can show; otherwise quits', () => {
+    expect(closeOutcome({ quitting: false, closeToTray: true, canHideToTray: true })).toBe('hide');
+    expect(closeOutcome({ quitting: false, closeToTray: true, canHideToTray: false })).toBe('quit');
+    expect(closeOutcome({ quitting: false, closeToTray: false, canHideToTray: true })).toBe('quit');
+    expect(closeOutcome({ quitting: false, closeToTray: false, canHideToTray: false })).toBe('quit');
+  });
+});
+
+describe('crashReloadLimiter', () => {
+  it('reloads the first MAX_RELOADS_PER_WINDOW deaths within the window, then not, and forgets old deaths', () => {
+    let now = 5_000_000;
+    const shouldReload = crashReloadLimiter(() => now);
+    const answers = Array.from({ length: MAX_RELOADS_PER_WINDOW + 1 }, () => shouldReload());
+    expect(answers).toEqual([...Array<boolean>(MAX_RELOADS_PER_WINDOW).fill(true), false]);
+    // Exactly at the window's edge the first deaths still count.
+    now += CRASH_WINDOW_MS;
+    expect(shouldReload()).toBe(false);
+    now += 1;
+    // The first burst is now older than the window; the death at the edge and this one remain.
+    expect(shouldReload()).toBe(true);
+  });
+
+  it('counts deaths per limiter (per window)', () => {
+    const first = crashReloadLimiter(() => 0);
+    for (let i = 0; i < MAX_RELOADS_PER_WINDOW; i++) first();
+    expect(first()).toBe(false);
+    expect(crashReloadLimiter(() => 0)()).toBe(true);
   });
 });
