@@ -167,143 +167,159 @@ interface ShownQuestion {
   text: string;
 }
 
+/** What the phases of a notifier share: its deps, and the notifications and questions it holds. */
+interface NotifierState {
+  readonly deps: NotifierDeps;
+  /** Notifications kept referenced (at most MAX_LIVE), so their handlers survive garbage collection. */
+  readonly live: Set<ShownNotification>;
+  /** The notification on screen for each open question. */
+  readonly questions: Map<string, ShownQuestion>;
+  /** Questions whose notification already handled a click or button (at most MAX_HANDLED). */
+  readonly handled: Set<string>;
+}
+
+/**
+ * The notifier in phases: show a notice (one per question, replaced when its text changes), wire a shown
+ * notification's events, retire answered questions' notifications, and handle Windows toast activations.
+ */
 export function createNotifier(deps: NotifierDeps): DesktopNotifier {
-  const live = new Set<ShownNotification>();
-  const questions = new Map<string, ShownQuestion>();
-
-  const keep = (notification: ShownNotification): void => {
-    live.add(notification);
-    if (live.size > MAX_LIVE) {
-      const oldest = live.values().next().value;
-      if (oldest !== undefined) live.delete(oldest);
-    }
-  };
-
-  const forgetQuestion = (interactionId: string, notification: ShownNotification): void => {
-    if (questions.get(interactionId)?.notification === notification) questions.delete(interactionId);
-  };
-  const handled = new Set<string>();
-  const markHandled = (interactionId: string): void => {
-    handled.add(interactionId);
-    if (handled.size > MAX_HANDLED) {
-      const oldest = handled.values().next().value;
-      if (oldest !== undefined) handled.delete(oldest);
-    }
-  };
-
+  const state: NotifierState = { deps, live: new Set(), questions: new Map(), handled: new Set() };
   return {
-    show(notice) {
-      if (deps.paused() || !deps.isSupported()) return;
-      const options = notificationOptions(notice, deps.platform);
-      const interactionId = notice.interactionId;
-      if (interactionId === undefined) {
-        wire(deps.create(options), notice, null, null);
-        return;
-      }
-      // One notification per question: the same text again is not repeated; new text replaces the old one.
-      const question = deps.questionById?.(interactionId) ?? null;
-      const text = `${options.title ?? ''}\u0000${options.body ?? ''}`;
-      const previous = questions.get(interactionId);
-      if (previous?.text === text) return;
-      if (previous !== undefined) {
-        questions.delete(interactionId);
-        live.delete(previous.notification);
-        previous.notification.close();
-      }
-      options.id = questionNotificationId(interactionId);
-      const actions = question === null ? undefined : questionActions(question, deps.platform);
-      if (actions !== undefined) options.actions = actions;
-      const notification = deps.create(options);
-      questions.set(interactionId, { notification, runId: notice.runId, text });
-      wire(notification, notice, question, interactionId);
-    },
-    retire({ open, runs, complete }) {
-      for (const [id, shown] of questions) {
-        if (open.has(id)) continue;
-        const listed = shown.runId !== null && runs.has(shown.runId);
-        if (!listed && !complete) continue;
-        questions.delete(id);
-        live.delete(shown.notification);
-        shown.notification.close();
-      }
-    },
+    show: (notice) => showNotice(state, notice),
+    retire: (open) => retireQuestions(state, open),
     get questionsShown() {
-      return questions.size;
+      return state.questions.size;
     },
-    activate(activation) {
-      const target = questionActivation(activation);
-      if (target === null) return;
-      const { interactionId, actionIndex } = target;
-      if (questions.has(interactionId) || handled.has(interactionId)) return;
-      markHandled(interactionId);
-      const question = deps.questionById?.(interactionId) ?? null;
-      if (question === null) {
-        deps.openWindow();
-        return;
-      }
-      const choice = actionIndex === null ? undefined : question.choices?.[actionIndex];
-      if (actionIndex === null || choice === undefined || deps.answer === undefined) {
-        deps.markRead?.(question.runId);
-        deps.openRun(question.runId);
-        return;
-      }
-      deps.answer({
-        runId: question.runId,
-        interactionId: question.id,
-        revision: question.revision,
-        choice,
-        index: actionIndex,
-      });
-      deps.markRead?.(question.runId);
-    },
+    activate: (activation) => activateToast(state, activation),
   };
+}
 
-  function wire(
-    notification: ShownNotification,
-    notice: DesktopNotice,
-    question: Interaction | null,
-    interactionId: string | null,
-  ): void {
-    const release = (): void => {
-      live.delete(notification);
-      if (interactionId !== null) forgetQuestion(interactionId, notification);
-    };
-    notification.on('click', () => {
-      if (interactionId !== null) markHandled(interactionId);
-      // Seen, not answered: the question stays open and stays in the tray.
-      release();
-      if (notice.runId !== null) {
-        deps.markRead?.(notice.runId);
-        deps.openRun(notice.runId);
-      } else deps.openWindow();
-    });
-    notification.on('action', (details, legacyIndex) => {
-      const index = details.actionIndex ?? legacyIndex ?? -1;
-      const choice = question?.choices?.[index];
-      if (interactionId !== null) markHandled(interactionId);
-      release();
-      if (question === null || choice === undefined || deps.answer === undefined) return;
-      deps.answer({
-        runId: question.runId,
-        interactionId: question.id,
-        revision: question.revision,
-        choice,
-        index,
-      });
-      deps.markRead?.(question.runId);
-    });
-    notification.on('failed', (_event, error) => {
-      release();
-      deps.failed?.(String(error));
-    });
-    notification.on('close', (details) => {
-      // A question's toast that timed out into Windows' Action Center is still there and still clickable:
-      // keep it, so that retire() removes it once the question is answered and its clicks still arrive.
-      if (interactionId !== null && details?.reason === 'timedOut') return;
-      release();
-    });
-    notification.on('show', () => deps.shown?.());
-    keep(notification);
-    notification.show();
+/** Adds `value` to an insertion-ordered set, dropping the oldest entry beyond `max`. */
+export function addBounded<T>(set: Set<T>, value: T, max: number): void {
+  set.add(value);
+  if (set.size > max) {
+    const oldest = set.values().next().value;
+    if (oldest !== undefined) set.delete(oldest);
   }
+}
+
+/** Whether a shown question's notification goes, given the latest attention read (see `retire`). */
+export function isRetired(interactionId: string, runId: string | null, read: OpenQuestions): boolean {
+  if (read.open.has(interactionId)) return false;
+  return (runId !== null && read.runs.has(runId)) || read.complete;
+}
+
+function showNotice(state: NotifierState, notice: DesktopNotice): void {
+  const { deps, questions } = state;
+  if (deps.paused() || !deps.isSupported()) return;
+  const options = notificationOptions(notice, deps.platform);
+  const interactionId = notice.interactionId;
+  if (interactionId === undefined) {
+    wireNotification(state, deps.create(options), notice, null, null);
+    return;
+  }
+  // One notification per question: the same text again is not repeated; new text replaces the old one.
+  const question = deps.questionById?.(interactionId) ?? null;
+  const text = `${options.title ?? ''}\u0000${options.body ?? ''}`;
+  const previous = questions.get(interactionId);
+  if (previous?.text === text) return;
+  if (previous !== undefined) closeQuestion(state, interactionId, previous);
+  options.id = questionNotificationId(interactionId);
+  const actions = question === null ? undefined : questionActions(question, deps.platform);
+  if (actions !== undefined) options.actions = actions;
+  const notification = deps.create(options);
+  questions.set(interactionId, { notification, runId: notice.runId, text });
+  wireNotification(state, notification, notice, question, interactionId);
+}
+
+function closeQuestion(state: NotifierState, interactionId: string, shown: ShownQuestion): void {
+  state.questions.delete(interactionId);
+  state.live.delete(shown.notification);
+  shown.notification.close();
+}
+
+function retireQuestions(state: NotifierState, read: OpenQuestions): void {
+  for (const [id, shown] of state.questions) {
+    if (isRetired(id, shown.runId, read)) closeQuestion(state, id, shown);
+  }
+}
+
+/** A button's choice answers the question, and its run's notifications count as read. */
+function answerQuestion(deps: NotifierDeps, question: Interaction, choice: string, index: number): void {
+  deps.answer?.({
+    runId: question.runId,
+    interactionId: question.id,
+    revision: question.revision,
+    choice,
+    index,
+  });
+  deps.markRead?.(question.runId);
+}
+
+function activateToast(state: NotifierState, activation: ToastActivation): void {
+  const { deps } = state;
+  const target = questionActivation(activation);
+  if (target === null) return;
+  const { interactionId, actionIndex } = target;
+  if (state.questions.has(interactionId) || state.handled.has(interactionId)) return;
+  addBounded(state.handled, interactionId, MAX_HANDLED);
+  const question = deps.questionById?.(interactionId) ?? null;
+  if (question === null) {
+    deps.openWindow();
+    return;
+  }
+  const choice = actionIndex === null ? undefined : question.choices?.[actionIndex];
+  if (actionIndex === null || choice === undefined || deps.answer === undefined) {
+    deps.markRead?.(question.runId);
+    deps.openRun(question.runId);
+    return;
+  }
+  answerQuestion(deps, question, choice, actionIndex);
+}
+
+function wireNotification(
+  state: NotifierState,
+  notification: ShownNotification,
+  notice: DesktopNotice,
+  question: Interaction | null,
+  interactionId: string | null,
+): void {
+  const { deps } = state;
+  const release = (): void => {
+    state.live.delete(notification);
+    if (interactionId !== null && state.questions.get(interactionId)?.notification === notification)
+      state.questions.delete(interactionId);
+  };
+  const handled = (): void => {
+    if (interactionId !== null) addBounded(state.handled, interactionId, MAX_HANDLED);
+    release();
+  };
+  notification.on('click', () => {
+    // Seen, not answered: the question stays open and stays in the tray.
+    handled();
+    if (notice.runId !== null) {
+      deps.markRead?.(notice.runId);
+      deps.openRun(notice.runId);
+    } else deps.openWindow();
+  });
+  notification.on('action', (details, legacyIndex) => {
+    const index = details.actionIndex ?? legacyIndex ?? -1;
+    const choice = question?.choices?.[index];
+    handled();
+    if (question === null || choice === undefined || deps.answer === undefined) return;
+    answerQuestion(deps, question, choice, index);
+  });
+  notification.on('failed', (_event, error) => {
+    release();
+    deps.failed?.(String(error));
+  });
+  notification.on('close', (details) => {
+    // A question's toast that timed out into Windows' Action Center is still there and still clickable:
+    // keep it, so that retire() removes it once the question is answered and its clicks still arrive.
+    if (interactionId !== null && details?.reason === 'timedOut') return;
+    release();
+  });
+  notification.on('show', () => deps.shown?.());
+  addBounded(state.live, notification, MAX_LIVE);
+  notification.show();
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { NotificationConstructorOptions } from 'electron';
 import {
+  addBounded,
+  isRetired,
   createNotifier,
   notificationBody,
   notificationOptions,
@@ -302,5 +304,38 @@ describe('question notifications', () => {
       interactionId: 'a&b',
       actionIndex: 2,
     });
+  });
+});
+
+describe('isRetired (which question notifications an attention read closes)', () => {
+  const read = (open: string[], runs: string[], complete: boolean) => ({
+    open: new Set(open),
+    runs: new Set(runs),
+    complete,
+  });
+
+  it('keeps a question that is still open, even in a complete read', () => {
+    expect(isRetired('q1', 'r1', read(['q1'], ['r1'], true))).toBe(false);
+  });
+
+  it('retires a question no longer open when its run was listed', () => {
+    expect(isRetired('q1', 'r1', read([], ['r1'], false))).toBe(true);
+  });
+
+  it('keeps a question of a run the read left out, unless the read was complete', () => {
+    expect(isRetired('q1', 'r9', read([], ['r1'], false))).toBe(false);
+    expect(isRetired('q1', null, read([], ['r1'], false))).toBe(false);
+    expect(isRetired('q1', 'r9', read([], ['r1'], true))).toBe(true);
+    expect(isRetired('q1', null, read([], [], true))).toBe(true);
+  });
+});
+
+describe('addBounded', () => {
+  it('keeps at most max entries, dropping the oldest first', () => {
+    const set = new Set<number>();
+    for (const n of [1, 2, 3, 4]) addBounded(set, n, 3);
+    expect([...set]).toEqual([2, 3, 4]);
+    addBounded(set, 3, 3);
+    expect([...set]).toEqual([2, 3, 4]);
   });
 });
