@@ -1,7 +1,8 @@
 /**
- * The Electron shell's lifecycle: identity and single-instance lock with deep-link forwarding, the store
- * opened through the host services, window + tray + notifications + IPC wired to them, and one quit path
- * that disposes everything. Thin on purpose: every decision lives in a module tested on its own.
+ * The Electron shell's lifecycle, in named phases (docs/DESKTOP.md#start-up): identity and single-instance
+ * lock, the shell's shared callbacks, app events (deep links, guards, quit), then on ready: menu, notifications,
+ * store (the host services), IPC, window, tray, tray host, login item, and one quit path that disposes
+ * everything. Thin on purpose: every decision lives in a module or phase tested on its own.
  */
 import { app, dialog, ipcMain, Menu, Notification, session, shell } from 'electron';
 import os from 'node:os';
@@ -11,9 +12,9 @@ import type { Interaction } from '../../shared/domain';
 import type { Settings } from '../../shared/views';
 import { cliPathActions, currentCliPathSystem } from '../cli/cli-on-path';
 import { createAppHost } from '../services/app-host';
-import type { AppHost, PushSink, ShellAttention } from '../services/host-types';
+import type { AppHost, ShellAttention } from '../services/host-types';
 import { resolveStorePath } from '../store';
-import { applyAppIdentity } from './app-identity';
+import { applyAppIdentity, type AppIdentity } from './app-identity';
 import { applicationMenu } from './app-menu';
 import { registerAppImageScheme } from './appimage-scheme';
 import { DEEP_LINK_SCHEME, findDeepLink, parseDeepLink } from './deep-link';
@@ -22,14 +23,14 @@ import { isTrustedSender, registerIpcHandlers, registerListeningHandler } from '
 import { applyLaunchAtLogin, startsHidden } from './login-item';
 import { applyXdgAutostart } from './xdg-autostart';
 import { createNotifier, type DesktopNotifier } from './notifier';
-import { createQuickAnswers, type QuickAnswer } from './quick-answers';
-import { createRunOpener } from './run-opener';
+import { createQuickAnswers, type QuickAnswer, type QuickAnswers } from './quick-answers';
+import { createRunOpener, type RunOpener } from './run-opener';
 import { guardSession, guardWebContents } from './security-guards';
 import { createRunwardenTray, TRAY_MENU_RUNS, type RunwardenTray } from './tray';
 import { runCommand } from './run-command';
 import { canHideToTray, detectTrayHost, type TrayHost } from './tray-host';
 import { createTestHooks, testHooksEnabled } from './test-hooks';
-import { appEntryPoints, createMainWindow, type MainWindow } from './window';
+import { appEntryPoints, createMainWindow, type AppEntryPoints, type MainWindow } from './window';
 
 const log = (message: string, error?: unknown): void => {
   if (error === undefined) console.error(message);
@@ -53,62 +54,153 @@ function fail(title: string, message: string): void {
 
 /** Runs the app. `mainModuleUrl` is out/main/index.js's `import.meta.url` (entry points are beside it). */
 export function runApp(mainModuleUrl: string): void {
-  const disposables = new DisposableStore((error) => log('runwarden: a cleanup step failed', error));
-  const entry = appEntryPoints(mainModuleUrl);
-  let host: AppHost | null = null;
-  let mainWindow: MainWindow | null = null;
-  let tray: RunwardenTray | null = null;
-  let notifier: DesktopNotifier | null = null;
-  let quitting = false;
-  let attention: ShellAttention | null = null;
-  let notificationsUnavailable: string | null = null;
-  // Until the bus has answered, a Linux desktop is not assumed to show the icon.
-  let trayHost: TrayHost = process.platform === 'linux' ? 'unknown' : 'present';
-  let trayHostSettled = false;
+  const identity = claimInstance();
+  if (identity === null) return;
+  // Asked early, in parallel with start-up; the answer decides what closing the window does.
+  const trayHostFound = detectTrayHost(process.platform, process.env);
+  const state = createShellState(appEntryPoints(mainModuleUrl));
+  const actions = createShellActions(state);
+  wireAppEvents(state, actions);
+  claimDeepLinkScheme();
+  app
+    .whenReady()
+    .then(() => startWhenReady({ state, actions, identity, mainModuleUrl, trayHostFound }))
+    .catch((error: unknown) => {
+      log('runwarden: start-up failed', error);
+      fail('Runwarden cannot start', error instanceof Error ? error.message : String(error));
+    });
+}
 
+/** What the phases share: filled in as start-up goes on, read by the callbacks wired before it. */
+interface ShellState {
+  readonly entry: AppEntryPoints;
+  readonly disposables: DisposableStore;
+  host: AppHost | null;
+  mainWindow: MainWindow | null;
+  tray: RunwardenTray | null;
+  notifier: DesktopNotifier | null;
+  quitting: boolean;
+  attention: ShellAttention | null;
+  notificationsUnavailable: string | null;
+  trayHost: TrayHost;
+  trayHostSettled: boolean;
+}
+
+function createShellState(entry: AppEntryPoints): ShellState {
+  return {
+    entry,
+    disposables: new DisposableStore((error) => log('runwarden: a cleanup step failed', error)),
+    host: null,
+    mainWindow: null,
+    tray: null,
+    notifier: null,
+    quitting: false,
+    attention: null,
+    notificationsUnavailable: null,
+    // Until the bus has answered, a Linux desktop is not assumed to show the icon.
+    trayHost: process.platform === 'linux' ? 'unknown' : 'present',
+    trayHostSettled: false,
+  };
+}
+
+/**
+ * Phase "identity": name and userData folder, the sandbox, then the single-instance lock. Null: another
+ * instance holds the lock (it gets this launch's arguments and deep link) and this one quits.
+ */
+function claimInstance(): AppIdentity | null {
   // Before the lock: the lock lives in the userData folder, which differs for `npm start` and the installed app.
   const identity = applyAppIdentity(app, process.platform);
-
   // Every renderer sandboxed, whatever a window's options say.
   app.enableSandbox();
-
   // A second launch hands its arguments (and any deep link) to this one and exits.
   if (!app.requestSingleInstanceLock()) {
     app.quit();
-    return;
+    return null;
   }
+  return identity;
+}
 
-  // Asked early, in parallel with start-up; the answer decides what closing the window does.
-  const trayHostFound = detectTrayHost(process.platform, process.env);
+/** The callbacks every later phase is given; made before anything exists, they read the Shell when called. */
+interface ShellActions {
+  reveal(): void;
+  sendPush<E extends PushEvent>(event: E, payload: Pushes[E]): boolean;
+  opener: RunOpener;
+  openRun(runId: string): void;
+  answers: QuickAnswers;
+  /** Redraws the tray from the latest attention read (no read of its own). */
+  redrawTray(): void;
+  onAttention(next: ShellAttention): void;
+  questionById(interactionId: string): Interaction | null;
+  markRunRead(runId: string): void;
+  onSettingsChanged(next: Settings): void;
+}
 
-  const settings = (): Settings | null => host?.settings ?? null;
-
-  const reveal = (): void => mainWindow?.reveal();
-
+function createShellActions(state: ShellState): ShellActions {
+  const settings = (): Settings | null => state.host?.settings ?? null;
+  const reveal = (): void => state.mainWindow?.reveal();
   const sendPush = <E extends PushEvent>(event: E, payload: Pushes[E]): boolean => {
-    const contents = mainWindow?.window.webContents;
+    const contents = state.mainWindow?.window.webContents;
     if (contents === undefined || contents.isDestroyed()) return false;
     contents.send(PUSH_CHANNEL_PREFIX + event, payload);
     return true;
   };
-
   const opener = createRunOpener(
     { reveal, push: (runId) => sendPush('open-run', { runId }) },
     findDeepLink(process.argv)?.runId ?? null,
   );
-  const openRun = (runId: string): void => opener.open(runId);
+  const redrawTray = (): void => {
+    state.tray?.update(state.attention?.summary ?? null, settings()?.notificationsPaused ?? false, {
+      questions: state.attention?.questions ?? [],
+      hidden: answers.hidden,
+      notificationsUnavailable: state.notificationsUnavailable,
+    });
+  };
+  const answers = createShellAnswers(state, redrawTray);
+  return {
+    reveal,
+    sendPush,
+    opener,
+    openRun: (runId) => opener.open(runId),
+    answers,
+    redrawTray,
+    onAttention: (next) => {
+      state.attention = next;
+      const open = next.questions.map((q) => q.id);
+      answers.reconcile(open);
+      state.notifier?.retire({
+        open: new Set(open),
+        runs: new Set(next.summary.items.map((item) => item.run.id)),
+        complete: next.summary.items.length >= next.summary.needsYou,
+      });
+      redrawTray();
+    },
+    questionById: (interactionId) =>
+      answers.hidden.has(interactionId)
+        ? null
+        : (state.attention?.questions.find((q) => q.id === interactionId) ?? null),
+    markRunRead: (runId) => {
+      if (state.host !== null) markRunRead(state.host, runId);
+    },
+    onSettingsChanged: (next) => {
+      applyLaunchAtLogin(app, next.launchAtLogin, process.platform, app.isPackaged, linuxAutostart);
+      redrawTray();
+    },
+  };
+}
 
-  const answers = createQuickAnswers({
+/** Answers from the tray and notification buttons, through the host once it is open (quick-answers.ts). */
+function createShellAnswers(state: ShellState, redrawTray: () => void): QuickAnswers {
+  return createQuickAnswers({
     dispatch: (channel, input) => {
-      if (host === null)
+      if (state.host === null)
         return Promise.resolve({ ok: false, error: { code: 'INTERNAL', message: 'Not started.' } });
-      return host.dispatch(channel, input);
+      return state.host.dispatch(channel, input);
     },
     changed: () => redrawTray(),
     failed: (answer, error) => {
       log(`runwarden: the answer to ${answer.interactionId} was not recorded: ${error.message}`);
       // Said where the person looked: a notification if they can be shown, and the question is back in the tray.
-      notifier?.show({
+      state.notifier?.show({
         title: 'Your answer was not recorded',
         body: error.message,
         level: 'failure',
@@ -116,72 +208,48 @@ export function runApp(mainModuleUrl: string): void {
       });
     },
   });
+}
 
-  /** Redraws the tray from the latest attention read (no read of its own). */
-  const redrawTray = (): void => {
-    tray?.update(attention?.summary ?? null, settings()?.notificationsPaused ?? false, {
-      questions: attention?.questions ?? [],
-      hidden: answers.hidden,
-      notificationsUnavailable,
-    });
-  };
+/** Marks the run's unread notifications read, so the window's list agrees with what was clicked. */
+export function markRunRead(
+  host: Pick<AppHost, 'dispatch'>,
+  runId: string,
+  report: (message: string, error?: unknown) => void = log,
+): Promise<void> {
+  return host
+    .dispatch('notifications:list', { unreadOnly: true, limit: 200 })
+    .then((listed) => {
+      if (!listed.ok) return null;
+      const ids = listed.value.filter((n) => n.runId === runId).map((n) => n.id);
+      return ids.length === 0 ? null : host.dispatch('notifications:markRead', { ids });
+    })
+    .then((marked) => {
+      if (marked !== null && !marked.ok)
+        report(`runwarden: could not mark notifications read: ${marked.error.message}`);
+    })
+    .catch((error: unknown) => report('runwarden: could not mark notifications read', error));
+}
 
-  const onAttention = (next: ShellAttention): void => {
-    attention = next;
-    const open = next.questions.map((q) => q.id);
-    answers.reconcile(open);
-    notifier?.retire({
-      open: new Set(open),
-      runs: new Set(next.summary.items.map((item) => item.run.id)),
-      complete: next.summary.items.length >= next.summary.needsYou,
-    });
-    redrawTray();
-  };
+const linuxAutostart = (enabled: boolean): void => {
+  try {
+    applyXdgAutostart(enabled, { env: process.env, home: app.getPath('home'), execPath: process.execPath });
+  } catch (error) {
+    log('runwarden: could not update the autostart entry', error);
+  }
+};
 
-  const questionById = (interactionId: string): Interaction | null =>
-    answers.hidden.has(interactionId)
-      ? null
-      : (attention?.questions.find((q) => q.id === interactionId) ?? null);
+/** With close-to-tray off, closing the last window ends the app; otherwise the app lives on in the tray. */
+export function quitsWhenAllClosed(settings: Pick<Settings, 'closeToTray'> | null): boolean {
+  return settings?.closeToTray === false;
+}
 
-  /** Marks the run's unread notifications read, so the window's list agrees with what was clicked. */
-  const markRunRead = (runId: string): void => {
-    const current = host;
-    if (current === null) return;
-    void current
-      .dispatch('notifications:list', { unreadOnly: true, limit: 200 })
-      .then((listed) => {
-        if (!listed.ok) return null;
-        const ids = listed.value.filter((n) => n.runId === runId).map((n) => n.id);
-        return ids.length === 0 ? null : current.dispatch('notifications:markRead', { ids });
-      })
-      .then((marked) => {
-        if (marked !== null && !marked.ok)
-          log(`runwarden: could not mark notifications read: ${marked.error.message}`);
-      })
-      .catch((error: unknown) => log('runwarden: could not mark notifications read', error));
-  };
-
-  const push: PushSink = (event, payload) => {
-    sendPush(event, payload);
-  };
-
-  const linuxAutostart = (enabled: boolean): void => {
-    try {
-      applyXdgAutostart(enabled, { env: process.env, home: app.getPath('home'), execPath: process.execPath });
-    } catch (error) {
-      log('runwarden: could not update the autostart entry', error);
-    }
-  };
-
-  const onSettingsChanged = (next: Settings): void => {
-    applyLaunchAtLogin(app, next.launchAtLogin, process.platform, app.isPackaged, linuxAutostart);
-    redrawTray();
-  };
-
+/** Phase "app events": second launches, deep links, guards for every web contents, and the quit path. */
+function wireAppEvents(state: ShellState, actions: ShellActions): void {
+  const { disposables } = state;
   const onSecondInstance = (_event: Electron.Event, argv: string[]): void => {
     const link = findDeepLink(argv);
-    if (link !== null) openRun(link.runId);
-    else reveal();
+    if (link !== null) actions.openRun(link.runId);
+    else actions.reveal();
   };
   app.on('second-instance', onSecondInstance);
   disposables.add(() => app.off('second-instance', onSecondInstance));
@@ -190,11 +258,31 @@ export function runApp(mainModuleUrl: string): void {
   const onOpenUrl = (event: Electron.Event, url: string): void => {
     event.preventDefault();
     const link = parseDeepLink(url);
-    if (link !== null) openRun(link.runId);
+    if (link !== null) actions.openRun(link.runId);
   };
   app.on('open-url', onOpenUrl);
   disposables.add(() => app.off('open-url', onOpenUrl));
 
+  // Navigation, new-window and webview guards for every web contents ever created, not only the main window.
+  const onWebContentsCreated = (_event: Electron.Event, contents: Electron.WebContents): void => {
+    guardWebContents(contents, state.entry.indexUrl);
+  };
+  app.on('web-contents-created', onWebContentsCreated);
+  disposables.add(() => app.off('web-contents-created', onWebContentsCreated));
+
+  app.on('before-quit', () => {
+    state.quitting = true;
+  });
+  app.on('will-quit', () => disposables.dispose());
+  app.on('window-all-closed', () => {
+    // Windows only close for good when close-to-tray is off (or on quit): then the app ends with them.
+    if (quitsWhenAllClosed(state.host?.settings ?? null)) app.quit();
+  });
+  app.on('activate', actions.reveal);
+}
+
+/** Phase "scheme": `runwarden://` links are handed to the installed app. */
+function claimDeepLinkScheme(): void {
   // Packaged builds own the scheme; a development Electron registering it would hijack the installed app's.
   if (app.isPackaged && !app.isDefaultProtocolClient(DEEP_LINK_SCHEME)) {
     app.setAsDefaultProtocolClient(DEEP_LINK_SCHEME);
@@ -211,221 +299,300 @@ export function runApp(mainModuleUrl: string): void {
         log(`runwarden: could not register runwarden:// links: ${outcome.failed}`);
     });
   }
+}
 
-  // Navigation, new-window and webview guards for every web contents ever created, not only the main window.
-  const onWebContentsCreated = (_event: Electron.Event, contents: Electron.WebContents): void => {
-    guardWebContents(contents, entry.indexUrl);
-  };
-  app.on('web-contents-created', onWebContentsCreated);
-  disposables.add(() => app.off('web-contents-created', onWebContentsCreated));
+interface ReadyContext {
+  state: ShellState;
+  actions: ShellActions;
+  identity: AppIdentity;
+  mainModuleUrl: string;
+  trayHostFound: Promise<TrayHost>;
+}
 
-  const onBeforeQuit = (): void => {
-    quitting = true;
-  };
-  app.on('before-quit', onBeforeQuit);
-  app.on('will-quit', () => disposables.dispose());
-  app.on('window-all-closed', () => {
-    // Windows only close for good when close-to-tray is off (or on quit): then the app ends with them.
-    if (settings()?.closeToTray === false) app.quit();
+/** What test/electron/ sees of the notifications shown (only with test hooks on). */
+interface NotificationProbe {
+  shown: Notification[];
+  events: { shown: number; failed: string[] };
+}
+
+/** On ready, the phases in order; a store that cannot be opened ends start-up with a dialog. */
+function startWhenReady({ state, actions, identity, mainModuleUrl, trayHostFound }: ReadyContext): void {
+  guardSession(session.defaultSession, state.entry.indexUrl);
+  applyShellMenu(identity);
+  const probe: NotificationProbe | null = testHooksEnabled(app.isPackaged, process.env)
+    ? { shown: [], events: { shown: 0, failed: [] } }
+    : null;
+  const notifier = startNotifications(state, actions, probe);
+  const host = openHost(state, actions, notifier, mainModuleUrl);
+  if (host === null) return;
+  wireIpc(state, host, actions.opener);
+  const startHidden = startsHidden(process.argv, app.getLoginItemSettings().wasOpenedAtLogin);
+  const window = openWindow(state, host, actions.opener, startHidden);
+  const tray = startTray(state, host, actions);
+  if (probe !== null) installTestHooks(state, tray, probe);
+  void trayHostFound.then((found) => settleTrayHost(state, found, startHidden, window, actions.reveal));
+  applyLoginItemAtStart(host.settings);
+  host.start();
+  actions.redrawTray();
+}
+
+/** Phase "menu": none in a packaged app (no DevTools, Reload, Help), Electron's default in development. */
+function applyShellMenu(identity: AppIdentity): void {
+  const menu = applicationMenu({
+    packaged: app.isPackaged,
+    platform: process.platform,
+    productName: identity.name,
   });
-  app.on('activate', reveal);
+  if (menu !== 'default') Menu.setApplicationMenu(menu === null ? null : Menu.buildFromTemplate(menu));
+}
 
-  app
-    .whenReady()
-    .then(() => {
-      guardSession(session.defaultSession, entry.indexUrl);
-      const menu = applicationMenu({
-        packaged: app.isPackaged,
-        platform: process.platform,
-        productName: identity.name,
-      });
-      if (menu !== 'default') Menu.setApplicationMenu(menu === null ? null : Menu.buildFromTemplate(menu));
-
-      const hooks = testHooksEnabled(app.isPackaged, process.env);
-      const shownNotifications: Notification[] = [];
-      const notificationEvents = { shown: 0, failed: [] as string[] };
-      const createdNotifier = createNotifier({
-        create: (options) => {
-          const notification = new Notification(options);
-          if (hooks) {
-            shownNotifications.push(notification);
-            notification.on('show', () => notificationEvents.shown++);
-            notification.on('failed', (_event, error) => notificationEvents.failed.push(String(error)));
-          }
-          return notification;
-        },
-        isSupported: () => Notification.isSupported(),
-        openRun,
-        openWindow: reveal,
-        paused: () => settings()?.notificationsPaused ?? false,
-        platform: process.platform,
-        questionById,
-        answer: (answer: QuickAnswer) => void answers.answer(answer),
-        markRead: markRunRead,
-        failed: (error) => {
-          if (notificationsUnavailable === null) {
-            log(
-              `runwarden: a notification could not be shown (${error}); the tray shows what needs you instead`,
-            );
-          }
-          notificationsUnavailable = error;
-          redrawTray();
-        },
-        // One failure is not forever (a permission granted later, a notification server restarted).
-        shown: () => {
-          if (notificationsUnavailable === null) return;
-          notificationsUnavailable = null;
-          redrawTray();
-        },
-      });
-      notifier = createdNotifier;
-      // Windows: clicks and buttons of toasts whose Notification object is gone (collected, or from before a
-      // restart and still in Action Center) arrive here only (docs/DESKTOP-CHECKLIST.md#windows).
-      if (process.platform === 'win32') {
-        Notification.handleActivation((details) => createdNotifier.activate(details));
-      }
-
-      try {
-        host = createAppHost({
-          storePath: resolveStorePath({ env: process.env }),
-          surface: 'app',
-          actorId: currentActorId(),
-          notifier: createdNotifier,
-          push,
-          onSettingsChanged,
-          attention: { items: TRAY_MENU_RUNS, onAttention },
-          // A run's log file (checked to be in the store's logs folder) in the desktop's text viewer.
-          openPath: (path) => {
-            void shell.openPath(path).then((problem) => {
-              if (problem !== '') log(`runwarden: could not open ${path}: ${problem}`);
-            });
-          },
-          // Settings' "Install 'runwarden' command in PATH" (docs/DESKTOP-CHECKLIST.md#the-runwarden-command).
-          cliPath: cliPathActions(currentCliPathSystem(mainModuleUrl)),
-        });
-      } catch (error) {
-        log('runwarden: the store could not be opened', error);
-        fail('Runwarden cannot open its store', error instanceof Error ? error.message : String(error));
-        return;
-      }
-      const openedHost = host;
-      disposables.add(() => openedHost.dispose());
-
-      const isTrusted = (event: Parameters<typeof isTrustedSender>[0]): boolean =>
-        isTrustedSender(event, mainWindow?.window ?? null, entry.indexUrl);
-      disposables.add(
-        registerIpcHandlers({
-          ipcMain,
-          dispatch: (channel, input) => openedHost.dispatch(channel, input),
-          isTrusted,
-          log,
-        }),
-      );
-      disposables.add(
-        registerListeningHandler({
-          ipcMain,
-          isTrusted,
-          log,
-          onListening: (events) => opener.listening(events),
-        }),
-      );
-
-      const startHidden = startsHidden(process.argv, app.getLoginItemSettings().wasOpenedAtLogin);
-      mainWindow = createMainWindow({
-        entry,
-        devTools: !app.isPackaged,
-        closeToTray: () => openedHost.settings.closeToTray,
-        canHideToTray: () => canHideToTray(trayHost),
-        isQuitting: () => quitting,
-        onCloseRequestedQuit: () => app.quit(),
-        startHidden,
-        onRendererGone: (details, reloaded) => {
-          opener.pageGone();
-          void dialog.showMessageBox({
-            type: 'warning',
-            title: 'Runwarden',
-            message: reloaded
-              ? 'The Runwarden window crashed and was reloaded.'
-              : 'The Runwarden window keeps crashing.',
-            detail: `${
-              reloaded
-                ? 'Nothing was lost: runs and answers live in the store.'
-                : 'Quit and start Runwarden again.'
-            } (${details.reason}, exit code ${details.exitCode})`,
-          });
-        },
-        log,
-      });
-      const createdWindow = mainWindow;
-      disposables.add(() => createdWindow.dispose());
-      // A new document (reload, or anything that replaces the page) has to say again that it listens.
-      const onStartNavigation = (
-        details: Electron.Event<Electron.WebContentsDidStartNavigationEventParams>,
-      ): void => {
-        if (details.isMainFrame && !details.isSameDocument) opener.pageGone();
-      };
-      createdWindow.window.webContents.on('did-start-navigation', onStartNavigation);
-
-      tray = createRunwardenTray({
-        openRun,
-        openWindow: reveal,
-        answer: (answer) => void answers.answer(answer),
-        setNotificationsPaused: (paused) => {
-          openedHost
-            .dispatch('settings:set', { patch: { notificationsPaused: paused } })
-            .then((result) => {
-              if (!result.ok) log(`runwarden: could not change notifications: ${result.error.message}`);
-            })
-            .catch((error: unknown) => log('runwarden: could not change notifications', error));
-        },
-        quit: () => app.quit(),
-      });
-      const createdTray = tray;
-      disposables.add(() => createdTray.dispose());
-      if (hooks) {
-        Object.assign(globalThis, {
-          runwardenTestHooks: createTestHooks({
-            trayMenu: () => createdTray.menu,
-            notifications: () => shownNotifications,
-            emitClick: (notification) => (notification as Notification).emit('click', {}),
-            canHideToTray: () => canHideToTray(trayHost),
-            trayHostSettled: () => trayHostSettled,
-            nativeTray: () => createdTray.native(),
-            notificationEvents: () => ({ ...notificationEvents, failed: [...notificationEvents.failed] }),
-          }),
-        });
-      }
-
-      void trayHostFound.then((found) => {
-        trayHost = found;
-        trayHostSettled = true;
-        if (canHideToTray(found)) return;
-        log(
-          'runwarden: no tray icon host was found (on GNOME, install the AppIndicator extension); ' +
-            'closing the window quits it instead of hiding it',
+/**
+ * Whether notifications can be shown, as last heard: a failure is logged once and the tray says so; one
+ * shown clears it (a permission granted later, a notification server restarted).
+ */
+export function createNotificationHealth(deps: {
+  log: (message: string) => void;
+  changed: (unavailable: string | null) => void;
+}): { failed(error: string): void; shown(): void } {
+  let unavailable: string | null = null;
+  return {
+    failed: (error) => {
+      if (unavailable === null) {
+        deps.log(
+          `runwarden: a notification could not be shown (${error}); the tray shows what needs you instead`,
         );
-        // Started hidden with nowhere to come back from: show the window after all.
-        if (startHidden && !createdWindow.window.isVisible()) reveal();
-      });
-
-      if (
-        !applyLaunchAtLogin(
-          app,
-          openedHost.settings.launchAtLogin,
-          process.platform,
-          app.isPackaged,
-          linuxAutostart,
-        )
-      ) {
-        if (openedHost.settings.launchAtLogin && !app.isPackaged) {
-          log('runwarden: "launch at login" applies to the installed app, not to `npm start`');
-        }
       }
-      openedHost.start();
-      redrawTray();
-    })
-    .catch((error: unknown) => {
-      log('runwarden: start-up failed', error);
-      fail('Runwarden cannot start', error instanceof Error ? error.message : String(error));
+      unavailable = error;
+      deps.changed(unavailable);
+    },
+    shown: () => {
+      if (unavailable === null) return;
+      unavailable = null;
+      deps.changed(unavailable);
+    },
+  };
+}
+
+/** Phase "notifications": the notifier, and on Windows the toasts clicked after their object is gone. */
+function startNotifications(
+  state: ShellState,
+  actions: ShellActions,
+  probe: NotificationProbe | null,
+): DesktopNotifier {
+  const health = createNotificationHealth({
+    log,
+    changed: (unavailable) => {
+      state.notificationsUnavailable = unavailable;
+      actions.redrawTray();
+    },
+  });
+  const notifier = createNotifier({
+    create: (options) => {
+      const notification = new Notification(options);
+      if (probe !== null) {
+        probe.shown.push(notification);
+        notification.on('show', () => probe.events.shown++);
+        notification.on('failed', (_event, error) => probe.events.failed.push(String(error)));
+      }
+      return notification;
+    },
+    isSupported: () => Notification.isSupported(),
+    openRun: actions.openRun,
+    openWindow: actions.reveal,
+    paused: () => state.host?.settings.notificationsPaused ?? false,
+    platform: process.platform,
+    questionById: actions.questionById,
+    answer: (answer: QuickAnswer) => void actions.answers.answer(answer),
+    markRead: actions.markRunRead,
+    failed: health.failed,
+    shown: health.shown,
+  });
+  state.notifier = notifier;
+  // Windows: clicks and buttons of toasts whose Notification object is gone (collected, or from before a
+  // restart and still in Action Center) arrive here only (docs/DESKTOP-CHECKLIST.md#windows).
+  if (process.platform === 'win32') {
+    Notification.handleActivation((details) => notifier.activate(details));
+  }
+  return notifier;
+}
+
+/** Phase "store": the host services over the store; null (after a dialog, and quit) when it cannot open. */
+function openHost(
+  state: ShellState,
+  actions: ShellActions,
+  notifier: DesktopNotifier,
+  mainModuleUrl: string,
+): AppHost | null {
+  let host: AppHost;
+  try {
+    host = createAppHost({
+      storePath: resolveStorePath({ env: process.env }),
+      surface: 'app',
+      actorId: currentActorId(),
+      notifier,
+      push: (event, payload) => void actions.sendPush(event, payload),
+      onSettingsChanged: actions.onSettingsChanged,
+      attention: { items: TRAY_MENU_RUNS, onAttention: actions.onAttention },
+      // A run's log file (checked to be in the store's logs folder) in the desktop's text viewer.
+      openPath: (path) => {
+        void shell.openPath(path).then((problem) => {
+          if (problem !== '') log(`runwarden: could not open ${path}: ${problem}`);
+        });
+      },
+      // Settings' "Install 'runwarden' command in PATH" (docs/DESKTOP-CHECKLIST.md#the-runwarden-command).
+      cliPath: cliPathActions(currentCliPathSystem(mainModuleUrl)),
     });
+  } catch (error) {
+    log('runwarden: the store could not be opened', error);
+    fail('Runwarden cannot open its store', error instanceof Error ? error.message : String(error));
+    return null;
+  }
+  state.host = host;
+  state.disposables.add(() => host.dispose());
+  return host;
+}
+
+/** Phase "IPC": the contract's channels and the page's listening report, from our window's page only. */
+function wireIpc(state: ShellState, host: AppHost, opener: RunOpener): void {
+  const isTrusted = (event: Parameters<typeof isTrustedSender>[0]): boolean =>
+    isTrustedSender(event, state.mainWindow?.window ?? null, state.entry.indexUrl);
+  state.disposables.add(
+    registerIpcHandlers({
+      ipcMain,
+      dispatch: (channel, input) => host.dispatch(channel, input),
+      isTrusted,
+      log,
+    }),
+  );
+  state.disposables.add(
+    registerListeningHandler({
+      ipcMain,
+      isTrusted,
+      log,
+      onListening: (events) => opener.listening(events),
+    }),
+  );
+}
+
+/** What the person is told when the window's renderer died (window.ts decides whether it was reloaded). */
+export function rendererGoneNotice(
+  details: Pick<Electron.RenderProcessGoneDetails, 'reason' | 'exitCode'>,
+  reloaded: boolean,
+): Electron.MessageBoxOptions {
+  return {
+    type: 'warning',
+    title: 'Runwarden',
+    message: reloaded
+      ? 'The Runwarden window crashed and was reloaded.'
+      : 'The Runwarden window keeps crashing.',
+    detail: `${
+      reloaded ? 'Nothing was lost: runs and answers live in the store.' : 'Quit and start Runwarden again.'
+    } (${details.reason}, exit code ${details.exitCode})`,
+  };
+}
+
+/** Phase "window": the main window, close-to-tray read from the host's settings at each close. */
+function openWindow(state: ShellState, host: AppHost, opener: RunOpener, startHidden: boolean): MainWindow {
+  const window = createMainWindow({
+    entry: state.entry,
+    devTools: !app.isPackaged,
+    closeToTray: () => host.settings.closeToTray,
+    canHideToTray: () => canHideToTray(state.trayHost),
+    isQuitting: () => state.quitting,
+    onCloseRequestedQuit: () => app.quit(),
+    startHidden,
+    onRendererGone: (details, reloaded) => {
+      opener.pageGone();
+      void dialog.showMessageBox(rendererGoneNotice(details, reloaded));
+    },
+    log,
+  });
+  state.mainWindow = window;
+  state.disposables.add(() => window.dispose());
+  // A new document (reload, or anything that replaces the page) has to say again that it listens.
+  const onStartNavigation = (
+    details: Electron.Event<Electron.WebContentsDidStartNavigationEventParams>,
+  ): void => {
+    if (details.isMainFrame && !details.isSameDocument) opener.pageGone();
+  };
+  window.window.webContents.on('did-start-navigation', onStartNavigation);
+  return window;
+}
+
+/** Phase "tray": what needs the person, questions' choices, pause notifications, open, quit. */
+function startTray(state: ShellState, host: AppHost, actions: ShellActions): RunwardenTray {
+  const tray = createRunwardenTray({
+    openRun: actions.openRun,
+    openWindow: actions.reveal,
+    answer: (answer) => void actions.answers.answer(answer),
+    setNotificationsPaused: (paused) => {
+      host
+        .dispatch('settings:set', { patch: { notificationsPaused: paused } })
+        .then((result) => {
+          if (!result.ok) log(`runwarden: could not change notifications: ${result.error.message}`);
+        })
+        .catch((error: unknown) => log('runwarden: could not change notifications', error));
+    },
+    quit: () => app.quit(),
+  });
+  state.tray = tray;
+  state.disposables.add(() => tray.dispose());
+  return tray;
+}
+
+/** What test/electron/ reaches in this process (development runs with RUNWARDEN_TEST_HOOKS=1 only). */
+function installTestHooks(state: ShellState, tray: RunwardenTray, probe: NotificationProbe): void {
+  Object.assign(globalThis, {
+    runwardenTestHooks: createTestHooks({
+      trayMenu: () => tray.menu,
+      notifications: () => probe.shown,
+      emitClick: (notification) => (notification as Notification).emit('click', {}),
+      canHideToTray: () => canHideToTray(state.trayHost),
+      trayHostSettled: () => state.trayHostSettled,
+      nativeTray: () => tray.native(),
+      notificationEvents: () => ({ ...probe.events, failed: [...probe.events.failed] }),
+    }),
+  });
+}
+
+/**
+ * What the tray host's answer means for the window: `tray` (close hides to it), `no-tray` (close quits),
+ * `no-tray-reveal` (and a window started hidden must show, with nowhere to come back from).
+ */
+export function trayHostOutcome(
+  found: TrayHost,
+  startHidden: boolean,
+  windowVisible: boolean,
+): 'tray' | 'no-tray' | 'no-tray-reveal' {
+  if (canHideToTray(found)) return 'tray';
+  return startHidden && !windowVisible ? 'no-tray-reveal' : 'no-tray';
+}
+
+/** Phase "tray host": records the bus's answer, and where no icon can show, says so (and shows the window). */
+function settleTrayHost(
+  state: ShellState,
+  found: TrayHost,
+  startHidden: boolean,
+  window: MainWindow,
+  reveal: () => void,
+): void {
+  state.trayHost = found;
+  state.trayHostSettled = true;
+  const outcome = trayHostOutcome(found, startHidden, window.window.isVisible());
+  if (outcome === 'tray') return;
+  log(
+    'runwarden: no tray icon host was found (on GNOME, install the AppIndicator extension); ' +
+      'closing the window quits it instead of hiding it',
+  );
+  // Started hidden with nowhere to come back from: show the window after all.
+  if (outcome === 'no-tray-reveal') reveal();
+}
+
+/** Phase "login item": the stored `launchAtLogin` applied; a development run says why it does not apply. */
+function applyLoginItemAtStart(settings: Settings): void {
+  if (applyLaunchAtLogin(app, settings.launchAtLogin, process.platform, app.isPackaged, linuxAutostart))
+    return;
+  if (settings.launchAtLogin && !app.isPackaged) {
+    log('runwarden: "launch at login" applies to the installed app, not to `npm start`');
+  }
 }

@@ -6,7 +6,7 @@ import os from 'node:os';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CHANNELS, LISTENING_CHANNEL, type Channel } from '../../../shared/channel-names';
 import type { Result } from '../../../shared/errors';
-import { DEFAULT_SETTINGS, type AttentionSummary } from '../../../shared/views';
+import { DEFAULT_SETTINGS, type AttentionSummary, type Settings } from '../../../shared/views';
 import type { AppHost, AppHostOptions } from '../../../main/services/host-types';
 import {
   app,
@@ -29,6 +29,7 @@ vi.mock('electron', () => import('./fake-electron'));
 
 const hostState = vi.hoisted(() => ({
   options: null as AppHostOptions | null,
+  settings: null as Settings | null,
   throwOnCreate: null as Error | null,
   started: 0,
   disposed: 0,
@@ -39,8 +40,9 @@ vi.mock('../../../main/services/app-host', () => ({
   createAppHost: (options: AppHostOptions): AppHost => {
     if (hostState.throwOnCreate !== null) throw hostState.throwOnCreate;
     hostState.options = options;
+    hostState.settings = { ...DEFAULT_SETTINGS };
     return {
-      settings: { ...DEFAULT_SETTINGS },
+      settings: hostState.settings,
       start: () => void hostState.started++,
       dispose: () => void hostState.disposed++,
       dispatch: async <C extends Channel>(channel: C, input: unknown) => {
@@ -62,7 +64,14 @@ vi.mock('../../../main/store', () => ({
   resolveStorePath: () => '/home/me/.local/share/runwarden/state.sqlite',
 }));
 
-const { runApp } = await import('../../../main/electron/app-lifecycle');
+const {
+  createNotificationHealth,
+  markRunRead,
+  quitsWhenAllClosed,
+  rendererGoneNotice,
+  runApp,
+  trayHostOutcome,
+} = await import('../../../main/electron/app-lifecycle');
 
 const MAIN_URL = 'file:///opt/Runwarden/resources/app.asar/out/main/index.js';
 const APP_PAGE = 'file:///opt/Runwarden/resources/app.asar/out/renderer/index.html';
@@ -97,7 +106,14 @@ function loadPage(
 beforeEach(() => {
   resetFakeElectron();
   trayHostState.found = 'present';
-  Object.assign(hostState, { options: null, throwOnCreate: null, started: 0, disposed: 0, dispatched: [] });
+  Object.assign(hostState, {
+    options: null,
+    settings: null,
+    throwOnCreate: null,
+    started: 0,
+    disposed: 0,
+    dispatched: [],
+  });
 });
 
 afterEach(() => {
@@ -355,5 +371,109 @@ describe('runApp', () => {
     });
     Notification.created.at(-1)?.emit('click');
     expect(contents.sent).toContainEqual({ channel: 'push:open-run', payload: { runId: 'r3' } });
+  });
+});
+
+describe('runApp: closing the last window, and starting hidden with no tray icon', () => {
+  it('closing every window ends the app only with close-to-tray off', async () => {
+    await started();
+    app.emit('window-all-closed');
+    expect(app.quitCalls).toBe(0);
+    if (hostState.settings === null) throw new Error('no host');
+    hostState.settings.closeToTray = false;
+    app.emit('window-all-closed');
+    expect(app.quitCalls).toBe(1);
+  });
+
+  it('a window started hidden is shown when no tray icon can show; with a tray icon it stays hidden', async () => {
+    trayHostState.found = 'absent';
+    const { window: shown } = await started(['electron', '.', '--hidden']);
+    await flush();
+    expect(shown?.visible).toBe(true);
+
+    resetFakeElectron();
+    trayHostState.found = 'present';
+    const { window: hidden } = await started(['electron', '.', '--hidden']);
+    await flush();
+    expect(hidden?.visible).toBe(false);
+  });
+});
+
+describe('lifecycle phases alone', () => {
+  it('quitsWhenAllClosed: only a known close-to-tray off quits', () => {
+    expect(quitsWhenAllClosed({ closeToTray: false })).toBe(true);
+    expect(quitsWhenAllClosed({ closeToTray: true })).toBe(false);
+    // Before the store is open nothing is known: the app stays.
+    expect(quitsWhenAllClosed(null)).toBe(false);
+  });
+
+  it('trayHostOutcome: reveal only a window started hidden and not yet visible, where no icon can show', () => {
+    expect(trayHostOutcome('present', true, false)).toBe('tray');
+    expect(trayHostOutcome('absent', false, false)).toBe('no-tray');
+    expect(trayHostOutcome('absent', true, true)).toBe('no-tray');
+    expect(trayHostOutcome('absent', true, false)).toBe('no-tray-reveal');
+    expect(trayHostOutcome('unknown', true, false)).toBe('no-tray-reveal');
+  });
+
+  it('rendererGoneNotice says whether the window was reloaded, with the reason and exit code', () => {
+    expect(rendererGoneNotice({ reason: 'oom', exitCode: 9 }, true)).toEqual({
+      type: 'warning',
+      title: 'Runwarden',
+      message: 'The Runwarden window crashed and was reloaded.',
+      detail: 'Nothing was lost: runs and answers live in the store. (oom, exit code 9)',
+    });
+    expect(rendererGoneNotice({ reason: 'crashed', exitCode: 139 }, false)).toMatchObject({
+      message: 'The Runwarden window keeps crashing.',
+      detail: 'Quit and start Runwarden again. (crashed, exit code 139)',
+    });
+  });
+
+  it('createNotificationHealth logs the first failure only, and one shown notification clears it', () => {
+    const logged: string[] = [];
+    const changes: Array<string | null> = [];
+    const health = createNotificationHealth({
+      log: (message) => logged.push(message),
+      changed: (unavailable) => changes.push(unavailable),
+    });
+    health.shown();
+    expect(changes).toEqual([]);
+    health.failed('not signed');
+    health.failed('still not signed');
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toContain('not signed');
+    health.shown();
+    health.shown();
+    expect(changes).toEqual(['not signed', 'still not signed', null]);
+    health.failed('server gone');
+    expect(logged).toHaveLength(2);
+  });
+
+  it('markRunRead marks read only the unread notifications of that run, and nothing when it has none', async () => {
+    const calls: Array<{ channel: string; input: unknown }> = [];
+    const host = {
+      dispatch: async (channel: string, input: unknown) => {
+        calls.push({ channel, input });
+        if (channel === 'notifications:list')
+          return {
+            ok: true,
+            value: [
+              { id: 1, runId: 'r1' },
+              { id: 2, runId: 'r2' },
+              { id: 3, runId: 'r1' },
+            ],
+          };
+        return { ok: false, error: { code: 'CONFLICT', message: 'busy' } };
+      },
+    } as unknown as Pick<AppHost, 'dispatch'>;
+    const reported: string[] = [];
+    await markRunRead(host, 'r1', (message) => reported.push(message));
+    expect(calls).toEqual([
+      { channel: 'notifications:list', input: { unreadOnly: true, limit: 200 } },
+      { channel: 'notifications:markRead', input: { ids: [1, 3] } },
+    ]);
+    expect(reported).toEqual(['runwarden: could not mark notifications read: busy']);
+    calls.length = 0;
+    await markRunRead(host, 'r9', (message) => reported.push(message));
+    expect(calls.map((c) => c.channel)).toEqual(['notifications:list']);
   });
 });
