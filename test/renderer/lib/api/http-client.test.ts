@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { CHANNEL_METHODS } from '../../../../shared/channel-names';
 import {
+  helloCatchUp,
+  streamCheckOutcome,
   createHttpClient,
   EXPIRED_MESSAGE,
   LOST_MESSAGE,
@@ -389,5 +391,25 @@ describe('browser-mode HTTP client', () => {
     const preload = { marker: true } as unknown as NonNullable<Window['runwarden']>;
     const win = { runwarden: preload } as unknown as Window;
     expect(getApi(win)).toBe(preload);
+  });
+});
+
+describe('push hub phases alone', () => {
+  it('streamCheckOutcome: 401 is expired for good; 200 reopens; anything else is lost, then reopened', () => {
+    expect(streamCheckOutcome(401)).toBe('expired');
+    expect(streamCheckOutcome(200)).toBe('reopen');
+    // 0: fetch threw (serve did not answer).
+    for (const status of [0, 403, 500, 502, 503]) expect(streamCheckOutcome(status)).toBe('lost-reopen');
+  });
+
+  it('helloCatchUp: re-read when the hello is unreadable or an answer ran before the stream joined', () => {
+    expect(helloCatchUp('{"pushes":5}', Number.POSITIVE_INFINITY)).toEqual({ joinedAt: 5, next: 'watch' });
+    expect(helloCatchUp('{"pushes":5}', 5)).toEqual({ joinedAt: 5, next: 'watch' });
+    expect(helloCatchUp('{"pushes":5}', 4)).toEqual({ joinedAt: 5, next: 'reread' });
+    expect(helloCatchUp('{"pushes":5}', -1).next).toBe('reread');
+    expect(helloCatchUp('not json', Number.POSITIVE_INFINITY).next).toBe('reread');
+    expect(helloCatchUp('{"pushes":"5"}', Number.POSITIVE_INFINITY).next).toBe('reread');
+    expect(helloCatchUp('{}', Number.POSITIVE_INFINITY).next).toBe('reread');
+    expect(helloCatchUp('{"pushes":1.5}', Number.POSITIVE_INFINITY).next).toBe('reread');
   });
 });
