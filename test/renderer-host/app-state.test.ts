@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AppState } from '../../renderer/src/lib/state/app-state.svelte';
+import { VIEW_ORDER } from '../../renderer/src/lib/format/view-meta';
 import { MemoryHistory } from '../renderer/memory-history';
 import {
   createRealHost,
@@ -75,6 +76,41 @@ describe('AppState over the real host', () => {
     seedStaleRun(h);
     await vi.waitFor(() => expect(app.announcement).toBe('2 runs need you.'), { timeout: 5_000 });
     expect(app.projects.needsYou).toBe(2);
+  });
+});
+
+describe('the command palette’s entries', () => {
+  it('lists the selected run’s group first, then Go to, then Window, each in its order', async () => {
+    const stale = seedStaleRun(h, 'stale one');
+    const app = new AppState(h.api, new MemoryHistory(), h.now);
+    app.start();
+    const windowIds = ['select-all', 'notifications', 'settings', 'shortcuts', 'sidebar'];
+    const goToIds = [...VIEW_ORDER.map((view) => `view-${view}`), 'search'];
+    // No run selected: no "Selected run" group at all.
+    expect(app.paletteEntries().map((e) => e.id)).toEqual([...goToIds, ...windowIds]);
+
+    await app.setView('stale');
+    await app.openRun(stale);
+    const entries = app.paletteEntries();
+    expect(entries[0]).toMatchObject({
+      id: 'run-open',
+      group: 'Selected run',
+      label: 'Open the run — stale one',
+      keys: 'Enter',
+    });
+    const groups = entries.map((e) => e.group);
+    expect(groups.lastIndexOf('Selected run')).toBeLessThan(groups.indexOf('Go to'));
+    expect(entries.slice(groups.indexOf('Go to')).map((e) => e.id)).toEqual([...goToIds, ...windowIds]);
+    expect(entries.find((e) => e.id === 'run-select')).toMatchObject({ keys: 'x' });
+
+    const shortcuts = entries.find((e) => e.id === 'shortcuts');
+    expect(shortcuts).toMatchObject({ label: 'Keyboard shortcuts', keys: '?' });
+    await shortcuts?.perform();
+    expect(app.panel).toBe('shortcuts');
+    expect(entries.find((e) => e.id === 'sidebar')?.label).toBe('Hide projects');
+    await entries.find((e) => e.id === 'sidebar')?.perform();
+    expect(app.sidebarCollapsed).toBe(true);
+    expect(app.paletteEntries().find((e) => e.id === 'sidebar')?.label).toBe('Show projects');
   });
 });
 

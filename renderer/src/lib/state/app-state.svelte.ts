@@ -9,8 +9,8 @@ import type { KeyCommand } from '../keyboard-commands';
 import { bulkVerb } from '../format/consequences';
 import { actionLabel, needsConfirmation, type Tone as ToastTone } from '../format/status-look';
 import { VIEW_KEYS, VIEW_ORDER, viewLabel } from '../format/view-meta';
-import type { RunAction } from '../../../../shared/display-status';
 import { BulkDialogState } from './bulk-dialog.svelte';
+import { paletteRunActions } from './palette-run-actions';
 import { CommandDialogState } from './command-dialog.svelte';
 import { NotificationsState } from './notifications.svelte';
 import { ProjectsState } from './projects.svelte';
@@ -116,56 +116,63 @@ export class AppState {
 
   /** Every action the palette offers now: the selected run's allowed actions first, then navigation. */
   paletteEntries(): PaletteEntry[] {
-    const entries: PaletteEntry[] = [];
+    return [...this.#selectedRunEntries(), ...this.#goToEntries(), ...this.#windowEntries()];
+  }
+
+  /** The palette's "Selected run" group: open it, its allowed actions, select it for a bulk action. */
+  #selectedRunEntries(): PaletteEntry[] {
     const runId = this.selectedRunId;
     const item = runId === null ? undefined : this.list.itemById(runId);
     const open = this.detail.data?.snapshot.run.id === runId ? this.detail.data : null;
     const display = item?.display ?? open?.display ?? null;
-    if (runId !== null && display !== null) {
-      const title = item?.run.title ?? open?.snapshot.run.title ?? runId;
-      const ambiguous =
-        item?.ambiguousEffects ?? open?.snapshot.effects.filter((e) => e.status === 'ambiguous').length ?? 0;
-      const run = (label: string, keys: string | null, perform: () => void | Promise<void>, id: string) =>
-        entries.push({ id: `run-${id}`, group: 'Selected run', label: `${label} — ${title}`, keys, perform });
-      run('Open the run', 'Enter', () => this.openRun(runId), 'open');
-      const actions: RunAction[] = display.actions.filter((a) => !(a === 'retry' && ambiguous > 0));
-      if (ambiguous > 0 && !actions.includes('resolveEffect')) actions.unshift('resolveEffect');
-      for (const action of actions) {
-        const label = actionLabel(action);
-        if (action === 'answer') run(label, 'a', () => this.openQuickAnswer(runId), action);
-        else if (action === 'resolveEffect') run(label, null, () => this.openRun(runId), action);
-        else
-          run(
-            label,
-            null,
-            async () => {
-              await this.openRun(runId, false);
-              if (needsConfirmation(action)) await this.command.open(action);
-              else await this.runAction(action);
-            },
-            action,
-          );
-      }
-      if (item !== undefined)
+    if (runId === null || display === null) return [];
+    const entries: PaletteEntry[] = [];
+    const title = item?.run.title ?? open?.snapshot.run.title ?? runId;
+    const ambiguous =
+      item?.ambiguousEffects ?? open?.snapshot.effects.filter((e) => e.status === 'ambiguous').length ?? 0;
+    const run = (label: string, keys: string | null, perform: () => void | Promise<void>, id: string) =>
+      entries.push({ id: `run-${id}`, group: 'Selected run', label: `${label} — ${title}`, keys, perform });
+    run('Open the run', 'Enter', () => this.openRun(runId), 'open');
+    for (const action of paletteRunActions(display.actions, ambiguous)) {
+      const label = actionLabel(action);
+      if (action === 'answer') run(label, 'a', () => this.openQuickAnswer(runId), action);
+      else if (action === 'resolveEffect') run(label, null, () => this.openRun(runId), action);
+      else
         run(
-          this.selection.has(runId) ? 'Unselect' : 'Select for a bulk action',
-          'x',
-          () => this.selection.toggle(item),
-          'select',
+          label,
+          null,
+          async () => {
+            await this.openRun(runId, false);
+            if (needsConfirmation(action)) await this.command.open(action);
+            else await this.runAction(action);
+          },
+          action,
         );
     }
-    for (const view of VIEW_ORDER)
-      entries.push({
-        id: `view-${view}`,
-        group: 'Go to',
-        label: viewLabel(view),
-        keys: `g ${VIEW_KEY_OF[view] ?? ''}`.trim(),
-        perform: () => {
-          void this.setView(view);
-          this.requestFocus('list');
-        },
-      });
-    entries.push(
+    if (item !== undefined)
+      run(
+        this.selection.has(runId) ? 'Unselect' : 'Select for a bulk action',
+        'x',
+        () => this.selection.toggle(item),
+        'select',
+      );
+    return entries;
+  }
+
+  /** The palette's "Go to" group: every view, and the search box. */
+  #goToEntries(): PaletteEntry[] {
+    const views: PaletteEntry[] = VIEW_ORDER.map((view) => ({
+      id: `view-${view}`,
+      group: 'Go to',
+      label: viewLabel(view),
+      keys: `g ${VIEW_KEY_OF[view] ?? ''}`.trim(),
+      perform: () => {
+        void this.setView(view);
+        this.requestFocus('list');
+      },
+    }));
+    return [
+      ...views,
       {
         id: 'search',
         group: 'Go to',
@@ -173,6 +180,23 @@ export class AppState {
         keys: '/',
         perform: () => this.requestFocus('search'),
       },
+    ];
+  }
+
+  /** The palette's "Window" group: select all, the panels, the projects sidebar. */
+  #windowEntries(): PaletteEntry[] {
+    const panel = (
+      id: Exclude<Panel, null | 'palette'>,
+      label: string,
+      keys: string | null,
+    ): PaletteEntry => ({
+      id,
+      group: 'Window',
+      label,
+      keys,
+      perform: () => void (this.panel = id),
+    });
+    return [
       {
         id: 'select-all',
         group: 'Window',
@@ -180,27 +204,9 @@ export class AppState {
         keys: 'Shift+X',
         perform: () => this.handleCommand({ kind: 'selectAll' }),
       },
-      {
-        id: 'notifications',
-        group: 'Window',
-        label: 'Notifications',
-        keys: null,
-        perform: () => void (this.panel = 'notifications'),
-      },
-      {
-        id: 'settings',
-        group: 'Window',
-        label: 'Settings',
-        keys: null,
-        perform: () => void (this.panel = 'settings'),
-      },
-      {
-        id: 'shortcuts',
-        group: 'Window',
-        label: 'Keyboard shortcuts',
-        keys: '?',
-        perform: () => void (this.panel = 'shortcuts'),
-      },
+      panel('notifications', 'Notifications', null),
+      panel('settings', 'Settings', null),
+      panel('shortcuts', 'Keyboard shortcuts', '?'),
       {
         id: 'sidebar',
         group: 'Window',
@@ -208,8 +214,7 @@ export class AppState {
         keys: null,
         perform: () => void (this.sidebarCollapsed = !this.sidebarCollapsed),
       },
-    );
-    return entries;
+    ];
   }
 
   /** Opens the quick answer for a run's open question (from its list row or a notification). */
