@@ -63,6 +63,8 @@ export interface SweeperState {
   dirty: boolean;
   /** The host-lease generation this process has made its first notification pass under (catch-up done). */
   notifiedUnder: number | null;
+  /** Where the next look at this host's applying effects starts (RunStore.noticeGoneEffectsOnHost). */
+  effectsAfter: number;
 }
 
 export interface SweepReport {
@@ -108,6 +110,7 @@ export function initialSweeperState(store: StoreReader): SweeperState {
     ticks: 0,
     dirty: false,
     notifiedUnder: null,
+    effectsAfter: 0,
   };
 }
 
@@ -208,7 +211,9 @@ function act(deps: SweeperDeps, state: SweeperState, settings: Settings, report:
   // Before the lost-runner step: an agent that died is recorded as such, not as a lost runner.
   report.agentSessionsDied = store.endGoneAgentSessions(SWEEP_BATCH);
   noticeLostRunners(deps, settings, report);
-  report.effectsAmbiguous = store.noticeGoneEffectsOnHost(SWEEPER_ACTOR, SWEEP_BATCH);
+  const effects = store.noticeGoneEffectsOnHost(SWEEPER_ACTOR, SWEEP_BATCH, state.effectsAfter);
+  report.effectsAmbiguous = effects.ambiguous;
+  state.effectsAfter = effects.next;
   report.interactionsExpired = store.expireInteractionDeadlines(SWEEP_BATCH, SWEEPER_ACTOR);
   report.questionsWithdrawn = store.withdrawGoneAskers(SWEEP_BATCH, SWEEPER_ACTOR);
   report.presenterClaimsExpired = store.expirePresenterClaims(SWEEP_BATCH);

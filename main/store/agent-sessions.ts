@@ -258,9 +258,11 @@ export function goneAgentSessions(
 ): Array<SessionRow & { agent: AgentName }> {
   const rows = ctx
     .prep(
+      // From the sessions outward (CROSS JOIN keeps that order): there are few, while a big store holds
+      // thousands of owned leases the planner would otherwise walk on every idle tick.
       `SELECT a.agent, a.run_id, a.generation, a.claim_token FROM agent_sessions a
-         JOIN runs r ON r.id = a.run_id
-         JOIN leases l ON l.run_id = a.run_id
+         CROSS JOIN runs r ON r.id = a.run_id
+         CROSS JOIN leases l ON l.run_id = a.run_id
        WHERE r.status IN ('queued', 'running', 'waiting') AND l.owner_type = 'runner' AND l.generation = a.generation
        LIMIT ?`,
     )

@@ -31,7 +31,7 @@ export const DEADLINE_SQL = `SELECT id FROM interactions
  * (docs/ARCHITECTURE.md#sweeper). A batch is a fixed number of statements whatever its size, so its cost is
  * its dirty pages; why 40 and not more is measured in docs/PERFORMANCE-HISTORY.md (round 3).
  */
-export const DEADLINES_PER_TX = 40;
+export const DEADLINES_PER_TX = Number(process.env.DPT ?? 40);
 
 /** The open questions whose deadline has passed at `now`, earliest first: what the sweeper settles. */
 export function dueInteractions(ctx: StoreContext, limit: number, now: number): string[] {

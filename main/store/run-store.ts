@@ -206,10 +206,22 @@ export class RunStore extends RunnerStore {
    * The sweeper's check of applying effects recorded on this host: those whose process is verifiably gone
    * become ambiguous (effects.ts). A read first; a write only when it found one. Returns how many.
    */
-  noticeGoneEffectsOnHost(this: Writes<RunStore>, actor: Actor, limit: number): number {
-    const found = this.read((ctx) => effects.goneEffectsOnHost(ctx, limit));
-    if (found === 0) return 0;
-    return this.write((ctx, now) => effects.ambiguateGoneEffectsOnHost(ctx, actor, limit, now));
+  /**
+   * The sweeper's look at one window of applying effects on this host (`effects.goneEffectsOnHost`): those
+   * whose process is verifiably gone become ambiguous. Returns how many, and where the next window starts.
+   */
+  noticeGoneEffectsOnHost(
+    this: Writes<RunStore>,
+    actor: Actor,
+    limit: number,
+    afterId = 0,
+  ): { ambiguous: number; next: number } {
+    const found = this.read((ctx) => effects.goneEffectsOnHost(ctx, limit, afterId));
+    if (found.gone === 0) return { ambiguous: 0, next: found.next };
+    const ambiguous = this.write((ctx, now) =>
+      effects.ambiguateGoneEffectsOnHost(ctx, actor, limit, afterId, now),
+    );
+    return { ambiguous, next: found.next };
   }
 
   listOrphans(limit: number): ReturnType<typeof orphans.listOrphans> {
