@@ -22,7 +22,6 @@ import {
 export const SWEEP_BATCH = 200;
 const FEED_BATCH = 1_000;
 /** Runs marked lost per write transaction: keeps each one short (docs/PERFORMANCE.md, write-lock hold). */
-const LOST_PER_TX = 50;
 /** Finished runs deleted per write transaction by retention (with their events). */
 export const PRUNE_PER_TX = 40;
 const CHECKPOINT_EVERY_TICKS = 30;
@@ -334,13 +333,8 @@ function noticeLostRunners(deps: SweeperDeps, settings: Settings, report: SweepR
   }
   if (alive.length > 0) report.ownersVouched = store.vouchForOwners(alive, vouchMs(settings));
   // Many at once in few short transactions (a burst of 1,000 stale runs must not be 1,000 commits).
-  for (let i = 0; i < byClock.length; i += LOST_PER_TX) {
-    report.runnersLost += store.markLapsedRunnersLost(
-      byClock.slice(i, i + LOST_PER_TX),
-      'lease expired',
-      SWEEPER_ACTOR,
-    );
-  }
+  if (byClock.length > 0)
+    report.runnersLost += store.markLapsedRunnersLost(byClock, 'lease expired', SWEEPER_ACTOR);
   for (const lease of store.listLiveLeasesOnHost(deps.host.hostname, SWEEP_BATCH)) {
     if (lease.ownerPid === null || lease.ownerPid === deps.host.pid) continue;
     const verdict = check.judge(recorded(lease));

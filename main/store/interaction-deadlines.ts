@@ -2,7 +2,8 @@
  * Question deadlines and presenter claims, the sweeper's second step (docs/ARCHITECTURE.md#sweeper): a due
  * question with a default settles with provenance timeout_policy, one without expires
  * (expired_no_default); a live runner reads the outcome itself, otherwise a run left without an answer
- * parks. The facade runs `expireDueInteractions` DEADLINES_PER_TX questions per write transaction.
+ * parks. The facade runs `expireDueInteractions` DEADLINES_PER_CHUNK questions at a time, as many chunks to a
+ * write transaction as fit in its time budget (RunStore.writeBurst).
  */
 import type { Actor, RunSnapshot } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
@@ -26,12 +27,13 @@ export const DEADLINE_SQL = `SELECT id FROM interactions
   ORDER BY deadline_at LIMIT ?`;
 
 /**
- * Questions settled per write transaction by `RunStore.expireInteractionDeadlines`: a burst of deadlines must
- * not cost a commit each, and one transaction must not hold the write lock long
- * (docs/ARCHITECTURE.md#sweeper). A batch is a fixed number of statements whatever its size, so its cost is
- * its dirty pages; why 40 and not more is measured in docs/PERFORMANCE-HISTORY.md (round 3).
+ * Questions settled per call of `expireDueInteractions` by `RunStore.expireInteractionDeadlines`, which puts
+ * as many of these chunks in one write transaction as fit in its time budget: a burst of deadlines must not
+ * cost a commit each, and one transaction must not hold the write lock long (docs/ARCHITECTURE.md#sweeper).
+ * A chunk is a fixed number of statements whatever its size; why 40 is in docs/PERFORMANCE-HISTORY.md
+ * (round 3).
  */
-export const DEADLINES_PER_TX = Number(process.env.DPT ?? 40);
+export const DEADLINES_PER_CHUNK = 40;
 
 /** The open questions whose deadline has passed at `now`, earliest first: what the sweeper settles. */
 export function dueInteractions(ctx: StoreContext, limit: number, now: number): string[] {
