@@ -325,7 +325,7 @@ export class RunStore extends RunnerStore {
    * transaction always applies at least one chunk (a budget of 0: one chunk each). Returns the sum of what
    * `apply` returned. A retried transaction (BUSY) starts again from its own first chunk.
    */
-  private writeBurst<T>(
+  protected writeBurst<T>(
     this: Writes<RunStore>,
     items: readonly T[],
     chunk: number,
