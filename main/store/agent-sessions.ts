@@ -14,6 +14,7 @@ import * as leases from './leases';
 import { withdrawInteraction, type Withdrawal } from './question-askers';
 import { OPEN_INTERACTION_SQL, toLease, toRun } from './rows';
 import { reserveRun } from './run-reservation';
+import { AGENT_SESSION_ORIGIN } from '../../shared/display-status';
 import { fence, loadLeaseRow, loadRunRow } from './run-state';
 import * as runner from './runner-transitions';
 import type { StoreContext } from './store-context';
@@ -140,6 +141,8 @@ export function touchAgentSession(
       workflow: input.agent,
       title: input.title,
       executionMode: 'interactive',
+      // What the window reads to offer no retry or cancel request (displayStatus, isAgentSessionRun).
+      originSession: `${AGENT_SESSION_ORIGIN}${input.agent}`,
     },
     actor,
     now,
