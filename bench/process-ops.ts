@@ -2,16 +2,15 @@
  * The multi-process figures: heartbeat throughput from 8 runner processes at once, change-feed latency
  * (a runner's commit → the host's `changed` push), and main-process memory with the app state loaded.
  */
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { DEFAULT_SETTINGS } from '../shared/views';
 import { runnerEnv } from '../main/runner/runner-env';
 import { createAppHost } from '../main/services/app-host';
 import { FEED_POLL_MS } from '../main/services/sweeper';
 import { SEARCH_MERGE_PAGES, type RunStore } from '../main/store';
 import type { LiveClaim } from './generate-store';
-import { figure, timedMeasurement, type Measurement } from './report-model';
+import { figure, type Measurement } from './report-model';
 import { round, summarize } from './stats';
+import { CLI_BIN, measureWholeProcess } from './whole-process';
 import {
   startWorker,
   type FeedCommit,
@@ -258,7 +257,6 @@ export function measureCliStartup(
   reps: number,
   log: (line: string) => void,
 ): Measurement {
-  const bin = fileURLToPath(new URL('../../bin/runwarden.js', import.meta.url));
   const env = {
     ...process.env,
     NO_COLOR: '1',
@@ -269,30 +267,14 @@ export function measureCliStartup(
       ownerType: 'runner',
     }),
   };
-  const time = (args: string[]): number => {
-    const started = performance.now();
-    const result = spawnSync(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    const ms = performance.now() - started;
-    if (result.status !== 0)
-      throw new Error(`${args.join(' ')} exited ${result.status}: ${String(result.stderr)}`);
-    return ms;
-  };
-  const app: number[] = [];
-  const baseline: number[] = [];
-  for (let i = 0; i < reps; i += 1) {
-    baseline.push(time(['-e', '0']));
-    app.push(time([bin, 'notify', '--level', 'info', `bench ${i}`]));
-  }
-  const m = timedMeasurement(
-    'cli.notify',
-    'CLI start-up: runwarden notify, whole process',
-    'concurrency',
-    { app, baseline },
-    null,
-    'baseline: node -e 0',
+  return measureWholeProcess(
+    {
+      id: 'cli.notify',
+      label: 'CLI start-up: runwarden notify, whole process',
+      env,
+      args: (i) => [CLI_BIN, 'notify', '--level', 'info', `bench ${i}`],
+    },
+    reps,
+    log,
   );
-  m.target = '≤ 1.5× node -e 0';
-  m.met = m.ratio !== null && m.ratio <= 1.5;
-  log(`  ${m.label}: median ${m.median} ms vs node -e 0 ${m.baselineMedian} ms (${m.ratio}×)`);
-  return m;
 }

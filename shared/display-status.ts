@@ -130,12 +130,45 @@ export function isTerminal(run: Pick<Run, 'status'>): boolean {
   return isTerminalRunStatus(run.status);
 }
 
+/** How a coding agent's session run is marked (`Run.originSession`, docs/AGENTS.md#sessions-as-runs). */
+export const AGENT_SESSION_ORIGIN = 'agent:';
+
+/** A run that shows a coding agent's session: its agent, not a runner, decides what it does next. */
+export function isAgentSessionRun(run: Pick<Run, 'originSession'>): boolean {
+  return run.originSession?.startsWith(AGENT_SESSION_ORIGIN) ?? false;
+}
+
+/**
+ * What an agent session cannot do (docs/AGENTS.md#what-you-can-do-from-the-window): it has no command to run
+ * again or requeue, and its agent reads no cancel or pause request. Answering, cancelling a stale or dead
+ * session and resolving an effect stay.
+ */
+const NOT_FOR_AGENT_SESSIONS: ReadonlySet<RunAction> = new Set([
+  'retry',
+  'requestCancel',
+  'requestPause',
+  'pause',
+  'resume',
+  'resumeAnyway',
+]);
+
 /** Maps one run snapshot to what a person sees. */
 export function displayStatus(
   snapshot: DisplaySnapshot,
   now: number,
   options: DisplayOptions = DEFAULT_DISPLAY_OPTIONS,
   liveness: OwnerLiveness = UNKNOWN,
+): DisplayInfo {
+  const info = runDisplay(snapshot, now, options, liveness);
+  if (!isAgentSessionRun(snapshot.run)) return info;
+  return { ...info, actions: info.actions.filter((action) => !NOT_FOR_AGENT_SESSIONS.has(action)) };
+}
+
+function runDisplay(
+  snapshot: DisplaySnapshot,
+  now: number,
+  options: DisplayOptions,
+  liveness: OwnerLiveness,
 ): DisplayInfo {
   const { run, queue, lease } = snapshot;
   const liveOwner = !isTerminal(run) && hasLiveOwner(lease, now, liveness);

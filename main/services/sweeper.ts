@@ -22,7 +22,6 @@ import {
 export const SWEEP_BATCH = 200;
 const FEED_BATCH = 1_000;
 /** Runs marked lost per write transaction: keeps each one short (docs/PERFORMANCE.md, write-lock hold). */
-const LOST_PER_TX = 50;
 /** Finished runs deleted per write transaction by retention (with their events). */
 export const PRUNE_PER_TX = 40;
 const CHECKPOINT_EVERY_TICKS = 30;
@@ -63,6 +62,8 @@ export interface SweeperState {
   dirty: boolean;
   /** The host-lease generation this process has made its first notification pass under (catch-up done). */
   notifiedUnder: number | null;
+  /** Where the next look at this host's applying effects starts (RunStore.noticeGoneEffectsOnHost). */
+  effectsAfter: number;
 }
 
 export interface SweepReport {
@@ -108,6 +109,7 @@ export function initialSweeperState(store: StoreReader): SweeperState {
     ticks: 0,
     dirty: false,
     notifiedUnder: null,
+    effectsAfter: 0,
   };
 }
 
@@ -208,7 +210,9 @@ function act(deps: SweeperDeps, state: SweeperState, settings: Settings, report:
   // Before the lost-runner step: an agent that died is recorded as such, not as a lost runner.
   report.agentSessionsDied = store.endGoneAgentSessions(SWEEP_BATCH);
   noticeLostRunners(deps, settings, report);
-  report.effectsAmbiguous = store.noticeGoneEffectsOnHost(SWEEPER_ACTOR, SWEEP_BATCH);
+  const effects = store.noticeGoneEffectsOnHost(SWEEPER_ACTOR, SWEEP_BATCH, state.effectsAfter);
+  report.effectsAmbiguous = effects.ambiguous;
+  state.effectsAfter = effects.next;
   report.interactionsExpired = store.expireInteractionDeadlines(SWEEP_BATCH, SWEEPER_ACTOR);
   report.questionsWithdrawn = store.withdrawGoneAskers(SWEEP_BATCH, SWEEPER_ACTOR);
   report.presenterClaimsExpired = store.expirePresenterClaims(SWEEP_BATCH);
@@ -329,13 +333,8 @@ function noticeLostRunners(deps: SweeperDeps, settings: Settings, report: SweepR
   }
   if (alive.length > 0) report.ownersVouched = store.vouchForOwners(alive, vouchMs(settings));
   // Many at once in few short transactions (a burst of 1,000 stale runs must not be 1,000 commits).
-  for (let i = 0; i < byClock.length; i += LOST_PER_TX) {
-    report.runnersLost += store.markLapsedRunnersLost(
-      byClock.slice(i, i + LOST_PER_TX),
-      'lease expired',
-      SWEEPER_ACTOR,
-    );
-  }
+  if (byClock.length > 0)
+    report.runnersLost += store.markLapsedRunnersLost(byClock, 'lease expired', SWEEPER_ACTOR);
   for (const lease of store.listLiveLeasesOnHost(deps.host.hostname, SWEEP_BATCH)) {
     if (lease.ownerPid === null || lease.ownerPid === deps.host.pid) continue;
     const verdict = check.judge(recorded(lease));
@@ -413,9 +412,83 @@ export interface Sweeper {
   readonly state: SweeperState;
 }
 
+/** The change feed's timer (`createFeedTimer`): started and stopped with the sweeper, told of every commit seen. */
+interface FeedTimer {
+  start(): void;
+  stop(): void;
+  /** A look or a tick saw a commit (true) or none (false): commits keep the feed quick, quiet slows it. */
+  note(active: boolean): void;
+}
+
+/**
+ * The feed's timer (docs/ARCHITECTURE.md#change-feed): `look` every `feedPollMs` while the store is in use,
+ * every FEED_IDLE_POLL_MS after FEED_IDLE_AFTER_MS of looks that saw no commit; null for no feed at all.
+ * `look` returns whether it saw a commit.
+ */
+function createFeedTimer(scheduler: Scheduler, feedPollMs: number | null, look: () => boolean): FeedTimer {
+  const idlePollMs = feedPollMs === null ? null : Math.max(feedPollMs, FEED_IDLE_POLL_MS);
+  const quietLooksToIdle = feedPollMs === null ? 0 : Math.ceil(FEED_IDLE_AFTER_MS / feedPollMs);
+  // Up to 25 looks a second: one repeating timer when the scheduler has one, so a look allocates nothing.
+  const repeating = scheduler.setInterval !== undefined && scheduler.clearInterval !== undefined;
+  let running = false;
+  let handle: unknown = null;
+  let period = feedPollMs;
+  let quietLooks = 0;
+
+  const clear = (): void => {
+    if (handle === null) return;
+    if (repeating) scheduler.clearInterval?.(handle);
+    else scheduler.clearTimeout(handle);
+    handle = null;
+  };
+  const arm = (): void => {
+    if (period === null) return;
+    handle =
+      repeating && scheduler.setInterval !== undefined
+        ? scheduler.setInterval(onTimer, period)
+        : scheduler.setTimeout(onTimer, period);
+  };
+  const setPeriod = (ms: number | null): void => {
+    if (ms === period) return;
+    period = ms;
+    if (!running || handle === null) return;
+    clear();
+    arm();
+  };
+  const note = (active: boolean): void => {
+    if (active) {
+      quietLooks = 0;
+      setPeriod(feedPollMs);
+    } else if ((quietLooks += 1) >= quietLooksToIdle) {
+      setPeriod(idlePollMs);
+    }
+  };
+  function onTimer(): void {
+    if (!running) return;
+    // A timeout has fired: nothing to clear if the look changes the period, the line below arms the next.
+    if (!repeating) handle = null;
+    note(look());
+    if (running && !repeating && handle === null) arm();
+  }
+
+  return {
+    start() {
+      running = true;
+      period = feedPollMs;
+      quietLooks = 0;
+      arm();
+    },
+    stop() {
+      running = false;
+      clear();
+    },
+    note,
+  };
+}
+
 /**
  * Wraps `sweep` in a timer that re-arms itself, and `sweepFeed` in a shorter one (`feedPollMs`, null for
- * none); `onReport` gets every tick's report and every feed report that found something.
+ * none; `createFeedTimer`); `onReport` gets every tick's report and every feed report that found something.
  */
 export function createSweeper(
   deps: SweeperDeps,
@@ -431,65 +504,28 @@ export function createSweeper(
 ): Sweeper {
   const state = initialSweeperState(deps.store);
   let handle: unknown = null;
-  let feedHandle: unknown = null;
   let running = false;
-  // The feed's period: FEED_POLL_MS while the store is in use, the idle one after FEED_IDLE_AFTER_MS of quiet.
-  const idlePollMs = feedPollMs === null ? null : Math.max(feedPollMs, FEED_IDLE_POLL_MS);
-  const quietLooksToIdle = feedPollMs === null ? 0 : Math.ceil(FEED_IDLE_AFTER_MS / feedPollMs);
-  // Up to 25 looks a second: one repeating timer when the scheduler has one, so a look allocates nothing.
-  const repeating = scheduler.setInterval !== undefined && scheduler.clearInterval !== undefined;
-  let feedPeriod = feedPollMs;
-  let quietLooks = 0;
-  const setFeedPeriod = (ms: number | null): void => {
-    if (ms === feedPeriod) return;
-    feedPeriod = ms;
-    if (!running || feedHandle === null) return;
-    if (repeating) scheduler.clearInterval?.(feedHandle);
-    else scheduler.clearTimeout(feedHandle);
-    armFeed();
-  };
-  /** Any commit seen (by a look or a tick) keeps the feed quick; looks that see none slow it down. */
-  const noteFeed = (active: boolean): void => {
-    if (active) {
-      quietLooks = 0;
-      setFeedPeriod(feedPollMs);
-    } else if ((quietLooks += 1) >= quietLooksToIdle) {
-      setFeedPeriod(idlePollMs);
-    }
-  };
 
-  const feedTick = (): void => {
+  const feed = createFeedTimer(scheduler, feedPollMs, () => {
     try {
       const seen = state.lastDataVersion;
       const report = sweepFeed(deps, state);
-      noteFeed(report !== null || state.lastDataVersion !== seen);
-      if (report === null) return;
-      for (const error of report.errors) onError(error);
-      onReport(report);
+      if (report !== null) {
+        for (const error of report.errors) onError(error);
+        onReport(report);
+      }
+      return report !== null || state.lastDataVersion !== seen;
     } catch (error) {
       onError(error);
+      return false;
     }
-  };
-  const onFeedTimer = (): void => {
-    if (!running) return;
-    // A timeout has fired: nothing to clear if the look changes the period, the line below arms the next.
-    if (!repeating) feedHandle = null;
-    feedTick();
-    if (running && !repeating && feedHandle === null) armFeed();
-  };
-  const armFeed = () => {
-    if (feedPeriod === null) return;
-    feedHandle =
-      repeating && scheduler.setInterval !== undefined
-        ? scheduler.setInterval(onFeedTimer, feedPeriod)
-        : scheduler.setTimeout(onFeedTimer, feedPeriod);
-  };
+  });
 
   const tick = (): SweepReport | null => {
     try {
       const seen = state.lastDataVersion;
       const report = sweep(deps, state);
-      if (report.changed !== null || state.lastDataVersion !== seen) noteFeed(true);
+      if (report.changed !== null || state.lastDataVersion !== seen) feed.note(true);
       for (const error of report.errors) onError(error);
       onReport(report);
       return report;
@@ -511,21 +547,15 @@ export function createSweeper(
     start() {
       if (running) return;
       running = true;
-      feedPeriod = feedPollMs;
-      quietLooks = 0;
-      armFeed();
+      feed.start();
       tick();
       arm();
     },
     stop() {
       running = false;
       if (handle !== null) scheduler.clearTimeout(handle);
-      if (feedHandle !== null) {
-        if (repeating) scheduler.clearInterval?.(feedHandle);
-        else scheduler.clearTimeout(feedHandle);
-      }
       handle = null;
-      feedHandle = null;
+      feed.stop();
       if (state.hostClaim !== null) {
         try {
           deps.store.releaseHostLease(state.hostClaim);
@@ -538,7 +568,7 @@ export function createSweeper(
     tickNow: tick,
     markDirty() {
       state.dirty = true;
-      noteFeed(true);
+      feed.note(true);
     },
   };
 }

@@ -14,6 +14,7 @@ import * as leases from './leases';
 import { withdrawInteraction, type Withdrawal } from './question-askers';
 import { OPEN_INTERACTION_SQL, toLease, toRun } from './rows';
 import { reserveRun } from './run-reservation';
+import { AGENT_SESSION_ORIGIN } from '../../shared/display-status';
 import { fence, loadLeaseRow, loadRunRow } from './run-state';
 import * as runner from './runner-transitions';
 import type { StoreContext } from './store-context';
@@ -140,6 +141,8 @@ export function touchAgentSession(
       workflow: input.agent,
       title: input.title,
       executionMode: 'interactive',
+      // What the window reads to offer no retry or cancel request (displayStatus, isAgentSessionRun).
+      originSession: `${AGENT_SESSION_ORIGIN}${input.agent}`,
     },
     actor,
     now,
@@ -258,9 +261,11 @@ export function goneAgentSessions(
 ): Array<SessionRow & { agent: AgentName }> {
   const rows = ctx
     .prep(
+      // From the sessions outward (CROSS JOIN keeps that order): there are few, while a big store holds
+      // thousands of owned leases the planner would otherwise walk on every idle tick.
       `SELECT a.agent, a.run_id, a.generation, a.claim_token FROM agent_sessions a
-         JOIN runs r ON r.id = a.run_id
-         JOIN leases l ON l.run_id = a.run_id
+         CROSS JOIN runs r ON r.id = a.run_id
+         CROSS JOIN leases l ON l.run_id = a.run_id
        WHERE r.status IN ('queued', 'running', 'waiting') AND l.owner_type = 'runner' AND l.generation = a.generation
        LIMIT ?`,
     )

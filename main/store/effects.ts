@@ -235,17 +235,19 @@ export function ambiguateGoneEffects(ctx: StoreContext, claim: ClaimRef, now: nu
 
 /**
  * The sweeper's side of the same check, for every run whose supervisor cannot look (it died too, or is a
- * program that does not ask): applying effects recorded on this host, oldest first, at most `limit` looked
- * at. Each run's changes are one commit. Returns how many effects became ambiguous.
+ * program that does not ask): the window of applying effects recorded on this host after `afterId`, at most
+ * `limit` looked at (`goneEffectsOnHost`). Each run's changes are one commit. Returns how many effects became ambiguous.
  */
 export function ambiguateGoneEffectsOnHost(
   ctx: StoreContext,
   actor: Actor,
   limit: number,
+  afterId: number,
   now: number,
 ): number {
   const byRun = new Map<string, number[]>();
-  for (const row of goneOnHost(ctx, limit)) byRun.set(row.run_id, [...(byRun.get(row.run_id) ?? []), row.id]);
+  for (const row of goneOnHost(ctx, limit, afterId).gone)
+    byRun.set(row.run_id, [...(byRun.get(row.run_id) ?? []), row.id]);
   let changed = 0;
   for (const [runId, candidates] of byRun) {
     const ids = markGone(ctx, candidates, now);
@@ -260,20 +262,37 @@ export function ambiguateGoneEffectsOnHost(
   return changed;
 }
 
-/** How many applying effects recorded on this host `ambiguateGoneEffectsOnHost` would change now. */
-export function goneEffectsOnHost(ctx: StoreContext, limit: number): number {
-  return goneOnHost(ctx, limit).length;
+/**
+ * One window of the sweeper's look at applying effects recorded on this host: up to `limit` of them after
+ * effect `afterId`, in id order, and which of those the liveness check finds gone. `next` is where the next
+ * window starts: after the last effect looked at, or 0 (the start again) once the window came back short, so
+ * every applying effect is looked at within a few ticks however many are alive before it.
+ */
+export interface HostEffectsWindow {
+  gone: number;
+  next: number;
 }
 
-function goneOnHost(ctx: StoreContext, limit: number): ApplyingProcessRow[] {
+/** How many applying effects in this window `ambiguateGoneEffectsOnHost` would change now, and the next window. */
+export function goneEffectsOnHost(ctx: StoreContext, limit: number, afterId: number): HostEffectsWindow {
+  const { gone, next } = goneOnHost(ctx, limit, afterId);
+  return { gone: gone.length, next };
+}
+
+function goneOnHost(
+  ctx: StoreContext,
+  limit: number,
+  afterId: number,
+): { gone: ApplyingProcessRow[]; next: number } {
   const rows = ctx
     .prep(
-      `SELECT ${APPLYING_PROCESS_COLUMNS} FROM effects
-       WHERE status = 'applying' AND process_pid IS NOT NULL AND process_hostname = ?
+      `SELECT ${APPLYING_PROCESS_COLUMNS} FROM effects INDEXED BY effects_applying_on_host
+       WHERE status = 'applying' AND process_pid IS NOT NULL AND process_hostname = ? AND id > ?
        ORDER BY id LIMIT ?`,
     )
-    .all(ctx.liveness.here.hostname, limit) as ApplyingProcessRow[];
-  return rows.filter((row) => processGone(ctx, row));
+    .all(ctx.liveness.here.hostname, afterId, limit) as ApplyingProcessRow[];
+  const next = rows.length < limit ? 0 : (rows.at(-1)?.id ?? 0);
+  return { gone: rows.filter((row) => processGone(ctx, row)), next };
 }
 
 function markGone(ctx: StoreContext, ids: readonly number[], now: number): number[] {

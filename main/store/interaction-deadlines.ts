@@ -2,7 +2,8 @@
  * Question deadlines and presenter claims, the sweeper's second step (docs/ARCHITECTURE.md#sweeper): a due
  * question with a default settles with provenance timeout_policy, one without expires
  * (expired_no_default); a live runner reads the outcome itself, otherwise a run left without an answer
- * parks. The facade runs `expireDueInteractions` DEADLINES_PER_TX questions per write transaction.
+ * parks. The facade runs `expireDueInteractions` DEADLINES_PER_CHUNK questions at a time, as many chunks to a
+ * write transaction as fit in its time budget (RunStore.writeBurst).
  */
 import type { Actor, RunSnapshot } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
@@ -26,12 +27,13 @@ export const DEADLINE_SQL = `SELECT id FROM interactions
   ORDER BY deadline_at LIMIT ?`;
 
 /**
- * Questions settled per write transaction by `RunStore.expireInteractionDeadlines`: a burst of deadlines must
- * not cost a commit each, and one transaction must not hold the write lock long
- * (docs/ARCHITECTURE.md#sweeper). A batch is a fixed number of statements whatever its size, so its cost is
- * its dirty pages; why 40 and not more is measured in docs/PERFORMANCE-HISTORY.md (round 3).
+ * Questions settled per call of `expireDueInteractions` by `RunStore.expireInteractionDeadlines`, which puts
+ * as many of these chunks in one write transaction as fit in its time budget: a burst of deadlines must not
+ * cost a commit each, and one transaction must not hold the write lock long (docs/ARCHITECTURE.md#sweeper).
+ * A chunk is a fixed number of statements whatever its size; why 40 is in docs/PERFORMANCE-HISTORY.md
+ * (round 3).
  */
-export const DEADLINES_PER_TX = 40;
+export const DEADLINES_PER_CHUNK = 40;
 
 /** The open questions whose deadline has passed at `now`, earliest first: what the sweeper settles. */
 export function dueInteractions(ctx: StoreContext, limit: number, now: number): string[] {
@@ -68,8 +70,27 @@ export function expireDueInteractions(
   now: number,
 ): number {
   if (ids.length === 0) return 0;
+  const expired = settleDue(ctx, ids, now);
+  if (expired.length === 0) return 0;
+  const runIds = [...new Set(expired.map((row) => row.run_id))];
+  const outcomes = decideParks(ctx, expired, runIds, now);
+  parkRuns(ctx, outcomes, now);
+  const events = moveRuns(ctx, runIds, outcomes, now);
+  appendExpiryEvents(ctx, events, actor, now);
+  return expired.length;
+}
+
+/** One due question's outcome: settled by its default, or expired, and whether it parked its run. */
+interface Outcome {
+  row: ExpiredRow;
+  withDefault: boolean;
+  parked: boolean;
+}
+
+/** One UPDATE settles (default → timeout_policy) or expires every question of `ids` still open and due, in `ids` order. */
+function settleDue(ctx: StoreContext, ids: readonly string[], now: number): ExpiredRow[] {
   const order = new Map(ids.map((id, i) => [id, i]));
-  const expired = (
+  return (
     ctx
       .prep(
         `UPDATE interactions SET status = CASE has_default WHEN 1 THEN 'settled' ELSE 'expired' END,
@@ -82,10 +103,18 @@ export function expireDueInteractions(
       )
       .all({ ids: JSON.stringify(ids), now }) as ExpiredRow[]
   ).sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
-  if (expired.length === 0) return 0;
+}
 
-  const runIds = [...new Set(expired.map((row) => row.run_id))];
-  const runIdsJson = JSON.stringify(runIds);
+/**
+ * In question order: one without a default parks its run when no live runner holds it and its queue entry
+ * is not parked yet — so only the first such question of a run parks it, and the events say which.
+ */
+function decideParks(
+  ctx: StoreContext,
+  expired: readonly ExpiredRow[],
+  runIds: readonly string[],
+  now: number,
+): Outcome[] {
   const holders = new Map(
     (
       ctx
@@ -93,45 +122,61 @@ export function expireDueInteractions(
           `SELECT q.run_id, q.status, l.owner_type, l.expires_at FROM queue_entries q
            JOIN leases l ON l.run_id = q.run_id WHERE q.run_id IN (SELECT value FROM json_each(?))`,
         )
-        .all(runIdsJson) as Array<Pick<LeaseRow, 'run_id' | 'owner_type' | 'expires_at'> & { status: string }>
+        .all(JSON.stringify(runIds)) as Array<
+        Pick<LeaseRow, 'run_id' | 'owner_type' | 'expires_at'> & { status: string }
+      >
     ).map((row) => [row.run_id as string, { queue: row.status, live: runnerHoldsLive(row, now) }]),
   );
-  const parks: Array<[runId: string, detail: string]> = [];
-  const outcomes = expired.map((row) => {
+  return expired.map((row) => {
     const holder = holders.get(row.run_id);
     if (holder === undefined) {
       throw new RunwardenError('INTERNAL', `Run ${row.run_id} has no queue entry or lease row.`);
     }
     const withDefault = row.has_default === 1;
     const parked = !withDefault && !holder.live && holder.queue !== 'parked';
-    if (parked) {
-      holder.queue = 'parked';
-      parks.push([row.run_id, `No answer to "${row.title}" before its deadline.`]);
-    }
+    if (parked) holder.queue = 'parked';
     return { row, withDefault, parked };
   });
-  if (parks.length > 0) {
-    const parksJson = JSON.stringify(parks);
-    ctx
-      .prep(
-        `UPDATE queue_entries SET status = 'parked', error_code = 'interactionExpired', error_detail = p.detail,
-           updated_at = @now
-         FROM (SELECT value ->> 0 AS run_id, value ->> 1 AS detail FROM json_each(@parks)) AS p
-         WHERE queue_entries.run_id = p.run_id`,
-      )
-      .run({ parks: parksJson, now });
-    ctx
-      .prep(
-        `UPDATE runs SET status = 'waiting'
-         WHERE id IN (SELECT value ->> 0 FROM json_each(?)) AND status = 'queued'`,
-      )
-      .run(parksJson);
-  }
+}
 
-  // Each run once, from its state after all its questions: what the last of its transitions would write.
+/** Parks the runs `decideParks` chose (interactionExpired, naming the question), a queued run as waiting. */
+function parkRuns(ctx: StoreContext, outcomes: readonly Outcome[], now: number): void {
+  const parks = outcomes
+    .filter((o) => o.parked)
+    .map(({ row }) => [row.run_id, `No answer to "${row.title}" before its deadline.`]);
+  if (parks.length === 0) return;
+  const parksJson = JSON.stringify(parks);
+  ctx
+    .prep(
+      `UPDATE queue_entries SET status = 'parked', error_code = 'interactionExpired', error_detail = p.detail,
+         updated_at = @now
+       FROM (SELECT value ->> 0 AS run_id, value ->> 1 AS detail FROM json_each(@parks)) AS p
+       WHERE queue_entries.run_id = p.run_id`,
+    )
+    .run({ parks: parksJson, now });
+  ctx
+    .prep(
+      `UPDATE runs SET status = 'waiting'
+       WHERE id IN (SELECT value ->> 0 FROM json_each(?)) AND status = 'queued'`,
+    )
+    .run(parksJson);
+}
+
+/**
+ * Each run once, from its state after all its questions: what the last of its transitions would write. Its
+ * view columns are computed from that final state, its revision moves by its number of questions, and each
+ * question gets its own event at its own revision (returned, in question order). One UPDATE per set of
+ * moved view columns (few distinct sets): only moved columns are named in SET.
+ */
+function moveRuns(
+  ctx: StoreContext,
+  runIds: readonly string[],
+  outcomes: readonly Outcome[],
+  now: number,
+): ExpiryEvent[] {
   const rows = ctx
     .prep(`SELECT ${RUN_COLUMNS} FROM ${RUN_FROM} WHERE r.id IN (SELECT value FROM json_each(?))`)
-    .all(runIdsJson) as RunRow[];
+    .all(JSON.stringify(runIds)) as RunRow[];
   if (rows.length !== runIds.length) {
     throw new RunwardenError('INTERNAL', 'A question refers to a run that is not in this store.');
   }
@@ -147,7 +192,6 @@ export function expireDueInteractions(
     });
     return [row.run_id, revision, payload];
   });
-  // One UPDATE per set of moved view columns (few distinct sets): only moved columns are named in SET.
   const byChange = new Map<string, { columns: ViewColumn[]; runs: Array<Record<string, unknown>> }>();
   rows.forEach((row, i) => {
     const view = viewColumnsOf(ctx, row, snapshots[i] as RunSnapshot);
@@ -170,6 +214,16 @@ export function expireDueInteractions(
       )
       .run({ runs: JSON.stringify(runs), now });
   }
+  return events;
+}
+
+/** One `interaction.expired` event per question, in order, each at its own run revision. */
+function appendExpiryEvents(
+  ctx: StoreContext,
+  events: readonly ExpiryEvent[],
+  actor: Actor,
+  now: number,
+): void {
   const eventActor = actorOf(actor);
   ctx
     .prep(
@@ -184,7 +238,6 @@ export function expireDueInteractions(
       surface: eventActor.surface,
       now,
     });
-  return expired.length;
 }
 
 export const EXPIRE_PRESENTERS_SQL = `UPDATE interactions SET status = 'pending', presenter_id = NULL, presenter_expires_at = NULL

@@ -358,6 +358,9 @@ export function markRunnerGone(
  * lease's nor the run's copy of it moves and neither is named in a SET (each names an index or three); the
  * display base is computed with every owned lease counted live, so it cannot move here either.
  */
+/** Lapsed leases marked per chunk of a burst (RunStore.markLapsedRunnersLost); a chunk is a fixed set of statements. */
+export const LOST_PER_CHUNK = 50;
+
 export function markLapsedRunnersLost(
   ctx: StoreContext,
   leases: ReadonlyArray<{ runId: string; generation: number }>,

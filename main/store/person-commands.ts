@@ -12,7 +12,7 @@ import {
   type Run,
 } from '../../shared/domain';
 import { responseIssues } from '../../shared/answer-rules';
-import { displayStatus, hasLiveOwner, isTerminal } from '../../shared/display-status';
+import { displayStatus, hasLiveOwner, isAgentSessionRun, isTerminal } from '../../shared/display-status';
 import { RunwardenError } from '../../shared/errors';
 import { interruptActiveAttempts } from './attempt-rows';
 import { applyCancel, cascadePreview } from './cancel-cascade';
@@ -259,8 +259,15 @@ export function retryRun(
   if (!isTerminal(row)) {
     throw conflict(ctx, runId, `Run ${runId} is ${row.status}; only a finished run can be retried.`);
   }
-  refuseUnresolved(ctx, runId, 'retry');
   const old = toRun(row);
+  if (isAgentSessionRun(old)) {
+    throw conflict(
+      ctx,
+      runId,
+      `Run ${runId} is a ${old.workflow} session: nothing here can run it again. Start or resume the session in its terminal; it shows as a new run.`,
+    );
+  }
+  refuseUnresolved(ctx, runId, 'retry');
   const actor: EventActor = actorOf(input.actor);
   const id = insertRun(
     ctx,

@@ -43,7 +43,7 @@ import { findRunRow } from './run-state';
 import { listRuns } from './run-views';
 import * as settings from './settings';
 import { RunnerStore } from './runner-store';
-import { readTx, type Writes } from './store-context';
+import { readTx, type StoreContext, type Writes } from './store-context';
 import { trayAttention, type TrayAttention } from './tray-attention';
 import type {
   AnswerResult,
@@ -65,6 +65,12 @@ import type {
 } from './store-types';
 
 export type { StoreMode, StoreModeReasonCode, StoreOpenState } from './runner-store';
+
+/**
+ * How long one write transaction of a sweeper burst works before it commits (`RunStore.writeBurst`,
+ * docs/ARCHITECTURE.md#sweeper): the same bound as a pruning batch (maintenance.ts, PRUNE_BUDGET_MS).
+ */
+export const BURST_BUDGET_MS = 10;
 
 function sizeOf(target: string): number {
   try {
@@ -206,10 +212,22 @@ export class RunStore extends RunnerStore {
    * The sweeper's check of applying effects recorded on this host: those whose process is verifiably gone
    * become ambiguous (effects.ts). A read first; a write only when it found one. Returns how many.
    */
-  noticeGoneEffectsOnHost(this: Writes<RunStore>, actor: Actor, limit: number): number {
-    const found = this.read((ctx) => effects.goneEffectsOnHost(ctx, limit));
-    if (found === 0) return 0;
-    return this.write((ctx, now) => effects.ambiguateGoneEffectsOnHost(ctx, actor, limit, now));
+  /**
+   * The sweeper's look at one window of applying effects on this host (`effects.goneEffectsOnHost`): those
+   * whose process is verifiably gone become ambiguous. Returns how many, and where the next window starts.
+   */
+  noticeGoneEffectsOnHost(
+    this: Writes<RunStore>,
+    actor: Actor,
+    limit: number,
+    afterId = 0,
+  ): { ambiguous: number; next: number } {
+    const found = this.read((ctx) => effects.goneEffectsOnHost(ctx, limit, afterId));
+    if (found.gone === 0) return { ambiguous: 0, next: found.next };
+    const ambiguous = this.write((ctx, now) =>
+      effects.ambiguateGoneEffectsOnHost(ctx, actor, limit, afterId, now),
+    );
+    return { ambiguous, next: found.next };
   }
 
   listOrphans(limit: number): ReturnType<typeof orphans.listOrphans> {
@@ -250,14 +268,20 @@ export class RunStore extends RunnerStore {
     return this.write((ctx, now) => leases.markRunnerGone(ctx, runId, generation, reason, actor, now));
   }
 
-  /** The runner-lost mark for leases that lapsed by the clock (listExpiredLeases), many in one transaction. */
+  /**
+   * The runner-lost mark for leases that lapsed by the clock (listExpiredLeases): LOST_PER_CHUNK at a time, as
+   * many to a write transaction as fit in BURST_BUDGET_MS (`writeBurst`).
+   */
   markLapsedRunnersLost(
     this: Writes<RunStore>,
     expired: ReadonlyArray<{ runId: string; generation: number }>,
     reason: string,
     actor: Actor,
+    budgetMs = BURST_BUDGET_MS,
   ): number {
-    return this.write((ctx, now) => leases.markLapsedRunnersLost(ctx, expired, reason, actor, now));
+    return this.writeBurst(expired, leases.LOST_PER_CHUNK, budgetMs, (ctx, batch, now) =>
+      leases.markLapsedRunnersLost(ctx, batch, reason, actor, now),
+    );
   }
 
   /**
@@ -279,15 +303,51 @@ export class RunStore extends RunnerStore {
   }
 
   /**
-   * The sweeper's deadline step: the due questions, DEADLINES_PER_TX per write transaction, each re-checked
-   * inside its transaction.
+   * The sweeper's deadline step: the due questions, DEADLINES_PER_CHUNK at a time, as many to a write
+   * transaction as fit in BURST_BUDGET_MS (`writeBurst`), each re-checked inside its transaction.
    */
-  expireInteractionDeadlines(this: Writes<RunStore>, limit: number, actor: Actor): number {
+  expireInteractionDeadlines(
+    this: Writes<RunStore>,
+    limit: number,
+    actor: Actor,
+    budgetMs = BURST_BUDGET_MS,
+  ): number {
     const due = this.read((ctx, now) => deadlines.dueInteractions(ctx, limit, now));
+    return this.writeBurst(due, deadlines.DEADLINES_PER_CHUNK, budgetMs, (ctx, batch, now) =>
+      deadlines.expireDueInteractions(ctx, batch, actor, now),
+    );
+  }
+
+  /**
+   * A sweeper burst (docs/ARCHITECTURE.md#sweeper): `items` applied `chunk` at a time, and as many chunks
+   * to one write transaction as fit in `budgetMs` of work (BURST_BUDGET_MS), so 1,000 due questions or
+   * lapsed leases cost a few commits — each an fsync — while no transaction holds the write lock long. A
+   * transaction always applies at least one chunk (a budget of 0: one chunk each). Returns the sum of what
+   * `apply` returned. A retried transaction (BUSY) starts again from its own first chunk.
+   */
+  protected writeBurst<T>(
+    this: Writes<RunStore>,
+    items: readonly T[],
+    chunk: number,
+    budgetMs: number,
+    apply: (ctx: StoreContext, batch: readonly T[], now: number) => number,
+  ): number {
     let count = 0;
-    for (let i = 0; i < due.length; i += deadlines.DEADLINES_PER_TX) {
-      const batch = due.slice(i, i + deadlines.DEADLINES_PER_TX);
-      count += this.write((ctx, now) => deadlines.expireDueInteractions(ctx, batch, actor, now));
+    for (let from = 0; from < items.length;) {
+      const first = from;
+      const done = this.write((ctx, now) => {
+        // Real time, not the store clock: the budget is about how long the write lock is held.
+        const started = performance.now();
+        let next = first;
+        let n = 0;
+        do {
+          n += apply(ctx, items.slice(next, next + chunk), now);
+          next += chunk;
+        } while (next < items.length && performance.now() - started < budgetMs);
+        return { n, next };
+      });
+      count += done.n;
+      from = done.next;
     }
     return count;
   }

@@ -1,5 +1,5 @@
 /**
- * Schema v8 (0010 among the branches merged together; the integrator renumbers): a question lives only while someone waits for it (docs/LIVENESS.md#questions-and-their-askers).
+ * Schema v9: a question lives only while someone waits for it (docs/LIVENESS.md#questions-and-their-askers).
  * - The asking process: pid, start identity and the machine it ran on (host, boot id, pid namespace), so
  *   the sweeper and `answer` can tell that nobody waits any more. NULL (older rows, a runner that parks
  *   and exits instead of waiting) means nobody is recorded: the question lives until the run ends.

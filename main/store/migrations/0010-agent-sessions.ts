@@ -1,5 +1,5 @@
 /**
- * Schema v9 (0011 among the branches merged together; the integrator renumbers): coding-agent sessions as
+ * Schema v10: coding-agent sessions as
  * runs (docs/AGENTS.md#sessions-as-runs). One row per agent session: the run it is shown as, and the claim
  * that run is held under. An agent session has no supervisor process to keep its claim in memory between
  * hook calls, so the claim's token is kept here; every hook call is first checked against the agent's

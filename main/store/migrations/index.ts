@@ -8,6 +8,7 @@ import { migration0007 } from './0007-run-logs';
 import { migration0008 } from './0008-effect-processes';
 import { migration0009 } from './0009-question-askers';
 import { migration0010 } from './0010-agent-sessions';
+import { migration0011 } from './0011-host-effects-agent-runs';
 import type { Migration } from './migration';
 
 export type { Migration } from './migration';
@@ -24,6 +25,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0008,
   migration0009,
   migration0010,
+  migration0011,
 ];
 
 export const SUPPORTED_SCHEMA_VERSION = MIGRATIONS.length;

@@ -233,6 +233,62 @@ describe('host lease renewal', () => {
     expect(renewals).toEqual([6, 12, 18, 24]);
   });
 
+  it("walks no table or whole index in an idle tick's reads: its cost does not grow with the store", () => {
+    t = createTempStore();
+    // A few runs of each kind the tick looks at, so every step runs its reads.
+    reserveAndClaim(t, 60_000);
+    reserve(t);
+    sweep(deps(), initialSweeperState(t.store));
+    // Statements are cached once prepared: a fresh connection's ticks prepare every one they run.
+    const host = t.reopen();
+    const seen = new Set<string>();
+    const db = host.db;
+    const original = db.prepare.bind(db);
+    Object.defineProperty(db, 'prepare', {
+      value: (source: string) => {
+        seen.add(source);
+        return original(source);
+      },
+      configurable: true,
+      writable: true,
+    });
+    const d = { ...deps(), store: host };
+    const state = initialSweeperState(host);
+    for (let tick = 1; tick <= 3; tick += 1) {
+      t.clock.advance(2_000);
+      sweep(d, state);
+    }
+    expect(seen.size).toBeGreaterThan(5);
+    // A scan is allowed only of a partial index that holds just what is due or open (few rows), or of a
+    // JSON argument; `SCAN leases USING INDEX leases_expiry` walked every owned lease.
+    const allowed = new Set(['interactions_asked', 'leases_orphaned']);
+    const scans: string[] = [];
+    for (const sql of seen) {
+      if (!/^\s*(SELECT|WITH)/i.test(sql)) continue;
+      const named = [...new Set([...sql.matchAll(/[@:$](\w+)/g)].map((m) => m[1] as string))];
+      const args: unknown[] =
+        named.length > 0
+          ? [Object.fromEntries(named.map((n) => [n, 0]))]
+          : Array((sql.match(/\?/g) ?? []).length).fill(0);
+      const plan = (original(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as Array<{ detail: string }>).map(
+        (r) => r.detail,
+      );
+      for (const line of plan) {
+        const m = /^SCAN (\w+)(?: USING (?:COVERING )?INDEX (\w+))?/.exec(line);
+        // Plans name a table by its alias.
+        const aliases = new Map(
+          [...sql.matchAll(/(?:FROM|JOIN) (\w+) (?:AS )?(\w+)/gi)].map((a) => [a[2], a[1]]),
+        );
+        const table = m === null ? null : (aliases.get(m[1] as string) ?? m[1]);
+        // One row per agent session: a small table next to runs and leases.
+        if (m === null || table === 'json_each' || table === 'agent_sessions') continue;
+        if (m[2] !== undefined && allowed.has(m[2])) continue;
+        scans.push(`${line}  <-  ${sql.replace(/\s+/g, ' ').slice(0, 100)}`);
+      }
+    }
+    expect(scans).toEqual([]);
+  });
+
   it('opens a write transaction only on the ticks that renew: an idle tick writes nothing', () => {
     t = createTempStore();
     const d = deps();

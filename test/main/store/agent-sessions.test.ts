@@ -11,6 +11,10 @@ import { openAgentSessionStore, type AgentSessionStore } from '../../../main/sto
 import { WAITING_FOR_PROMPT, type AgentSessionInput } from '../../../main/store/agent-sessions';
 import { createLivenessCheck, type MachineIdentity } from '../../../main/store/liveness';
 import { openStore, type OwnerInfo, type RunStore } from '../../../main/store';
+import { migrate } from '../../../main/store/open-store';
+import { MIGRATIONS } from '../../../main/store/migrations';
+import { migration0011 } from '../../../main/store/migrations/0011-host-effects-agent-runs';
+import Database from 'better-sqlite3';
 
 const HERE: MachineIdentity = { hostname: 'box', bootId: 'boot-1', pidNs: 'pid:[1]' };
 let alive: Set<number>;
@@ -149,5 +153,44 @@ describe('agent sessions', () => {
       status: 'completed',
       output: { ended: 'prompt_input_exit' },
     });
+  });
+
+  it('offers a session run no retry or cancel request, and refuses a retry with a reason', () => {
+    const asked = agents.askAgentQuestion(session(100), QUESTION);
+    const runId = asked.claim.runId;
+    expect(host.getRun(runId).originSession).toBe('agent:claude-code');
+    // Waiting on a person: answer only (a runner's run would also offer a cancel request).
+    expect(host.getRunDetail(runId, { eventsLimit: 1 }).display.actions).toEqual(['answer']);
+    agents.agentSession(session(100), { kind: 'end', reason: 'prompt_input_exit' });
+    const ended = host.getRunDetail(runId, { eventsLimit: 1 });
+    expect(ended.display).toMatchObject({ status: 'completed', actions: [] });
+    const revision = host.getRun(runId).revision;
+    expect(() => host.retryRun(runId, { actor: { type: 'human', id: 'me', surface: 'app' } })).toThrow(
+      expect.objectContaining({ code: 'CONFLICT', message: expect.stringMatching(/claude-code session/) }),
+    );
+    expect(host.getRun(runId).revision).toBe(revision);
+  });
+
+  it('migration 0011 marks the session runs recorded before it', () => {
+    const { claim } = agents.agentSession(session(100), { kind: 'activity', detail: 'Working' });
+    const plain = host.reserveRun(
+      { projectPath: dir, workflow: 'claude-code', title: 'not a session' },
+      {
+        type: 'human',
+        id: 'me',
+        surface: 'cli',
+      },
+    );
+    const index = MIGRATIONS.indexOf(migration0011);
+    const db = new Database(join(dir, 'store.sqlite'));
+    try {
+      db.exec(`UPDATE runs SET origin_session = NULL; DROP INDEX effects_applying_on_host;
+        PRAGMA user_version = ${MIGRATIONS[index - 1]?.version};`);
+      expect(migrate(db, MIGRATIONS.slice(0, index + 1))).toBe(migration0011.version);
+    } finally {
+      db.close();
+    }
+    expect(host.getRun(claim.runId).originSession).toBe('agent:claude-code');
+    expect(host.getRun(plain.id).originSession).toBeNull();
   });
 });

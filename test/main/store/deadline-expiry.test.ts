@@ -14,7 +14,7 @@ import { seededRandom } from '../../../bench/random';
 import { probeWriteLock } from '../../../bench/lock-probe';
 import {
   DEADLINE_SQL,
-  DEADLINES_PER_TX,
+  DEADLINES_PER_CHUNK,
   expireDueInteractions,
 } from '../../../main/store/interaction-deadlines';
 import { findInteractionRow } from '../../../main/store/interaction-rows';
@@ -321,8 +321,8 @@ describe('set-based deadline expiry writes what the per-question path wrote', ()
     }
   });
 
-  it('through the store, DEADLINES_PER_TX per transaction, the same rows as the reference in the same batches', () => {
-    for (let i = 0; i < DEADLINES_PER_TX + 30; i += 1) {
+  it('through the store, DEADLINES_PER_CHUNK per transaction, the same rows as the reference in the same batches', () => {
+    for (let i = 0; i < DEADLINES_PER_CHUNK + 30; i += 1) {
       const claim = t.store.claimRun(reserve(t, { title: `batch ${i}` }).id, {
         ...runnerOwner(),
         leaseMs: i % 3 === 0 ? LIVE : SHORT,
@@ -336,14 +336,14 @@ describe('set-based deadline expiry writes what the per-question path wrote', ()
     );
     const a = copyOf();
     const b = copyOf();
-    for (let i = 0; i < due.length; i += DEADLINES_PER_TX) {
-      const batch = due.slice(i, i + DEADLINES_PER_TX);
+    for (let i = 0; i < due.length; i += DEADLINES_PER_CHUNK) {
+      const batch = due.slice(i, i + DEADLINES_PER_CHUNK);
       writeTx(a.ctx, (now) => batch.filter((id) => expireOneByOne(a.ctx, id, SWEEPER, now)).length);
     }
     const probe = probeWriteLock(b.store.db);
     try {
-      expect(b.store.expireInteractionDeadlines(10_000, SWEEPER)).toBe(due.length);
-      expect(probe.take()).toHaveLength(Math.ceil(due.length / DEADLINES_PER_TX));
+      expect(b.store.expireInteractionDeadlines(10_000, SWEEPER, 0)).toBe(due.length);
+      expect(probe.take()).toHaveLength(Math.ceil(due.length / DEADLINES_PER_CHUNK));
     } finally {
       probe.restore();
     }

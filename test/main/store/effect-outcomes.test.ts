@@ -199,11 +199,34 @@ describe('an effect whose process is gone becomes ambiguous at once', () => {
     alive.clear();
     const { claim, effectId } = runApplying('k1', proc(600));
     const elsewhere = runApplying('k3', proc(601, { hostname: 'other-host' }));
-    expect(s().noticeGoneEffectsOnHost(SWEEPER, 100)).toBe(1);
+    expect(s().noticeGoneEffectsOnHost(SWEEPER, 100)).toEqual({ ambiguous: 1, next: 0 });
     expect(s().getEffect(effectId).status).toBe('ambiguous');
     expect(s().getEffect(elsewhere.effectId).status).toBe('applying');
     expect(lastEvent(claim.runId)).toMatchObject({ type: 'effect.ambiguous', surface: 'sweeper' });
-    expect(s().noticeGoneEffectsOnHost(SWEEPER, 100)).toBe(0);
+    expect(s().noticeGoneEffectsOnHost(SWEEPER, 100)).toEqual({ ambiguous: 0, next: 0 });
+  });
+
+  it('looks at every applying effect in turn, however many live ones come before a gone one', () => {
+    t = createTempStore({ liveness: createLivenessCheck(HERE, probe) });
+    alive.clear();
+    const live = Array.from({ length: 5 }, (_, i) => {
+      alive.add(700 + i);
+      return runApplying(`live-${i}`, proc(700 + i));
+    });
+    const gone = runApplying('gone', proc(799));
+    // Windows of 2: the gone effect is the sixth, so a look from the start alone would never reach it.
+    let after = 0;
+    const looks: Array<{ ambiguous: number; next: number }> = [];
+    for (let look = 0; look < 3; look += 1) {
+      const window = s().noticeGoneEffectsOnHost(SWEEPER, 2, after);
+      looks.push(window);
+      after = window.next;
+    }
+    expect(looks.map((w) => w.ambiguous)).toEqual([0, 0, 1]);
+    // A short window starts the next look from the beginning again.
+    expect(s().noticeGoneEffectsOnHost(SWEEPER, 2, after)).toEqual({ ambiguous: 0, next: 0 });
+    expect(s().getEffect(gone.effectId).status).toBe('ambiguous');
+    for (const { effectId } of live) expect(s().getEffect(effectId).status).toBe('applying');
   });
 
   it('refuses a bad pid and writes nothing', () => {
@@ -306,6 +329,7 @@ describe('migration 0008', () => {
         UPDATE effects SET status = 'applying' WHERE id = ${e.id};
         UPDATE runs SET ambiguous_effects = 0, display_base = 'failed', needs_you_static = 0 WHERE id = '${run.id}';
         DROP INDEX effects_applying;
+        DROP INDEX IF EXISTS effects_applying_on_host;
         ALTER TABLE effects DROP COLUMN process_pid;
         ALTER TABLE effects DROP COLUMN process_start_id;
         ALTER TABLE effects DROP COLUMN process_hostname;

@@ -4,6 +4,8 @@
  * alone, not expired under it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { probeWriteLock } from '../../../bench/lock-probe';
+import { LOST_PER_CHUNK } from '../../../main/store/leases';
 import { createTempStore, reserveAndClaim, SWEEPER, type TempStore } from '../../helpers/temp-store';
 import { expectInvariants } from './invariants';
 
@@ -40,5 +42,33 @@ describe('markLapsedRunnersLost', () => {
     // Its next heartbeat is on time: nothing had marked it.
     t.clock.advance(1_000);
     expect(t.store.heartbeat(renewed, LEASE)).not.toHaveProperty('lapsedMs');
+  });
+
+  it('puts as many chunks in one transaction as its time budget allows, with the same result', () => {
+    t = createTempStore();
+    const n = LOST_PER_CHUNK * 2 + 5;
+    for (let i = 0; i < n; i += 1) reserveAndClaim(t, LEASE);
+    t.clock.advance(LEASE + 1_000);
+    const listed = t.store.listExpiredLeases({ graceMs: 0, limit: 1_000 });
+    expect(listed).toHaveLength(n);
+    const probe = probeWriteLock(t.store.db);
+    try {
+      // No budget: one chunk to a transaction.
+      expect(
+        t.store.markLapsedRunnersLost(listed.slice(0, LOST_PER_CHUNK + 1), 'lease expired', SWEEPER, 0),
+      ).toBe(LOST_PER_CHUNK + 1);
+      expect(probe.take()).toHaveLength(2);
+      // No limit: the rest in one transaction; the ones already marked are skipped.
+      expect(t.store.markLapsedRunnersLost(listed, 'lease expired', SWEEPER, Infinity)).toBe(
+        n - LOST_PER_CHUNK - 1,
+      );
+      expect(probe.take()).toHaveLength(1);
+    } finally {
+      probe.restore();
+    }
+    for (const lease of listed) {
+      const events = t.store.getRunDetail(lease.runId, { eventsLimit: 50 }).events;
+      expect(events.filter((e) => e.type === 'run.runner_lost')).toHaveLength(1);
+    }
   });
 });

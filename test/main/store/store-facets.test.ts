@@ -29,7 +29,7 @@ interface StoreMethod {
   file: string;
   name: string;
   declaresWrite: boolean;
-  /** Calls `this.write(...)` or `this.maintain(...)`: the store's write paths. */
+  /** Calls `this.write(...)`, `this.maintain(...)` or `this.writeBurst(...)`: the store's write paths. */
   writes: boolean;
 }
 
@@ -45,7 +45,7 @@ function storeMethods(file: string): StoreMethod[] {
     (ts.isCallExpression(node) &&
       ts.isPropertyAccessExpression(node.expression) &&
       node.expression.expression.kind === ts.SyntaxKind.ThisKeyword &&
-      ['write', 'maintain'].includes(node.expression.name.text)) ||
+      ['write', 'maintain', 'writeBurst'].includes(node.expression.name.text)) ||
     ts.forEachChild(node, callsWritePath) === true;
   source.forEachChild((node) => {
     if (!ts.isClassDeclaration(node)) return;

@@ -11,7 +11,7 @@ import {
 } from '../../helpers/temp-store';
 import { EventLogWatch, expectHealthy, expectInvariants } from './invariants';
 import { probeWriteLock } from '../../../bench/lock-probe';
-import { DEADLINES_PER_TX } from '../../../main/store/interaction-deadlines';
+import { DEADLINES_PER_CHUNK } from '../../../main/store/interaction-deadlines';
 
 let t: TempStore;
 let log: EventLogWatch;
@@ -193,8 +193,8 @@ describe('interaction deadlines', () => {
     expect(t.store.getRun(other.runId).status).toBe('waiting');
   });
 
-  it('many deadlines at once settle DEADLINES_PER_TX per write transaction, each exactly as alone', () => {
-    const n = DEADLINES_PER_TX * 2 + 5;
+  it('many deadlines at once settle DEADLINES_PER_CHUNK at a time, each exactly as alone', () => {
+    const n = DEADLINES_PER_CHUNK * 2 + 5;
     const asked = Array.from({ length: n }, (_, i) => {
       const claim = reserveAndClaim(t, i % 3 === 0 ? 600_000 : 1_000);
       const q = t.store.requestInteraction(claim, {
@@ -220,8 +220,12 @@ describe('interaction deadlines', () => {
     t.clock.advance(2_000);
     const probe = probeWriteLock(t.store.db);
     try {
-      expect(t.store.expireInteractionDeadlines(1_000, SWEEPER)).toBe(total);
-      expect(probe.take()).toHaveLength(Math.ceil(total / DEADLINES_PER_TX));
+      // A budget of 0: one chunk to a transaction, the most transactions a burst can take.
+      expect(t.store.expireInteractionDeadlines(1_000, SWEEPER, 0)).toBe(total);
+      expect(probe.take()).toHaveLength(Math.ceil(total / DEADLINES_PER_CHUNK));
+      // Nothing left: a second look writes nothing, whatever its budget.
+      expect(t.store.expireInteractionDeadlines(1_000, SWEEPER, Infinity)).toBe(0);
+      expect(probe.take()).toHaveLength(0);
     } finally {
       probe.restore();
     }
