@@ -75,7 +75,11 @@ export async function superviseCommand(
     leftBehind: [],
   };
   const [file] = command.argv;
-  if (!mayStart(session, file, outcome) || file === undefined) return outcome;
+  if (file === undefined) {
+    outcome.spawnError = Object.assign(new Error('empty command'), { code: 'ENOENT' });
+    return outcome;
+  }
+  if (!mayStart(session, outcome)) return outcome;
   // Listening before the spawn: a SIGTERM that came between the spawn and the listener would take the
   // default action, ending this process at once and leaving the command's background jobs behind.
   const relay = relaySignals();
@@ -135,12 +139,8 @@ interface Supervised {
   effectWatch: NodeJS.Timeout | null;
 }
 
-/** False (the outcome says why) when there is nothing to start, or a cancel or a takeover came since the claim. */
-function mayStart(session: RunSession, file: string | undefined, outcome: CommandOutcome): boolean {
-  if (file === undefined) {
-    outcome.spawnError = Object.assign(new Error('empty command'), { code: 'ENOENT' });
-    return false;
-  }
+/** False (the outcome says why) when a cancel was requested, or another owner took over, since the claim. */
+function mayStart(session: RunSession, outcome: CommandOutcome): boolean {
   session.heartbeat.beat();
   if (session.fenced || session.cancelRequested) {
     outcome.stopReason = session.fenced ? 'fenced' : 'cancelRequested';
