@@ -85,6 +85,9 @@ export function parseCommand<const O extends Options>(
   return parsed;
 }
 
+/** The flag values `parseCommand` gives for OPTIONS, for the functions a command's phases are split into. */
+export type ParsedValues<O extends Options> = NonNullable<ReturnType<typeof parseCommand<O>>>['values'];
+
 /**
  * Splits `[own args] -- CMD...` at the first "--": the command's own arguments, and CMD (null when there
  * is no "--"). Commands that run a CMD (exec, step, effect) parse only what comes before it.

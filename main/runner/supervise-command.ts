@@ -7,7 +7,7 @@
  * (docs/LIVENESS.md#orphans). A command attached to a terminal keeps the terminal's group (job control):
  * what it left behind is found by the run's environment marker instead (docs/LIVENESS.md#terminal-mode).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CommandSpec } from '../../shared/domain';
@@ -56,12 +56,15 @@ export interface SuperviseOptions {
   onSpawn?: (pid: number) => void;
 }
 
+/**
+ * Start → watch → wait → tear down, each a function below. The order between them is the point: the
+ * signal relay exists before the spawn, and every way out runs the teardown.
+ */
 export async function superviseCommand(
   session: RunSession,
   command: CommandSpec,
   options: SuperviseOptions,
 ): Promise<CommandOutcome> {
-  const [file] = command.argv;
   const outcome: CommandOutcome = {
     code: null,
     signal: null,
@@ -71,36 +74,28 @@ export async function superviseCommand(
     lastStderr: [],
     leftBehind: [],
   };
+  const [file] = command.argv;
   if (file === undefined) {
     outcome.spawnError = Object.assign(new Error('empty command'), { code: 'ENOENT' });
     return outcome;
   }
-  // A cancel requested (or a takeover) since the claim: the command never starts.
-  session.heartbeat.beat();
-  if (session.fenced || session.cancelRequested) {
-    outcome.stopReason = session.fenced ? 'fenced' : 'cancelRequested';
-    return outcome;
-  }
-  const [launchFile, ...launchArgs] = launchArgv(command.argv, command.cwd, options.env);
+  if (!mayStart(session, outcome)) return outcome;
   // Listening before the spawn: a SIGTERM that came between the spawn and the listener would take the
   // default action, ending this process at once and leaving the command's background jobs behind.
-  let onSignal: (signal: NodeJS.Signals) => void = () => {};
-  const relay = (signal: NodeJS.Signals): void => onSignal(signal);
-  process.on('SIGINT', relay);
-  process.on('SIGTERM', relay);
-  process.on('SIGHUP', relay);
-  const child = spawn(launchFile ?? file, launchArgs, {
-    cwd: command.cwd,
-    env: options.env,
-    stdio: options.output === undefined ? options.stdio : ['inherit', 'pipe', 'pipe'],
-    detached: options.ownGroup,
-  });
-  // Whatever way this process leaves (an uncaught error, process.exit), the group goes with it.
-  const onExit = (): void => {
-    if (child.pid === undefined) return;
-    if (options.ownGroup) signalTree(child.pid, 'SIGKILL', true);
-    else signalMarked(markedProcesses(session.runId) ?? [], 'SIGKILL');
+  const relay = relaySignals();
+  const child = spawnCommand(file, command, options);
+  const run: Supervised = {
+    session,
+    child,
+    outcome,
+    ownGroup: options.ownGroup,
+    graceMs: options.graceMs ?? 5000,
+    exited: false,
+    killTimer: null,
+    effectWatch: null,
   };
+  // Whatever way this process leaves (an uncaught error, process.exit), the group goes with it.
+  const onExit = (): void => killOnExit(run);
   process.once('exit', onExit);
   const tee =
     options.output === undefined
@@ -110,81 +105,148 @@ export async function superviseCommand(
           options.output,
           options.stdio === 'inherit' ? { stdout: process.stdout, stderr: process.stderr } : null,
         );
-  const graceMs = options.graceMs ?? 5000;
-  let killTimer: NodeJS.Timeout | null = null;
-  let effectWatch: NodeJS.Timeout | null = null;
-  let exited = false;
-
-  const stop = (reason: StopReason, signal: NodeJS.Signals = 'SIGTERM'): void => {
-    if (exited) return;
-    outcome.stopReason ??= reason;
-    if (child.pid !== undefined) signalTree(child.pid, signal, options.ownGroup);
-    killTimer ??= setTimeout(() => {
-      if (!exited && child.pid !== undefined) signalTree(child.pid, 'SIGKILL', options.ownGroup);
-    }, graceMs);
-  };
-
   const unsubscribe = session.on((event) => {
-    if (event.kind === 'fenced') stop('fenced');
-    else if (event.kind === 'cancelRequested') stop('cancelRequested');
-    else if (event.kind === 'pauseRequested') stop('pauseRequested');
+    if (event.kind === 'fenced') stop(run, 'fenced');
+    else if (event.kind === 'cancelRequested') stop(run, 'cancelRequested');
+    else if (event.kind === 'pauseRequested') stop(run, 'pauseRequested');
   });
-  onSignal = (signal: NodeJS.Signals): void => {
-    if (outcome.interruptSignal !== null && child.pid !== undefined) {
-      // Second interrupt: no more grace.
-      signalTree(child.pid, 'SIGKILL', options.ownGroup);
-      return;
-    }
-    outcome.interruptSignal = signal;
-    stop('interrupted', signal);
-  };
-
+  relay.handle((signal) => forwardInterrupt(run, signal));
   try {
-    await new Promise<void>((resolve) => {
-      child.once('error', (error: NodeJS.ErrnoException) => {
-        outcome.spawnError = error;
-        resolve();
-      });
-      child.once('spawn', () => {
-        if (child.pid !== undefined) {
-          recordCommand(session, child.pid, options.ownGroup);
-          options.onSpawn?.(child.pid);
-        }
-        session.startHeartbeat();
-        effectWatch = watchEffects(session);
-        // A request may already be waiting on the lease: act on it right away.
-        session.heartbeat.beat();
-      });
-      child.once('exit', (code, signal) => {
-        exited = true;
-        outcome.code = code;
-        outcome.signal = signal;
-        resolve();
-      });
-    });
+    await untilExit(run, options.onSpawn);
     if (tee !== null) {
       await tee.drained(DRAIN_MS);
       outcome.lastStderr = tee.recentStderr();
     }
   } finally {
-    if (effectWatch !== null) clearInterval(effectWatch);
-    if (killTimer !== null) clearTimeout(killTimer);
-    // The leader is gone; anything it left running in its group (a background job) goes too.
-    if (options.ownGroup && child.pid !== undefined && outcome.spawnError === null) {
-      await tearDownGroup(child.pid, graceMs);
-    }
-    // Sharing the terminal's group, a background job it left is found by the run's marker instead.
-    if (!options.ownGroup && outcome.spawnError === null) {
-      outcome.leftBehind = await tearDownMarked(session.runId, graceMs);
-    }
+    await tearDown(run);
     process.off('exit', onExit);
-    process.off('SIGINT', relay);
-    process.off('SIGTERM', relay);
-    process.off('SIGHUP', relay);
+    relay.stop();
     unsubscribe();
     session.stopHeartbeat();
   }
   return outcome;
+}
+
+/** One supervised command and the timers its stop and its effect watch left running. */
+interface Supervised {
+  readonly session: RunSession;
+  readonly child: ChildProcess;
+  readonly outcome: CommandOutcome;
+  readonly ownGroup: boolean;
+  readonly graceMs: number;
+  exited: boolean;
+  killTimer: NodeJS.Timeout | null;
+  effectWatch: NodeJS.Timeout | null;
+}
+
+/** False (the outcome says why) when a cancel was requested, or another owner took over, since the claim. */
+function mayStart(session: RunSession, outcome: CommandOutcome): boolean {
+  session.heartbeat.beat();
+  if (session.fenced || session.cancelRequested) {
+    outcome.stopReason = session.fenced ? 'fenced' : 'cancelRequested';
+    return false;
+  }
+  return true;
+}
+
+/** SIGINT, SIGTERM and SIGHUP held from now on, passed to the handler set once the child exists. */
+function relaySignals(): { handle(handler: (signal: NodeJS.Signals) => void): void; stop(): void } {
+  let onSignal: (signal: NodeJS.Signals) => void = () => {};
+  const relay = (signal: NodeJS.Signals): void => onSignal(signal);
+  process.on('SIGINT', relay);
+  process.on('SIGTERM', relay);
+  process.on('SIGHUP', relay);
+  return {
+    handle(handler) {
+      onSignal = handler;
+    },
+    stop() {
+      process.off('SIGINT', relay);
+      process.off('SIGTERM', relay);
+      process.off('SIGHUP', relay);
+    },
+  };
+}
+
+function spawnCommand(file: string, command: CommandSpec, options: SuperviseOptions): ChildProcess {
+  const [launchFile, ...launchArgs] = launchArgv(command.argv, command.cwd, options.env);
+  return spawn(launchFile ?? file, launchArgs, {
+    cwd: command.cwd,
+    env: options.env,
+    stdio: options.output === undefined ? options.stdio : ['inherit', 'pipe', 'pipe'],
+    detached: options.ownGroup,
+  });
+}
+
+function killOnExit(run: Supervised): void {
+  const pid = run.child.pid;
+  if (pid === undefined) return;
+  if (run.ownGroup) signalTree(pid, 'SIGKILL', true);
+  else signalMarked(markedProcesses(run.session.runId) ?? [], 'SIGKILL');
+}
+
+/** The stop signal to the command (SIGTERM unless given), then SIGKILL once the grace has passed. */
+function stop(run: Supervised, reason: StopReason, signal: NodeJS.Signals = 'SIGTERM'): void {
+  if (run.exited) return;
+  run.outcome.stopReason ??= reason;
+  const { child, ownGroup } = run;
+  if (child.pid !== undefined) signalTree(child.pid, signal, ownGroup);
+  run.killTimer ??= setTimeout(() => {
+    if (!run.exited && child.pid !== undefined) signalTree(child.pid, 'SIGKILL', ownGroup);
+  }, run.graceMs);
+}
+
+/** A signal this process received: forwarded to the command; a second one kills it outright. */
+function forwardInterrupt(run: Supervised, signal: NodeJS.Signals): void {
+  if (run.outcome.interruptSignal !== null && run.child.pid !== undefined) {
+    // Second interrupt: no more grace.
+    signalTree(run.child.pid, 'SIGKILL', run.ownGroup);
+    return;
+  }
+  run.outcome.interruptSignal = signal;
+  stop(run, 'interrupted', signal);
+}
+
+/** Until the command exits (or fails to start); once started, it is recorded and heartbeats begin. */
+function untilExit(run: Supervised, onSpawn: SuperviseOptions['onSpawn']): Promise<void> {
+  const { child, session, outcome } = run;
+  return new Promise<void>((resolve) => {
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      outcome.spawnError = error;
+      resolve();
+    });
+    child.once('spawn', () => {
+      if (child.pid !== undefined) {
+        recordCommand(session, child.pid, run.ownGroup);
+        onSpawn?.(child.pid);
+      }
+      session.startHeartbeat();
+      run.effectWatch = watchEffects(session);
+      // A request may already be waiting on the lease: act on it right away.
+      session.heartbeat.beat();
+    });
+    child.once('exit', (code, signal) => {
+      run.exited = true;
+      outcome.code = code;
+      outcome.signal = signal;
+      resolve();
+    });
+  });
+}
+
+/** Timers cleared, and whatever the command left running stopped: its group, or the run's marked processes. */
+async function tearDown(run: Supervised): Promise<void> {
+  const { child, outcome } = run;
+  if (run.effectWatch !== null) clearInterval(run.effectWatch);
+  if (run.killTimer !== null) clearTimeout(run.killTimer);
+  // The leader is gone; anything it left running in its group (a background job) goes too.
+  if (run.ownGroup && child.pid !== undefined && outcome.spawnError === null) {
+    await tearDownGroup(child.pid, run.graceMs);
+  }
+  // Sharing the terminal's group, a background job it left is found by the run's marker instead.
+  if (!run.ownGroup && outcome.spawnError === null) {
+    outcome.leftBehind = await tearDownMarked(run.session.runId, run.graceMs);
+  }
 }
 
 /** Records the command on the run (best effort: a failure here must not stop the run; the lease still covers it). */

@@ -37,7 +37,34 @@ export function defaultUiDir(): string {
   return candidates.find((dir) => existsSync(`${dir}index.html`)) ?? (candidates[0] as string);
 }
 
+/** What `serve` was asked for, once its flags are read and checked. */
+interface ServeRequest {
+  port: number;
+  uiDir: string;
+  storePath: string;
+  json: boolean;
+}
+
+/** Parse → open the host → listen → announce → run until stopped; each phase a function below. */
 export async function runServeCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const request = parseServeArgs(argv, env);
+  if (typeof request === 'number') return request;
+  let server: ServeHandle | null = null;
+  const host = openServeHost(request.storePath, (event, payload) => server?.push(event, payload));
+  if (typeof host === 'number') return host;
+  const token = randomBytes(32).toString('hex');
+  server = await listen(request, host, token);
+  if (server === null) return 1;
+  host.start();
+  announce(request, server, token);
+  await untilStopped();
+  host.dispose();
+  await server.close();
+  return 0;
+}
+
+/** The flags, checked; an exit code when there is nothing to serve (help, or a usage error). */
+function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeRequest | number {
   let values;
   try {
     values = parseArgs({
@@ -74,13 +101,13 @@ export async function runServeCommand(argv: string[], env: NodeJS.ProcessEnv = p
     );
   }
   const storePath = resolveStorePath({ flag: values.store, env });
-  const token = randomBytes(32).toString('hex');
+  return { port, uiDir, storePath, json: values.json === true };
+}
 
-  let server: ServeHandle | null = null;
-  const push: PushSink = (event, payload) => server?.push(event, payload);
-  let host: AppHost;
+/** The app's handlers over the store; an exit code when the store cannot be opened (5 locked or busy). */
+function openServeHost(storePath: string, push: PushSink): AppHost | number {
   try {
-    host = createAppHost({
+    return createAppHost({
       storePath,
       surface: 'browser',
       actorId: safeUserName(),
@@ -94,45 +121,49 @@ export async function runServeCommand(argv: string[], env: NodeJS.ProcessEnv = p
     }
     throw error;
   }
+}
 
+/** Listens on loopback; null (the host disposed, the reason said) when the port cannot be had. */
+async function listen(request: ServeRequest, host: AppHost, token: string): Promise<ServeHandle | null> {
   try {
-    server = await startHttpServer({
+    return await startHttpServer({
       token,
-      port,
-      uiDir,
+      port: request.port,
+      uiDir: request.uiDir,
       dispatch: (channel, input) => host.dispatch(channel as never, input),
       onSignIn: (next) => {
         // A person at the terminal may open another browser; a --json reader asks the API for a URL.
-        if (!values.json) process.stdout.write(`A browser signed in. To sign in another, open ${next}\n`);
+        if (!request.json) process.stdout.write(`A browser signed in. To sign in another, open ${next}\n`);
       },
     });
   } catch (error) {
     host.dispose();
     process.stderr.write(
-      `runwarden serve: cannot listen on 127.0.0.1:${port}: ${(error as Error).message}\n`,
+      `runwarden serve: cannot listen on 127.0.0.1:${request.port}: ${(error as Error).message}\n`,
     );
-    return 1;
+    return null;
   }
-  host.start();
-  if (values.json) {
+}
+
+/** The sign-in URL for a person, or one JSON line for a program. */
+function announce(request: ServeRequest, server: ServeHandle, token: string): void {
+  if (request.json) {
     process.stdout.write(
-      `${JSON.stringify({ url: server.url, port: server.port, token, store: storePath })}\n`,
+      `${JSON.stringify({ url: server.url, port: server.port, token, store: request.storePath })}\n`,
     );
   } else {
     process.stdout.write(
-      `Runwarden is serving ${server.url}\n(the URL signs one browser in, once)\nStore: ${storePath}\nStop with Ctrl-C.\n`,
+      `Runwarden is serving ${server.url}\n(the URL signs one browser in, once)\nStore: ${request.storePath}\nStop with Ctrl-C.\n`,
     );
   }
+}
 
-  const running = server;
-  await new Promise<void>((resolve) => {
+function untilStopped(): Promise<void> {
+  return new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-  host.dispose();
-  await running.close();
-  return 0;
 }
 
 function safeUserName(): string {

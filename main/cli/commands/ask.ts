@@ -1,9 +1,20 @@
 /** `runwarden ask`: from inside a run, ask a person and block until answered, expired or cancelled. */
 import { isDeclaredChoice } from '../../../shared/answer-rules';
-import type { FieldType, InteractionField } from '../../../shared/domain';
-import { waitForInteraction } from '../../runner/ask';
+import type { Actor, FieldType, InteractionField } from '../../../shared/domain';
+import { waitForInteraction, type AskInput, type AskOutcome } from '../../runner/ask';
+import type { EnclosingClaim } from '../../runner/runner-env';
+import type { RunStore } from '../../store';
 import { runnerActor } from '../../runner/owner-info';
-import { COMMON_HELP, COMMON_OPTIONS, parseCommand, printResult, UsageError, type Command } from '../command';
+import {
+  COMMON_HELP,
+  COMMON_OPTIONS,
+  parseCommand,
+  printResult,
+  UsageError,
+  type CliContext,
+  type Command,
+  type ParsedValues,
+} from '../command';
 import { openCliStore } from '../open-cli-store';
 import { requireEnclosingRun } from '../enclosing-run';
 import { EXIT } from '../exit-codes';
@@ -64,161 +75,197 @@ answer it any more); 2 not inside a run or bad options.`,
     const parsed = parseCommand(ctx, this, argv, OPTIONS, { allowPositionals: false });
     if (parsed === null) return EXIT.ok;
     const { values } = parsed;
-    const title = values.title;
-    if (title === undefined || title.trim() === '') throw new UsageError('--title is required');
-    checkText(title, '--title', 'title');
-    if (values.prompt !== undefined) checkText(values.prompt, '--prompt', 'prompt', true);
-    for (const choice of values.choice ?? []) checkText(choice, '--choice', 'title');
-    if (values.default !== undefined) checkText(values.default, '--default', 'payload', true);
-    const choices = values.choice ?? [];
-    const fields = (values.field ?? []).map(parseField);
-    if (choices.length > 0 && fields.length > 0)
-      throw new UsageError('use either --choice or --field, not both');
-    if (choices.length === 0 && fields.length === 0) {
-      throw new UsageError('give the allowed answers with --choice V (repeat it), or --field NAME for input');
-    }
-    let deadlineAt: number | null = null;
-    if (values.timeout !== undefined) {
-      const ms = parseDuration(values.timeout);
-      if (ms === null || ms > RANGES.timeoutMs.max)
-        throw new UsageError(
-          `--timeout must be a duration like 30s, 10m or 2h, at most 30d, got "${values.timeout.slice(0, 40)}"`,
-        );
-      deadlineAt = ctx.now() + ms;
-    }
-    let defaultResponse: unknown = null;
-    const hasDefault = values.default !== undefined;
-    if (values.default !== undefined) {
-      if (choices.length > 0) {
-        if (!isDeclaredChoice(choices, values.default)) {
-          throw new UsageError(`--default must be one of the choices (${choices.join(', ')})`);
-        }
-        defaultResponse = values.default;
-      } else {
-        try {
-          defaultResponse = JSON.parse(values.default);
-        } catch {
-          throw new UsageError('--default must be a JSON object when asking for fields');
-        }
-      }
-    }
+    const question = parseQuestion(values, ctx.now());
     const claim = requireEnclosingRun(ctx, 'ask');
     const pollMs = parseIntegerFlag(values['poll-ms'], 'poll-ms', RANGES.pollMs) ?? 250;
     const store = openCliStore(ctx, values.store, { read: true, runner: true });
     const actor = runnerActor({ ownerId: `ask:${process.pid}` }, 'cli');
     const interaction = store.requestInteraction(claim, {
-      kind: choices.length > 0 ? 'decision' : 'input',
-      title,
-      prompt: values.prompt ?? '',
-      choices: choices.length > 0 ? choices : undefined,
-      fields: fields.length > 0 ? fields : undefined,
-      defaultResponse,
-      hasDefault,
-      deadlineAt,
+      ...question,
       // This process waits for the answer: once it is interrupted or gone, nobody does
       // (docs/LIVENESS.md#questions-and-their-askers).
       asker: thisProcessAsAsker(),
     });
-
-    const controller = new AbortController();
-    let interruptedBy: NodeJS.Signals | null = null;
-    const onSignal = (signal: NodeJS.Signals): void => {
-      interruptedBy = signal;
-      controller.abort();
-    };
-    for (const signal of INTERRUPTS) process.once(signal, onSignal);
-    // An open database file that was deleted (or renamed over) still reads, so polling alone would wait
-    // forever on a question no person can see any more.
-    let storeGone = false;
-    const stopWatching = watchStoreFile(store.path, () => {
-      storeGone = true;
-      controller.abort();
-    });
-    let outcome;
-    try {
-      outcome = await waitForInteraction(store, claim, interaction.id, {
-        pollMs,
-        signal: controller.signal,
-        actor,
-      });
-    } finally {
-      stopWatching();
-      for (const signal of INTERRUPTS) process.off(signal, onSignal);
-    }
-    if (storeGone) {
+    const asked: Asked = { store, claim, actor, interactionId: interaction.id, title: question.title };
+    const wait = await awaitAnswer(asked, pollMs);
+    if (wait.storeGone) {
       ctx.stderr.write(
-        `runwarden: the store ${sanitizeLine(store.path)} was removed or replaced while "${sanitizeLine(title)}" waited for an answer; stop now\n`,
+        `runwarden: the store ${sanitizeLine(store.path)} was removed or replaced while "${sanitizeLine(question.title)}" waited for an answer; stop now\n`,
       );
       return EXIT.failure;
     }
-    if (interruptedBy !== null) {
-      // Withdrawn before exiting, so no person answers a question nobody reads any more.
-      let withdrawn = false;
-      try {
-        withdrawn = store.withdrawInteraction(interaction.id, 'asker_interrupted', actor);
-      } catch (error) {
-        ctx.stderr.write(
-          `runwarden: could not withdraw the question "${sanitizeLine(title)}": ${sanitizeLine(errorMessage(error))}\n`,
-        );
+    if (wait.interruptedBy !== null) return reportInterrupted(ctx, asked, wait.interruptedBy);
+    return reportOutcome(ctx, asked, wait.outcome);
+  },
+};
+
+type AskOptions = ParsedValues<typeof OPTIONS>;
+
+/** The question as the store takes it, from the flags: checked in full before anything is written. */
+function parseQuestion(values: AskOptions, now: number): AskInput {
+  const title = values.title;
+  if (title === undefined || title.trim() === '') throw new UsageError('--title is required');
+  checkText(title, '--title', 'title');
+  if (values.prompt !== undefined) checkText(values.prompt, '--prompt', 'prompt', true);
+  for (const choice of values.choice ?? []) checkText(choice, '--choice', 'title');
+  if (values.default !== undefined) checkText(values.default, '--default', 'payload', true);
+  const choices = values.choice ?? [];
+  const fields = (values.field ?? []).map(parseField);
+  if (choices.length > 0 && fields.length > 0)
+    throw new UsageError('use either --choice or --field, not both');
+  if (choices.length === 0 && fields.length === 0) {
+    throw new UsageError('give the allowed answers with --choice V (repeat it), or --field NAME for input');
+  }
+  const deadlineAt = parseDeadline(values.timeout, now);
+  return {
+    kind: choices.length > 0 ? 'decision' : 'input',
+    title,
+    prompt: values.prompt ?? '',
+    choices: choices.length > 0 ? choices : undefined,
+    fields: fields.length > 0 ? fields : undefined,
+    defaultResponse: parseDefault(values.default, choices),
+    hasDefault: values.default !== undefined,
+    deadlineAt,
+  };
+}
+
+function parseDeadline(timeout: string | undefined, now: number): number | null {
+  if (timeout === undefined) return null;
+  const ms = parseDuration(timeout);
+  if (ms === null || ms > RANGES.timeoutMs.max)
+    throw new UsageError(
+      `--timeout must be a duration like 30s, 10m or 2h, at most 30d, got "${timeout.slice(0, 40)}"`,
+    );
+  return now + ms;
+}
+
+/** --default: one of the choices for a decision, a JSON object for fields. */
+function parseDefault(text: string | undefined, choices: readonly string[]): unknown {
+  if (text === undefined) return null;
+  if (choices.length > 0) {
+    if (!isDeclaredChoice(choices, text)) {
+      throw new UsageError(`--default must be one of the choices (${choices.join(', ')})`);
+    }
+    return text;
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new UsageError('--default must be a JSON object when asking for fields');
+  }
+}
+
+/** The question once asked: what reporting its outcome needs. */
+interface Asked {
+  store: RunStore;
+  claim: EnclosingClaim;
+  actor: Actor;
+  interactionId: string;
+  title: string;
+}
+
+interface Wait {
+  outcome: AskOutcome;
+  interruptedBy: NodeJS.Signals | null;
+  storeGone: boolean;
+}
+
+/** Waits for the answer until an interrupt (INTERRUPTS) or the store file going away stops the wait. */
+async function awaitAnswer(asked: Asked, pollMs: number): Promise<Wait> {
+  const controller = new AbortController();
+  let interruptedBy: NodeJS.Signals | null = null;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    interruptedBy = signal;
+    controller.abort();
+  };
+  for (const signal of INTERRUPTS) process.once(signal, onSignal);
+  // An open database file that was deleted (or renamed over) still reads, so polling alone would wait
+  // forever on a question no person can see any more.
+  let storeGone = false;
+  const stopWatching = watchStoreFile(asked.store.path, () => {
+    storeGone = true;
+    controller.abort();
+  });
+  try {
+    const outcome = await waitForInteraction(asked.store, asked.claim, asked.interactionId, {
+      pollMs,
+      signal: controller.signal,
+      actor: asked.actor,
+    });
+    return { outcome, interruptedBy, storeGone };
+  } finally {
+    stopWatching();
+    for (const signal of INTERRUPTS) process.off(signal, onSignal);
+  }
+}
+
+/** Interrupted: the question is withdrawn before exiting, so no person answers one nobody reads any more. */
+function reportInterrupted(ctx: CliContext, asked: Asked, interruptedBy: NodeJS.Signals): number {
+  const title = asked.title;
+  let withdrawn = false;
+  try {
+    withdrawn = asked.store.withdrawInteraction(asked.interactionId, 'asker_interrupted', asked.actor);
+  } catch (error) {
+    ctx.stderr.write(
+      `runwarden: could not withdraw the question "${sanitizeLine(title)}": ${sanitizeLine(errorMessage(error))}\n`,
+    );
+  }
+  if (ctx.json) {
+    printResult(
+      ctx,
+      { status: 'cancelled', interactionId: asked.interactionId, reason: 'interrupted', withdrawn },
+      () => '',
+    );
+  } else {
+    ctx.stderr.write(
+      `runwarden: the question "${sanitizeLine(title)}" was not answered: ask was interrupted (${interruptedBy})${withdrawn ? '; it was withdrawn, nobody is waiting for its answer' : ''}\n`,
+    );
+  }
+  return EXIT.cancelled;
+}
+
+/** The answer on stdout, or why there is none on stderr; the exit code the help lists. */
+function reportOutcome(ctx: CliContext, asked: Asked, outcome: AskOutcome): number {
+  const { title, interactionId } = asked;
+  switch (outcome.status) {
+    case 'answered': {
+      const response = outcome.response;
+      if (!ctx.json) {
+        // The answer is data for $(runwarden ask ...): exact into a pipe, sanitized on a terminal.
+        const text = typeof response === 'string' ? response : JSON.stringify(response);
+        (ctx.rawStdout.isTTY === true ? ctx.stdout : ctx.rawStdout).write(`${text}\n`);
+        return EXIT.ok;
       }
+      printResult(
+        ctx,
+        {
+          status: 'answered',
+          interactionId,
+          response,
+          provenance: outcome.interaction.provenance,
+        },
+        () => (typeof response === 'string' ? response : JSON.stringify(response)),
+      );
+      return EXIT.ok;
+    }
+    case 'expired':
+      if (ctx.json) printResult(ctx, { status: 'expired', interactionId, response: null }, () => '');
+      else ctx.stderr.write(`runwarden: the question "${sanitizeLine(title)}" expired without an answer\n`);
+      return EXIT.expired;
+    case 'cancelled':
       if (ctx.json) {
-        printResult(
-          ctx,
-          { status: 'cancelled', interactionId: interaction.id, reason: 'interrupted', withdrawn },
-          () => '',
-        );
+        printResult(ctx, { status: 'cancelled', interactionId, reason: outcome.reason }, () => '');
       } else {
         ctx.stderr.write(
-          `runwarden: the question "${sanitizeLine(title)}" was not answered: ask was interrupted (${interruptedBy})${withdrawn ? '; it was withdrawn, nobody is waiting for its answer' : ''}\n`,
+          `runwarden: the question "${sanitizeLine(title)}" was not answered: ${sanitizeLine(outcome.reason)}\n`,
         );
       }
       return EXIT.cancelled;
-    }
-    switch (outcome.status) {
-      case 'answered': {
-        const response = outcome.response;
-        if (!ctx.json) {
-          // The answer is data for $(runwarden ask ...): exact into a pipe, sanitized on a terminal.
-          const text = typeof response === 'string' ? response : JSON.stringify(response);
-          (ctx.rawStdout.isTTY === true ? ctx.stdout : ctx.rawStdout).write(`${text}\n`);
-          return EXIT.ok;
-        }
-        printResult(
-          ctx,
-          {
-            status: 'answered',
-            interactionId: interaction.id,
-            response,
-            provenance: outcome.interaction.provenance,
-          },
-          () => (typeof response === 'string' ? response : JSON.stringify(response)),
-        );
-        return EXIT.ok;
-      }
-      case 'expired':
-        if (ctx.json)
-          printResult(ctx, { status: 'expired', interactionId: interaction.id, response: null }, () => '');
-        else ctx.stderr.write(`runwarden: the question "${sanitizeLine(title)}" expired without an answer\n`);
-        return EXIT.expired;
-      case 'cancelled':
-        if (ctx.json) {
-          printResult(
-            ctx,
-            { status: 'cancelled', interactionId: interaction.id, reason: outcome.reason },
-            () => '',
-          );
-        } else {
-          ctx.stderr.write(
-            `runwarden: the question "${sanitizeLine(title)}" was not answered: ${sanitizeLine(outcome.reason)}\n`,
-          );
-        }
-        return EXIT.cancelled;
-      case 'fenced':
-        ctx.stderr.write(`runwarden: run ${claim.runId} lost its lease while waiting; stop now\n`);
-        return EXIT.lostLease;
-    }
-  },
-};
+    case 'fenced':
+      ctx.stderr.write(`runwarden: run ${asked.claim.runId} lost its lease while waiting; stop now\n`);
+      return EXIT.lostLease;
+  }
+}
 
 function parseField(spec: string): InteractionField {
   const [name = '', type = 'string', ...rest] = spec.split(':');

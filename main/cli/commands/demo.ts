@@ -118,9 +118,9 @@ ${COMMON_HELP}`,
       pidFile: null,
       liveMinutes: values['no-live'] === true ? 0 : liveMinutes,
     };
-    const seed = new DemoSeeder(store, projects, result, humanActor());
+    const seed = new DemoSeeder(store, projects, result, humanActor(), at);
 
-    seed.scenarios(at, values['no-live'] === true);
+    seed.scenarios(values['no-live'] === true);
     if (values['no-live'] !== true) {
       await startLiveRunners(ctx, storePath, projects, liveMinutes, result);
       result.pidFile = join(dir, 'demo-runners.pids');
@@ -140,6 +140,8 @@ class DemoSeeder {
     readonly projects: Record<ProjectName, string>,
     readonly result: DemoResult,
     readonly person: Actor,
+    /** Runs `fn` with the store's clock set `agoMs` in the past. */
+    readonly at: <T>(agoMs: number, fn: () => T) => T,
   ) {
     // A simulated runner on a host the sweeper cannot probe, so its lease only ends by expiring.
     this.simulatedOwner = { ...runnerOwner('demo'), hostname: `${hostname()}-simulated` };
@@ -176,10 +178,31 @@ class DemoSeeder {
     }
   }
 
-  scenarios(at: <T>(agoMs: number, fn: () => T) => T, noLive: boolean): void {
-    const { store, person } = this;
+  /** Every scenario in turn; the order is the order of the runs in the result. */
+  scenarios(noLive: boolean): void {
+    this.completedRuns();
+    const failed = this.failedRun();
+    this.timedOutRun();
+    this.cancelledRun();
+    this.staleRuns();
+    this.orphanedRun();
+    this.parkedRuns();
+    this.ambiguousRun();
+    this.pausedRun();
+    this.queuedRuns(failed);
+    this.unattendedQuestion();
+    this.waitingRun();
+    if (noLive) this.simulatedLiveRuns();
+    this.store.notify(
+      null,
+      { level: 'info', title: 'Runwarden demo loaded', body: 'Every run state is on screen.' },
+      this.person,
+    );
+  }
 
-    // Completed, hours ago, with an applied effect and a success notification.
+  // Completed, hours ago, with an applied effect and a success notification.
+  private completedRuns(): void {
+    const { store, at } = this;
     at(6 * HOUR, () => {
       const run = this.reserve('acme-api', 'release', 'Release v2.3.0', 'completed', { version: '2.3.0' });
       const claim = this.claim(run.id, 5 * MINUTE);
@@ -207,9 +230,12 @@ class DemoSeeder {
       this.steps(claim, ['extract', 'transform', 'load']);
       store.completeRun(claim, { rows: 1_284_211 });
     });
+  }
 
-    // Failed, with a failed attempt and a failure notification; then a retry that waits in the queue.
-    const failed = at(2 * HOUR, () => {
+  // Failed, with a failed attempt and a failure notification; then a retry that waits in the queue.
+  private failedRun(): ReturnType<RunStore['reserveRun']> {
+    const { store, at } = this;
+    return at(2 * HOUR, () => {
       const run = this.reserve('mobile-app', 'ci', 'Build iOS 5.12 (beta)', 'failed');
       const claim = this.claim(run.id, 5 * MINUTE);
       this.steps(claim, ['install']);
@@ -225,8 +251,11 @@ class DemoSeeder {
       );
       return run;
     });
+  }
 
-    // Timed out.
+  // Timed out.
+  private timedOutRun(): void {
+    const { store, at } = this;
     at(90 * MINUTE, () => {
       const run = this.reserve('infra', 'terraform', 'Plan staging network changes', 'timed_out');
       const claim = this.claim(run.id, 5 * MINUTE);
@@ -236,8 +265,11 @@ class DemoSeeder {
       store.finishAttempt(claim, attempt.id, 'timed_out', 'terraform plan took longer than 10 minutes');
       store.timeOutRun(claim);
     });
+  }
 
-    // Cancelled: its runner died, a person cancelled the stale run (the real cascade).
+  // Cancelled: its runner died, a person cancelled the stale run (the real cascade).
+  private cancelledRun(): void {
+    const { store, person, at } = this;
     at(70 * MINUTE, () => {
       const run = this.reserve('billing-service', 'invoices', 'Send November invoices (EU)', 'cancelled');
       const claim = this.claim(run.id, MINUTE);
@@ -252,9 +284,12 @@ class DemoSeeder {
         }),
       );
     }
+  }
 
-    // Stale: the runner stopped heartbeating mid-step with an effect in flight (cancelling it makes
-    // that effect ambiguous). A second stale run in another project.
+  // Stale: the runner stopped heartbeating mid-step with an effect in flight (cancelling it makes
+  // that effect ambiguous). A second stale run in another project.
+  private staleRuns(): void {
+    const { store, at } = this;
     at(25 * MINUTE, () => {
       const run = this.reserve('billing-service', 'payouts', 'Pay out partners (week 48)', 'stale');
       const claim = this.claim(run.id, 2 * MINUTE);
@@ -273,9 +308,12 @@ class DemoSeeder {
       const claim = this.claim(run.id, MINUTE);
       store.startAttempt(claim, 'snapshot-orders-db');
     });
+  }
 
-    // Orphaned: its runner died but a process of its command kept running (docs/LIVENESS.md#orphans),
-    // as a sweeper on the runner's machine found it. Only "Stop the command" is offered.
+  // Orphaned: its runner died but a process of its command kept running (docs/LIVENESS.md#orphans),
+  // as a sweeper on the runner's machine found it. Only "Stop the command" is offered.
+  private orphanedRun(): void {
+    const { store, at } = this;
     at(8 * MINUTE, () => {
       const run = this.reserve('data-pipeline', 'backfill', 'Backfill events for October', 'orphaned');
       const claim = this.claim(run.id, 2 * MINUTE);
@@ -283,8 +321,11 @@ class DemoSeeder {
       store.recordCommand(claim, { pid: 48213, pgid: 48213, startId: null });
       store.markOrphaned(run.id, claim.generation, { type: 'host', id: 'sweeper', surface: 'sweeper' });
     });
+  }
 
-    // Parked: the workflow source changed since the run started (resume needs --anyway).
+  // Parked: the workflow source changed since the run started (resume needs --anyway).
+  private parkedRuns(): void {
+    const { store, at } = this;
     at(50 * MINUTE, () => {
       const run = this.reserve('acme-api', 'migrate', 'Migrate users table to v7 schema', 'parked');
       const claim = this.claim(run.id, 5 * MINUTE);
@@ -302,7 +343,11 @@ class DemoSeeder {
       this.steps(claim, ['scan']);
       store.park(claim, 'runnerExited', 'The runner exited with code 137 (out of memory) during "embed".');
     });
-    // Ambiguous: a side effect whose outcome is unknown; the run parked until a person resolves it.
+  }
+
+  // Ambiguous: a side effect whose outcome is unknown; the run parked until a person resolves it.
+  private ambiguousRun(): void {
+    const { store, at } = this;
     at(20 * MINUTE, () => {
       const run = this.reserve('billing-service', 'refunds', 'Refund order #88121', 'ambiguous');
       const claim = this.claim(run.id, 5 * MINUTE);
@@ -322,8 +367,11 @@ class DemoSeeder {
         this.runnerActor,
       );
     });
+  }
 
-    // Paused by a person.
+  // Paused by a person.
+  private pausedRun(): void {
+    const { store, person, at } = this;
     at(15 * MINUTE, () => {
       const run = this.reserve('infra', 'rotate-certs', 'Rotate TLS certificates', 'paused');
       store.pauseRun(run.id, {
@@ -332,8 +380,11 @@ class DemoSeeder {
         actor: person,
       });
     });
+  }
 
-    // Queued: one fresh, one nobody picked up for a while (needs you), and the retry of the failed build.
+  // Queued: one fresh, one nobody picked up for a while (needs you), and the retry of the failed build.
+  private queuedRuns(failed: { id: string }): void {
+    const { store, person, at } = this;
     at(10 * MINUTE, () =>
       this.reserve('data-pipeline', 'export', 'Export weekly metrics to the warehouse', 'queued'),
     );
@@ -346,8 +397,11 @@ class DemoSeeder {
       project: 'mobile-app',
       live: false,
     });
+  }
 
-    // Needs an answer (no runner attached: it parked and exited while asking). The live question is started below.
+  // Needs an answer (no runner attached: it parked and exited while asking). The live question is started below.
+  private unattendedQuestion(): void {
+    const { store, at } = this;
     at(5 * MINUTE, () => {
       const run = this.reserve('infra', 'dns', 'Move docs.example.com to the new CDN', 'needs-answer');
       const claim = this.claim(run.id, 5 * MINUTE);
@@ -366,8 +420,11 @@ class DemoSeeder {
       // A runner that asks and then exits parks the run; the question stays open.
       store.park(claim, 'runnerExited', 'The runner exited after asking; resume the run once answered.');
     });
+  }
 
-    // Waiting: a person answered, and the runner (busy elsewhere) has not read the answer yet.
+  // Waiting: a person answered, and the runner (busy elsewhere) has not read the answer yet.
+  private waitingRun(): void {
+    const { store, person, at } = this;
     at(2 * MINUTE, () => {
       const run = this.reserve('acme-api', 'docs', 'Publish the docs site', 'waiting');
       const claim = this.claim(run.id, 6 * HOUR);
@@ -383,39 +440,44 @@ class DemoSeeder {
         actor: person,
       });
     });
+  }
 
-    if (noLive) {
-      // Simulated running runs: a long lease held by a runner on a host the sweeper cannot probe.
-      for (const [project, workflow, title] of [
-        ['acme-api', 'ci', 'Nightly integration tests'],
-        ['data-pipeline', 'backfill', 'Backfill events 2026-Q3'],
-      ] as const) {
-        at(3 * MINUTE, () => {
-          const run = this.reserve(project, workflow, title, 'running');
-          const claim = this.claim(run.id, 6 * HOUR);
-          this.steps(claim, ['prepare']);
-          store.startAttempt(claim, 'run');
-        });
-      }
-      at(MINUTE, () => {
-        const run = this.reserve('billing-service', 'deploy', 'Deploy billing v2.4.1', 'needs-answer');
+  private simulatedLiveRuns(): void {
+    const { store, at } = this;
+    // Simulated running runs: a long lease held by a runner on a host the sweeper cannot probe.
+    for (const [project, workflow, title] of [
+      ['acme-api', 'ci', 'Nightly integration tests'],
+      ['data-pipeline', 'backfill', 'Backfill events 2026-Q3'],
+    ] as const) {
+      at(3 * MINUTE, () => {
+        const run = this.reserve(project, workflow, title, 'running');
         const claim = this.claim(run.id, 6 * HOUR);
-        store.requestInteraction(claim, {
-          kind: 'decision',
-          title: 'Deploy to production?',
-          choices: ['yes', 'no'],
-        });
+        this.steps(claim, ['prepare']);
+        store.startAttempt(claim, 'run');
       });
     }
-
-    store.notify(
-      null,
-      { level: 'info', title: 'Runwarden demo loaded', body: 'Every run state is on screen.' },
-      person,
-    );
+    at(MINUTE, () => {
+      const run = this.reserve('billing-service', 'deploy', 'Deploy billing v2.4.1', 'needs-answer');
+      const claim = this.claim(run.id, 6 * HOUR);
+      store.requestInteraction(claim, {
+        kind: 'decision',
+        title: 'Deploy to production?',
+        choices: ['yes', 'no'],
+      });
+    });
   }
 }
 
+/** A background `runwarden exec` the demo starts, and the display status its run should reach. */
+interface LiveRunner {
+  project: ProjectName;
+  workflow: string;
+  title: string;
+  expected: DisplayStatus;
+  argv: string[];
+}
+
+/** Starts the live runners, then waits until each one's run shows the status it should. */
 async function startLiveRunners(
   ctx: CliContext,
   storePath: string,
@@ -423,20 +485,26 @@ async function startLiveRunners(
   liveMinutes: number,
   result: DemoResult,
 ): Promise<void> {
-  // Neither the runners nor their commands may assume a Node: in an installed app this process is the app's
-  // own executable in Node mode, and starting it again without that mode opens the app
-  // (docs/DESKTOP-CHECKLIST.md#the-runwarden-command). A Node script (a checkout's bin/runwarden.js) runs
-  // under this Node; the installed app's launcher, which the CLI names as its own path, runs by itself. The
-  // long-running commands are a shell's sleep, as the question runner's shell already is.
-  const [cli, ...cliArgs] = /\.[cm]?js$/.test(ctx.binPath) ? [process.execPath, ctx.binPath] : [ctx.binPath];
+  for (const runner of liveRunners(liveMinutes)) {
+    const key = `demo-live-${process.pid}-${runner.workflow}-${Date.now()}`;
+    const pid = spawnLiveRunner(ctx, storePath, projects[runner.project], runner, key);
+    if (pid !== undefined) result.runnerPids.push(pid);
+    result.runs.push({
+      id: key,
+      expected: runner.expected,
+      title: runner.title,
+      project: runner.project,
+      live: true,
+    });
+  }
+  await waitForLiveRuns(ctx, storePath, result);
+}
+
+function liveRunners(liveMinutes: number): LiveRunner[] {
+  // The long-running commands are a shell's sleep, as the question runner's shell already is: neither
+  // may assume a Node (see spawnLiveRunner).
   const sleepCommand = ['sh', '-c', `exec sleep ${liveMinutes * (MINUTE / 1000)}`];
-  const live: Array<{
-    project: ProjectName;
-    workflow: string;
-    title: string;
-    expected: DisplayStatus;
-    argv: string[];
-  }> = [
+  return [
     {
       project: 'acme-api',
       workflow: 'ci',
@@ -463,47 +531,55 @@ async function startLiveRunners(
       ],
     },
   ];
-  for (const runner of live) {
-    const key = `demo-live-${process.pid}-${runner.workflow}-${Date.now()}`;
-    const child = spawn(
-      cli ?? ctx.binPath,
-      [
-        ...cliArgs,
-        'exec',
-        '--store',
-        storePath,
-        '--project',
-        projects[runner.project],
-        '--workflow',
-        runner.workflow,
-        '--title',
-        runner.title,
-        '--lease-ms',
-        '15000',
-        '--key',
-        key,
-        '--quiet',
-        '--',
-        ...runner.argv,
-      ],
-      {
-        cwd: projects[runner.project],
-        detached: true,
-        stdio: 'ignore',
-        env: { ...process.env, RUNWARDEN_STORE: storePath },
-      },
-    );
-    child.unref();
-    if (child.pid !== undefined) result.runnerPids.push(child.pid);
-    result.runs.push({
-      id: key,
-      expected: runner.expected,
-      title: runner.title,
-      project: runner.project,
-      live: true,
-    });
-  }
-  // Wait until each live runner has reserved its run (by request key) and, for the question, asked it.
+}
+
+/** One detached `runwarden exec` of the runner's command, left running after the demo returns; its pid. */
+function spawnLiveRunner(
+  ctx: CliContext,
+  storePath: string,
+  project: string,
+  runner: LiveRunner,
+  key: string,
+): number | undefined {
+  // Neither the runners nor their commands may assume a Node: in an installed app this process is the app's
+  // own executable in Node mode, and starting it again without that mode opens the app
+  // (docs/DESKTOP-CHECKLIST.md#the-runwarden-command). A Node script (a checkout's bin/runwarden.js) runs
+  // under this Node; the installed app's launcher, which the CLI names as its own path, runs by itself.
+  const [cli, ...cliArgs] = /\.[cm]?js$/.test(ctx.binPath) ? [process.execPath, ctx.binPath] : [ctx.binPath];
+  const child = spawn(
+    cli ?? ctx.binPath,
+    [
+      ...cliArgs,
+      'exec',
+      '--store',
+      storePath,
+      '--project',
+      project,
+      '--workflow',
+      runner.workflow,
+      '--title',
+      runner.title,
+      '--lease-ms',
+      '15000',
+      '--key',
+      key,
+      '--quiet',
+      '--',
+      ...runner.argv,
+    ],
+    {
+      cwd: project,
+      detached: true,
+      stdio: 'ignore',
+      env: { ...process.env, RUNWARDEN_STORE: storePath },
+    },
+  );
+  child.unref();
+  return child.pid;
+}
+
+/** Until each live runner has reserved its run (by request key) and, for the question, asked it. */
+async function waitForLiveRuns(ctx: CliContext, storePath: string, result: DemoResult): Promise<void> {
   const reader = openStore(storePath);
   try {
     const deadline = Date.now() + 15_000;

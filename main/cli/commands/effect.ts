@@ -24,6 +24,7 @@ import {
   UsageError,
   type CliContext,
   type Command,
+  type ParsedValues,
 } from '../command';
 import { openRunnerCliStore } from '../open-runner-cli-store';
 import { keyInLineage } from '../effect-lineage';
@@ -91,99 +92,159 @@ unknown and a person must resolve it; 2 outside a run or bad arguments; 6 the ru
     const claim = requireEnclosingRun(ctx, 'effect');
     const endings = [values.applied, values.rejected, values.unknown].filter((v) => v === true).length;
 
-    if (positionals[0] === 'end' && commandArgv === null) {
-      const id = parseIntegerFlag(requirePositional(positionals, 1, 'ID'), 'ID', RANGES.effectId) ?? 0;
-      noExtraPositionals(positionals, 2);
-      if (endings !== 1) throw new UsageError('say how it ended: --applied, --rejected or --unknown');
-      const store = openRunnerCliStore(ctx, values.store, { mustExist: true });
-      const status =
-        values.applied === true ? 'applied' : values.rejected === true ? 'rejected' : 'ambiguous';
-      const effect = store.settleEffect(claim, id, status);
-      if (status === 'ambiguous') return parkAmbiguous(ctx, store, claim, effect);
-      printResult(ctx, { effect, ran: true }, () => '');
-      return EXIT.ok;
-    }
+    if (positionals[0] === 'end' && commandArgv === null)
+      return endEffect(ctx, claim, values, positionals, endings);
     if (endings > 0)
       throw new UsageError('--applied, --rejected and --unknown go with "runwarden effect end ID"');
 
-    const begin = positionals[0] === 'begin' && commandArgv === null;
-    noExtraPositionals(positionals, begin ? 1 : 0);
-    if (!begin && commandArgv === null) {
-      throw new UsageError(
-        'put the command after "--": runwarden effect --key K -- CMD (or use "effect begin")',
-      );
-    }
-    if (commandArgv !== null && commandArgv.length === 0) {
-      throw new UsageError('missing the command to run after "--"');
-    }
-    if (values.key === undefined)
-      throw new UsageError('--key is required: the idempotency key of this effect');
-    const key = checkText(values.key, '--key', 'key');
-    const type = checkText(
-      values.type ?? (commandArgv?.[0] === undefined ? 'effect' : basename(commandArgv[0])),
-      '--type',
-      'name',
-    );
-    const summary = checkText(
-      values.summary ?? (commandArgv === null ? key : commandArgv.join(' ').slice(0, 500)),
-      '--summary',
-      'summary',
-    );
-    const unknownExit =
-      parseIntegerFlag(values['unknown-exit'], 'unknown-exit', RANGES.exitCode) ?? UNKNOWN_OUTCOME_EXIT;
-
+    const request = parseEffectRequest(values, positionals, commandArgv);
     const store = openRunnerCliStore(ctx, values.store, { mustExist: true });
-    const earlier = keyInLineage(store, claim.runId, key);
-    // Applying or ambiguous in another run of the lineage: nobody knows yet whether it happened, so CMD
-    // must not run again; the run parks like on its own unknown outcome (docs/LIVENESS.md#unknown-outcomes).
-    if (earlier?.outcome === 'unknown') return parkAmbiguous(ctx, store, claim, earlier.effect);
-    // Applied elsewhere in the lineage: reserving carries it over, already applied, with an `effect.carried`
-    // event, so the retry shows why its CMD did not run.
-    const reserved = store.reserveEffect(claim, { type, idempotencyKey: key, summary });
-    if (reserved.status === 'applying' || reserved.status === 'ambiguous') {
-      return parkAmbiguous(ctx, store, claim, reserved);
-    }
-    // Carried over from the lineage since the look above.
-    if (reserved.status === 'applied')
-      return alreadyApplied(ctx, claim, key, reserved, earlier?.effect.runId ?? reserved.runId);
-    if (reserved.status !== 'pending') {
-      throw new RunwardenError(
-        'CONFLICT',
-        `Effect ${key} was ${reserved.status} earlier in this run; use a new key to try it again.`,
-      );
-    }
+    const reserved = reserveOnce(ctx, store, claim, request);
+    if (typeof reserved === 'number') return reserved;
     // Who performs it: this process for CMD, the program that called `effect begin` (its parent) otherwise.
     // Once that process is verifiably gone while the effect is applying, it becomes ambiguous.
-    const applying = store.beginEffect(claim, reserved.id, effectProcess(begin ? process.ppid : process.pid));
-    if (begin) {
+    const applying = store.beginEffect(
+      claim,
+      reserved.id,
+      effectProcess(request.begin ? process.ppid : process.pid),
+    );
+    if (request.begin) {
       if (ctx.json) printResult(ctx, { effect: applying, ran: false }, () => '');
       else ctx.stdout.write(`${applying.id}\n`);
       return EXIT.ok;
     }
-    // node:child_process (with net and the stream modules) is loaded only when there is a command to run.
-    const { runChild } = await import('../run-child');
-    const outcome = await runChild(commandArgv ?? [], ctx.env, ctx.cwd);
-    if (outcome.spawnError !== null) ctx.stderr.write(`runwarden: ${sanitizeLine(outcome.spawnError)}\n`);
-    if (outcome.exitCode === 0) {
-      const effect = store.settleEffect(claim, applying.id, 'applied');
-      printResult(ctx, { effect, ran: true }, () => '');
-      return EXIT.ok;
-    }
-    // Killed by a signal, or CMD said it cannot tell: nobody knows whether it happened.
-    if (outcome.exitCode === unknownExit || outcome.signal !== null) {
-      const effect = store.settleEffect(claim, applying.id, 'ambiguous');
-      return parkAmbiguous(ctx, store, claim, effect);
-    }
-    const effect = store.settleEffect(claim, applying.id, 'rejected');
-    printResult(ctx, { effect, ran: true }, () => '');
-    if (!ctx.json) {
-      ctx.stderr.write(
-        `runwarden: effect ${sanitizeLine(key)} rejected: ${sanitizeLine(commandArgv?.[0] ?? 'CMD')} exited with code ${outcome.exitCode}\n`,
-      );
-    }
-    return outcome.exitCode;
+    return performEffect(ctx, store, claim, request, applying);
   },
 };
+
+type EffectOptions = ParsedValues<typeof OPTIONS>;
+
+/** `effect end ID --applied | --rejected | --unknown`: settles an effect `effect begin` started. */
+function endEffect(
+  ctx: CliContext,
+  claim: EnclosingClaim,
+  values: EffectOptions,
+  positionals: string[],
+  endings: number,
+): number {
+  const id = parseIntegerFlag(requirePositional(positionals, 1, 'ID'), 'ID', RANGES.effectId) ?? 0;
+  noExtraPositionals(positionals, 2);
+  if (endings !== 1) throw new UsageError('say how it ended: --applied, --rejected or --unknown');
+  const store = openRunnerCliStore(ctx, values.store, { mustExist: true });
+  const status = values.applied === true ? 'applied' : values.rejected === true ? 'rejected' : 'ambiguous';
+  const effect = store.settleEffect(claim, id, status);
+  if (status === 'ambiguous') return parkAmbiguous(ctx, store, claim, effect);
+  printResult(ctx, { effect, ran: true }, () => '');
+  return EXIT.ok;
+}
+
+/** An effect to perform (with CMD) or to begin (`effect begin`, CMD null), its flags checked. */
+interface EffectRequest {
+  begin: boolean;
+  commandArgv: string[] | null;
+  key: string;
+  type: string;
+  summary: string;
+  unknownExit: number;
+}
+
+function parseEffectRequest(
+  values: EffectOptions,
+  positionals: string[],
+  commandArgv: string[] | null,
+): EffectRequest {
+  const begin = positionals[0] === 'begin' && commandArgv === null;
+  noExtraPositionals(positionals, begin ? 1 : 0);
+  if (!begin && commandArgv === null) {
+    throw new UsageError(
+      'put the command after "--": runwarden effect --key K -- CMD (or use "effect begin")',
+    );
+  }
+  if (commandArgv !== null && commandArgv.length === 0) {
+    throw new UsageError('missing the command to run after "--"');
+  }
+  if (values.key === undefined) throw new UsageError('--key is required: the idempotency key of this effect');
+  const key = checkText(values.key, '--key', 'key');
+  const type = checkText(
+    values.type ?? (commandArgv?.[0] === undefined ? 'effect' : basename(commandArgv[0])),
+    '--type',
+    'name',
+  );
+  const summary = checkText(
+    values.summary ?? (commandArgv === null ? key : commandArgv.join(' ').slice(0, 500)),
+    '--summary',
+    'summary',
+  );
+  const unknownExit =
+    parseIntegerFlag(values['unknown-exit'], 'unknown-exit', RANGES.exitCode) ?? UNKNOWN_OUTCOME_EXIT;
+  return { begin, commandArgv, key, type, summary, unknownExit };
+}
+
+/**
+ * The ledger's answer for the key: the pending effect to go ahead with, or the exit code when it must not
+ * run (applied already, outcome unknown: parked).
+ */
+function reserveOnce(
+  ctx: CliContext,
+  store: RunnerStore,
+  claim: EnclosingClaim,
+  request: EffectRequest,
+): Effect | number {
+  const { key, type, summary } = request;
+  const earlier = keyInLineage(store, claim.runId, key);
+  // Applying or ambiguous in another run of the lineage: nobody knows yet whether it happened, so CMD
+  // must not run again; the run parks like on its own unknown outcome (docs/LIVENESS.md#unknown-outcomes).
+  if (earlier?.outcome === 'unknown') return parkAmbiguous(ctx, store, claim, earlier.effect);
+  // Applied elsewhere in the lineage: reserving carries it over, already applied, with an `effect.carried`
+  // event, so the retry shows why its CMD did not run.
+  const reserved = store.reserveEffect(claim, { type, idempotencyKey: key, summary });
+  if (reserved.status === 'applying' || reserved.status === 'ambiguous') {
+    return parkAmbiguous(ctx, store, claim, reserved);
+  }
+  // Carried over from the lineage since the look above.
+  if (reserved.status === 'applied')
+    return alreadyApplied(ctx, claim, key, reserved, earlier?.effect.runId ?? reserved.runId);
+  if (reserved.status !== 'pending') {
+    throw new RunwardenError(
+      'CONFLICT',
+      `Effect ${key} was ${reserved.status} earlier in this run; use a new key to try it again.`,
+    );
+  }
+  return reserved;
+}
+
+/** Runs CMD and settles the effect from its exit: 0 applied, the unknown code or a signal ambiguous, else rejected. */
+async function performEffect(
+  ctx: CliContext,
+  store: RunnerStore,
+  claim: EnclosingClaim,
+  request: EffectRequest,
+  applying: Effect,
+): Promise<number> {
+  const commandArgv = request.commandArgv ?? [];
+  // node:child_process (with net and the stream modules) is loaded only when there is a command to run.
+  const { runChild } = await import('../run-child');
+  const outcome = await runChild(commandArgv, ctx.env, ctx.cwd);
+  if (outcome.spawnError !== null) ctx.stderr.write(`runwarden: ${sanitizeLine(outcome.spawnError)}\n`);
+  if (outcome.exitCode === 0) {
+    const effect = store.settleEffect(claim, applying.id, 'applied');
+    printResult(ctx, { effect, ran: true }, () => '');
+    return EXIT.ok;
+  }
+  // Killed by a signal, or CMD said it cannot tell: nobody knows whether it happened.
+  if (outcome.exitCode === request.unknownExit || outcome.signal !== null) {
+    const effect = store.settleEffect(claim, applying.id, 'ambiguous');
+    return parkAmbiguous(ctx, store, claim, effect);
+  }
+  const effect = store.settleEffect(claim, applying.id, 'rejected');
+  printResult(ctx, { effect, ran: true }, () => '');
+  if (!ctx.json) {
+    ctx.stderr.write(
+      `runwarden: effect ${sanitizeLine(request.key)} rejected: ${sanitizeLine(commandArgv[0] ?? 'CMD')} exited with code ${outcome.exitCode}\n`,
+    );
+  }
+  return outcome.exitCode;
+}
 
 /** Applied before, here or in another run of the lineage: CMD is not run again; exit 0. */
 function alreadyApplied(

@@ -1,7 +1,9 @@
 /** `runwarden exec`: run a command as a durable run (reserve, claim, heartbeat, settle). */
 import { basename, delimiter, dirname } from 'node:path';
 import { recordEnvironment } from '../../../shared/command-environment';
+import type { CommandSpec, Run } from '../../../shared/domain';
 import { isRunwardenError } from '../../../shared/errors';
+import type { Claim, RunStore } from '../../store';
 import { openRunLog } from '../../runner/run-log';
 import { runnerEnv } from '../../runner/runner-env';
 import { DEFAULT_LEASE_MS, RunSession } from '../../runner/run-session';
@@ -20,6 +22,7 @@ import {
   splitCommand,
   storePathOf,
   UsageError,
+  type CliContext,
   type Command,
 } from '../command';
 import { openCliStore } from '../open-cli-store';
@@ -84,118 +87,18 @@ Exit status: CMD's exit code (128+N when killed by signal N); 6 if the lease was
 130 if the run was cancelled or paused at a person's request; 127 if CMD could not be started;
 75 if CMD parked its run (an effect with an unknown outcome, or "runwarden park").`,
   async run(ctx, argv) {
-    const split = splitCommand(argv);
-    const commandArgv = split.commandArgv ?? [];
-    const parsed = parseCommand(ctx, this, split.own, OPTIONS);
-    if (parsed === null) return EXIT.ok;
-    if (parsed.positionals.length > 0) {
-      throw new UsageError(
-        `put the command after "--": runwarden exec [options] -- ${parsed.positionals.join(' ')}`,
-      );
-    }
-    if (commandArgv.length === 0) throw new UsageError('missing the command to run after "--"');
-    const { values } = parsed;
-    // Refused before anything is written (exit 2), not by the claim after the run was reserved.
-    const leaseMs = parseIntegerFlag(values['lease-ms'], 'lease-ms', RANGES.leaseMs) ?? DEFAULT_LEASE_MS;
-    const line = commandArgv.join(' ');
-    const title = checkText(
-      values.title ?? (line.length > TEXT_CAPS.title ? `${line.slice(0, TEXT_CAPS.title - 1)}…` : line),
-      '--title',
-      'title',
-    );
-    const workflow = checkText(
-      values.workflow ?? basename(commandArgv[0] ?? 'command'),
-      '--workflow',
-      'name',
-    );
-    checkText(commandArgv.join(' '), 'the command line', 'command', true);
-    const requestKey = checkOptionalText(values.key, '--key', 'key') ?? null;
-    const projectPath = projectFolder(values.project, ctx.cwd);
-    const storePath = storePathOf(ctx, values.store);
-    const store = openCliStore(ctx, values.store, { runner: true });
-    // Recorded so a retry runs the same work; secret-looking values are never stored (docs/CLI.md#what-exec-records).
-    const command = { argv: commandArgv, cwd: ctx.cwd, env: recordEnvironment(process.env) };
-    const owner = runnerOwner('exec');
-    const actor = runnerActor(owner, 'cli');
-    // One transaction: a claim that fails (a live owner of the same --key, a busy or full store) leaves
-    // no queued run behind for a worker to start later.
-    const { claim, run } = store.reserveAndClaim(
-      {
-        projectPath,
-        workflow,
-        title,
-        command,
-        executionMode: process.stdin.isTTY ? 'interactive' : 'headless',
-        requestKey,
-      },
-      actor,
-      { ...owner, leaseMs, surface: 'cli' },
-    );
-    // The id first: whatever fails from here on, the person knows which run it was.
-    if (values.quiet !== true) ctx.stderr.write(`runwarden: run ${run.id}\n`);
-    const session = new RunSession(store, claim, leaseMs, 'cli');
-    // Deleted or renamed over, the open file still takes every write: say once that nobody will see them.
-    const stopWatching = watchStoreFile(storePath, () => {
-      ctx.stderr.write(
-        `runwarden: the store ${sanitizeLine(storePath)} was removed or replaced while run ${run.id} ran; CMD goes on, but nothing it does is recorded any more\n`,
-      );
-    });
-    ctx.defer(stopWatching);
-    session.on((event) => {
-      if (event.kind === 'lapsed' && values.quiet !== true) {
-        ctx.stderr.write(
-          `runwarden: the lease on run ${run.id} had lapsed for ${Math.round(event.lapsedMs / 1000)} s (a suspend or a clock step?); nobody took over, so it was renewed\n`,
-        );
-      }
-    });
-    try {
-      markRunningLate(session);
-    } catch (error) {
-      endFailedStart(session, error);
-      throw error;
-    }
-
-    const binDir = dirname(ctx.binPath);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      ...runnerEnv(storePath, claim),
-      RUNWARDEN_NODE: process.execPath,
-      // How long a nested command renews the claim for when a crowded store made it lapse.
-      RUNWARDEN_LEASE_MS: String(leaseMs),
-      PATH: [binDir, process.env.PATH ?? ''].filter((part) => part !== '').join(delimiter),
-    };
-    // CMD's output is logged beside the store and still shown here (docs/RUN-OUTPUT.md#capture).
-    const log =
-      values['no-log'] === true
-        ? undefined
-        : openRunLog(store, claim, (message) => ctx.stderr.write(`runwarden: ${message}\n`));
-    const outcome = await superviseCommand(session, command, {
-      env,
-      stdio: 'inherit',
-      // Attached to a terminal, CMD stays in the foreground group (Ctrl-C, reading stdin);
-      // otherwise its own group, so a stop reaches everything it started.
-      ownGroup: !process.stdin.isTTY,
-      output: log,
-    });
-    log?.finish();
-    tellLeftBehind(ctx.stderr, run.id, outcome.leftBehind);
-    let told = false;
-    const settlement = await settleRunDurably(session, command, outcome, 'cancel', {
-      onRetry: (failed) => {
-        if (told) return;
-        told = true;
-        ctx.stderr.write(
-          `runwarden: ${failed.message}; keeping the lease and trying again until it is recorded\n`,
-        );
-      },
-    });
-    stopWatching();
+    const request = parseExecArgs(ctx, this, argv);
+    if (request === null) return EXIT.ok;
+    const started = startRun(ctx, request);
+    const { settlement, outcome } = await superviseAndSettle(ctx, request, started);
+    started.stopWatching();
+    const { store, run, claim } = started;
     const parked = settlement.status === 'fenced' ? parkedByCommand(store, run.id, claim.generation) : null;
     const result = execResult(run.id, settlement, outcome, parked);
     if (ctx.json) {
       ctx.stdout.write(`${safeJson({ ok: true, value: result })}\n`);
     } else if (
-      values.quiet !== true ||
+      !request.quiet ||
       (parked === null && (settlement.status === 'fenced' || settlement.status === 'error'))
     ) {
       ctx.stderr.write(`runwarden: ${sanitizeLine(result.message)}\n`);
@@ -203,6 +106,159 @@ Exit status: CMD's exit code (128+N when killed by signal N); 6 if the lease was
     return result.exitCode;
   },
 };
+
+/** What `exec` was asked to run, every flag checked: nothing is written before this succeeds. */
+interface ExecRequest {
+  commandArgv: string[];
+  leaseMs: number;
+  title: string;
+  workflow: string;
+  requestKey: string | null;
+  projectPath: string;
+  storeFlag: string | undefined;
+  storePath: string;
+  quiet: boolean;
+  noLog: boolean;
+}
+
+/** The flags and CMD, checked; null after --help. */
+function parseExecArgs(ctx: CliContext, command: Command, argv: string[]): ExecRequest | null {
+  const split = splitCommand(argv);
+  const commandArgv = split.commandArgv ?? [];
+  const parsed = parseCommand(ctx, command, split.own, OPTIONS);
+  if (parsed === null) return null;
+  if (parsed.positionals.length > 0) {
+    throw new UsageError(
+      `put the command after "--": runwarden exec [options] -- ${parsed.positionals.join(' ')}`,
+    );
+  }
+  if (commandArgv.length === 0) throw new UsageError('missing the command to run after "--"');
+  const { values } = parsed;
+  // Refused before anything is written (exit 2), not by the claim after the run was reserved.
+  const leaseMs = parseIntegerFlag(values['lease-ms'], 'lease-ms', RANGES.leaseMs) ?? DEFAULT_LEASE_MS;
+  const line = commandArgv.join(' ');
+  const title = checkText(
+    values.title ?? (line.length > TEXT_CAPS.title ? `${line.slice(0, TEXT_CAPS.title - 1)}…` : line),
+    '--title',
+    'title',
+  );
+  const workflow = checkText(values.workflow ?? basename(commandArgv[0] ?? 'command'), '--workflow', 'name');
+  checkText(commandArgv.join(' '), 'the command line', 'command', true);
+  const requestKey = checkOptionalText(values.key, '--key', 'key') ?? null;
+  const projectPath = projectFolder(values.project, ctx.cwd);
+  return {
+    commandArgv,
+    leaseMs,
+    title,
+    workflow,
+    requestKey,
+    projectPath,
+    storeFlag: values.store,
+    storePath: storePathOf(ctx, values.store),
+    quiet: values.quiet === true,
+    noLog: values['no-log'] === true,
+  };
+}
+
+/** A run reserved, claimed and marked running, with its session and the watch on its store file. */
+interface StartedRun {
+  store: RunStore;
+  run: Run;
+  claim: Claim;
+  command: CommandSpec;
+  session: RunSession;
+  stopWatching: () => void;
+}
+
+/** Reserves, claims and marks the run running; a start that fails after the claim ends the run failed. */
+function startRun(ctx: CliContext, request: ExecRequest): StartedRun {
+  const { storePath, leaseMs } = request;
+  const store = openCliStore(ctx, request.storeFlag, { runner: true });
+  // Recorded so a retry runs the same work; secret-looking values are never stored (docs/CLI.md#what-exec-records).
+  const command = { argv: request.commandArgv, cwd: ctx.cwd, env: recordEnvironment(process.env) };
+  const owner = runnerOwner('exec');
+  const actor = runnerActor(owner, 'cli');
+  // One transaction: a claim that fails (a live owner of the same --key, a busy or full store) leaves
+  // no queued run behind for a worker to start later.
+  const { claim, run } = store.reserveAndClaim(
+    {
+      projectPath: request.projectPath,
+      workflow: request.workflow,
+      title: request.title,
+      command,
+      executionMode: process.stdin.isTTY ? 'interactive' : 'headless',
+      requestKey: request.requestKey,
+    },
+    actor,
+    { ...owner, leaseMs, surface: 'cli' },
+  );
+  // The id first: whatever fails from here on, the person knows which run it was.
+  if (!request.quiet) ctx.stderr.write(`runwarden: run ${run.id}\n`);
+  const session = new RunSession(store, claim, leaseMs, 'cli');
+  // Deleted or renamed over, the open file still takes every write: say once that nobody will see them.
+  const stopWatching = watchStoreFile(storePath, () => {
+    ctx.stderr.write(
+      `runwarden: the store ${sanitizeLine(storePath)} was removed or replaced while run ${run.id} ran; CMD goes on, but nothing it does is recorded any more\n`,
+    );
+  });
+  ctx.defer(stopWatching);
+  session.on((event) => {
+    if (event.kind === 'lapsed' && !request.quiet) {
+      ctx.stderr.write(
+        `runwarden: the lease on run ${run.id} had lapsed for ${Math.round(event.lapsedMs / 1000)} s (a suspend or a clock step?); nobody took over, so it was renewed\n`,
+      );
+    }
+  });
+  try {
+    markRunningLate(session);
+  } catch (error) {
+    endFailedStart(session, error);
+    throw error;
+  }
+  return { store, run, claim, command, session, stopWatching };
+}
+
+/** Runs CMD under the session, then records how the run ended, retrying until the store takes it. */
+async function superviseAndSettle(
+  ctx: CliContext,
+  request: ExecRequest,
+  started: StartedRun,
+): Promise<{ settlement: Settlement; outcome: CommandOutcome }> {
+  const { store, claim, command, session, run } = started;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...runnerEnv(request.storePath, claim),
+    RUNWARDEN_NODE: process.execPath,
+    // How long a nested command renews the claim for when a crowded store made it lapse.
+    RUNWARDEN_LEASE_MS: String(request.leaseMs),
+    PATH: [dirname(ctx.binPath), process.env.PATH ?? ''].filter((part) => part !== '').join(delimiter),
+  };
+  // CMD's output is logged beside the store and still shown here (docs/RUN-OUTPUT.md#capture).
+  const log = request.noLog
+    ? undefined
+    : openRunLog(store, claim, (message) => ctx.stderr.write(`runwarden: ${message}\n`));
+  const outcome = await superviseCommand(session, command, {
+    env,
+    stdio: 'inherit',
+    // Attached to a terminal, CMD stays in the foreground group (Ctrl-C, reading stdin);
+    // otherwise its own group, so a stop reaches everything it started.
+    ownGroup: !process.stdin.isTTY,
+    output: log,
+  });
+  log?.finish();
+  tellLeftBehind(ctx.stderr, run.id, outcome.leftBehind);
+  let told = false;
+  const settlement = await settleRunDurably(session, command, outcome, 'cancel', {
+    onRetry: (failed) => {
+      if (told) return;
+      told = true;
+      ctx.stderr.write(
+        `runwarden: ${failed.message}; keeping the lease and trying again until it is recorded\n`,
+      );
+    },
+  });
+  return { settlement, outcome };
+}
 
 /**
  * Started from a terminal, CMD's leftovers were looked for by the run's marker and stopped; say so in

@@ -5,15 +5,23 @@ import type { CommandSpec } from '../../../shared/domain';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openRunLog } from '../../runner/run-log';
 import { runnerEnv } from '../../runner/runner-env';
-import { claimNextRun, DEFAULT_LEASE_MS } from '../../runner/run-session';
+import { claimNextRun, DEFAULT_LEASE_MS, type RunSession } from '../../runner/run-session';
 import { runnerOwner } from '../../runner/owner-info';
-import { exitCodeOf, settleRunDurably, superviseCommand } from '../../runner/supervise-command';
+import {
+  exitCodeOf,
+  settleRunDurably,
+  superviseCommand,
+  type CommandOutcome,
+  type Settlement,
+} from '../../runner/supervise-command';
+import type { RunStore } from '../../store';
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
   noExtraPositionals,
   parseCommand,
   storePathOf,
+  type CliContext,
   type Command,
 } from '../command';
 import { openCliStore } from '../open-cli-store';
@@ -115,38 +123,9 @@ Exit status: 0 after a clean stop (with --once: the run's command exit code, or 
         }
         continue;
       }
-      const run = store.getRun(session.runId);
-      const command = run.command;
-      if (command === null) {
-        session.release();
-        continue;
-      }
-      session.markRunning();
-      log(`run ${run.id}: ${sanitizeLine(shellCommand(command.argv))} (in ${sanitizeLine(command.cwd)})`);
-      const base = commandEnvironment(command, log);
-      const output = openRunLog(store, session.claim, log);
-      const outcome = await superviseCommand(session, command, {
-        env: {
-          ...base,
-          ...runnerEnv(storePath, session.claim),
-          RUNWARDEN_NODE: process.execPath,
-          PATH: [dirname(ctx.binPath), base.PATH ?? ''].filter((part) => part !== '').join(delimiter),
-        },
-        stdio: 'inherit',
-        ownGroup: true,
-        output,
-      });
-      output?.finish();
-      const settlement = await settleRunDurably(session, command, outcome, 'park', {
-        onRetry: (failed, tries) => {
-          if (tries === 1) log(`${failed.message}; keeping the lease and trying again until it is recorded`);
-        },
-      });
-      const parked =
-        settlement.status === 'fenced' ? parkedByCommand(store, run.id, session.claim.generation) : null;
-      const result = execResult(run.id, settlement, outcome, parked);
-      log(result.message);
-      if (ctx.json) ctx.stdout.write(`${safeJson({ ok: true, value: result })}\n`);
+      const executed = await executeRun(ctx, store, session, storePath, log);
+      if (executed === null) continue;
+      const { outcome, settlement, parked } = executed;
       lastCode = parked === null ? exitCodeOf(outcome) : EXIT.parked;
       if (outcome.stopReason === 'interrupted') stopper.abort();
       if (values.once === true) return settlement.status === 'error' ? EXIT.failure : lastCode;
@@ -155,3 +134,53 @@ Exit status: 0 after a clean stop (with --once: the run's command exit code, or 
     return EXIT.ok;
   },
 };
+
+/**
+ * Runs one claimed run's command like `exec` does and records how it ended; null (the claim released)
+ * for a run without a command.
+ */
+async function executeRun(
+  ctx: CliContext,
+  store: RunStore,
+  session: RunSession,
+  storePath: string,
+  log: (message: string) => void,
+): Promise<{
+  outcome: CommandOutcome;
+  settlement: Settlement;
+  parked: ReturnType<typeof parkedByCommand>;
+} | null> {
+  const run = store.getRun(session.runId);
+  const command = run.command;
+  if (command === null) {
+    session.release();
+    return null;
+  }
+  session.markRunning();
+  log(`run ${run.id}: ${sanitizeLine(shellCommand(command.argv))} (in ${sanitizeLine(command.cwd)})`);
+  const base = commandEnvironment(command, log);
+  const output = openRunLog(store, session.claim, log);
+  const outcome = await superviseCommand(session, command, {
+    env: {
+      ...base,
+      ...runnerEnv(storePath, session.claim),
+      RUNWARDEN_NODE: process.execPath,
+      PATH: [dirname(ctx.binPath), base.PATH ?? ''].filter((part) => part !== '').join(delimiter),
+    },
+    stdio: 'inherit',
+    ownGroup: true,
+    output,
+  });
+  output?.finish();
+  const settlement = await settleRunDurably(session, command, outcome, 'park', {
+    onRetry: (failed, tries) => {
+      if (tries === 1) log(`${failed.message}; keeping the lease and trying again until it is recorded`);
+    },
+  });
+  const parked =
+    settlement.status === 'fenced' ? parkedByCommand(store, run.id, session.claim.generation) : null;
+  const result = execResult(run.id, settlement, outcome, parked);
+  log(result.message);
+  if (ctx.json) ctx.stdout.write(`${safeJson({ ok: true, value: result })}\n`);
+  return { outcome, settlement, parked };
+}

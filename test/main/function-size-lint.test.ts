@@ -1,0 +1,65 @@
+/**
+ * Functions under main/cli/, main/runner/ and main/serve/ are at most 80 lines: a longer one is split into
+ * named phases, or says why it must stay whole in the comment that lets it (docs/CLI.md#how-a-command-reads).
+ * `.oxlintrc.json` holds the rule; these tests run oxlint with it on probe files, so a rule that stops biting
+ * fails here.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const OXLINT = path.join(ROOT, 'node_modules/.bin/oxlint');
+const RULE = 'eslint(max-lines-per-function)';
+
+let tree: string | null = null;
+afterEach(() => {
+  if (tree !== null) fs.rmSync(tree, { recursive: true, force: true });
+  tree = null;
+});
+
+/** A function of exactly `lines` lines (its signature and closing brace included), after `before`. */
+function functionOf(lines: number, before = ''): string {
+  const body = Array.from({ length: lines - 3 }, (_, i) => `  out.push(${i});`);
+  return `${before}export function phase(out: number[]): number {\n${body.join('\n')}\n  return out.length;\n}\n`;
+}
+
+/** The files of `files` (path → source) the rule flags, linted with the repository's config. */
+function flagged(files: Record<string, string>): string[] {
+  tree = fs.mkdtempSync(path.join(os.tmpdir(), 'runwarden-size-lint-'));
+  fs.copyFileSync(path.join(ROOT, '.oxlintrc.json'), path.join(tree, '.oxlintrc.json'));
+  for (const [file, source] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(tree, file)), { recursive: true });
+    fs.writeFileSync(path.join(tree, file), source);
+  }
+  const result = spawnSync(OXLINT, ['-c', '.oxlintrc.json', '--format', 'json', ...Object.keys(files)], {
+    cwd: tree,
+    encoding: 'utf8',
+  });
+  const report = JSON.parse(result.stdout) as { diagnostics: Array<{ filename: string; code: string }> };
+  return report.diagnostics
+    .filter((finding) => finding.code === RULE)
+    .map((finding) => finding.filename)
+    .sort();
+}
+
+describe('function size in the CLI, the runner and serve', () => {
+  it('flags a function of 81 lines in each of the three folders, and none of 80', () => {
+    expect(
+      flagged({
+        'main/cli/commands/long.ts': functionOf(81),
+        'main/runner/long.ts': functionOf(81),
+        'main/serve/long.ts': functionOf(81),
+        'main/cli/commands/fits.ts': functionOf(80),
+      }),
+    ).toEqual(['main/cli/commands/long.ts', 'main/runner/long.ts', 'main/serve/long.ts']);
+  });
+
+  it('lets a longer function stay whole when the comment above it says why', () => {
+    const why =
+      '// oxlint-disable-next-line max-lines-per-function -- the order of these steps is the point\n';
+    expect(flagged({ 'main/runner/kept.ts': functionOf(120, why) })).toEqual([]);
+  });
+});
