@@ -412,6 +412,14 @@ export interface Sweeper {
   readonly state: SweeperState;
 }
 
+/** Node's own timers. */
+const SYSTEM_SCHEDULER: Scheduler = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as never),
+  setInterval: (fn, ms) => setInterval(fn, ms),
+  clearInterval: (h) => clearInterval(h as never),
+};
+
 /** The change feed's timer (`createFeedTimer`): started and stopped with the sweeper, told of every commit seen. */
 interface FeedTimer {
   start(): void;
@@ -494,12 +502,7 @@ export function createSweeper(
   deps: SweeperDeps,
   onReport: (report: SweepReport) => void,
   onError: (error: unknown) => void,
-  scheduler: Scheduler = {
-    setTimeout: (fn, ms) => setTimeout(fn, ms),
-    clearTimeout: (h) => clearTimeout(h as never),
-    setInterval: (fn, ms) => setInterval(fn, ms),
-    clearInterval: (h) => clearInterval(h as never),
-  },
+  scheduler: Scheduler = SYSTEM_SCHEDULER,
   feedPollMs: number | null = FEED_POLL_MS,
 ): Sweeper {
   const state = initialSweeperState(deps.store);
