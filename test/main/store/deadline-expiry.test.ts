@@ -19,7 +19,7 @@ import {
 } from '../../../main/store/interaction-deadlines';
 import { findInteractionRow } from '../../../main/store/interaction-rows';
 import { openStore } from '../../../main/store/open-store';
-import type { LeaseRow } from '../../../main/store/rows';
+import type { LeaseRow } from '../../../main/store/row-mapping';
 import { actorOf, commitRun, loadLeaseRow, loadQueueRow } from '../../../main/store/run-state';
 import type { RunStore } from '../../../main/store/run-store';
 import { createContext, writeTx, type StoreContext } from '../../../main/store/store-context';

@@ -1,5 +1,5 @@
 /**
- * A list page is one statement (main/store/list-rows.ts): its rows' queue entries, leases, open questions and
+ * A list page is one statement (main/store/list-page.ts): its rows' queue entries, leases, open questions and
  * ambiguous effects are joined into the page query. These tests hold it to what the per-row reads return
  * (`loadDisplaySnapshot`: four statements per run, every column of every open question and ambiguous
  * effect), for every view, with and without a project filter, a search or a cursor.
@@ -11,7 +11,7 @@ import { profileSql } from '../../../bench/sql-profile';
 import { DEFAULT_DISPLAY_OPTIONS, DISPLAY_STATUSES, displayStatus } from '../../../shared/display-status';
 import { isRunwardenError } from '../../../shared/errors';
 import type { RunListItem } from '../../../shared/views';
-import { listRowSnapshot, type ListRow } from '../../../main/store/list-rows';
+import { listRowSnapshot, type ListRow } from '../../../main/store/list-page';
 import { findRunRow, loadDisplaySnapshot, ownerLiveness } from '../../../main/store/run-state';
 import { listPageSql, listRunsSql } from '../../../main/store/run-views';
 import { createContext, type StoreContext } from '../../../main/store/store-context';
