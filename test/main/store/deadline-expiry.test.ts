@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Actor } from '../../../shared/domain';
 import { DEFAULT_DISPLAY_OPTIONS } from '../../../shared/display-status';
 import { seededRandom } from '../../../bench/random';
@@ -140,10 +140,11 @@ function closeAll(...stores: RunStore[]): void {
   }
 }
 
-beforeAll(() => {
+// A store per test, seeded the same way each time: no test sees another's writes.
+beforeEach(() => {
   t = createTempStore();
 });
-afterAll(() => {
+afterEach(() => {
   t.cleanup();
   copies = [];
 });
