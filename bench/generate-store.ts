@@ -22,7 +22,7 @@ import {
   type LeaseRow,
   type QueueRow,
   type RunRow,
-} from '../main/store/rows';
+} from '../main/store/row-mapping';
 import { seededRandom, type Random } from './random';
 
 export type RunKind =

@@ -13,7 +13,7 @@ import {
   type SweeperState,
 } from '../main/services/sweeper';
 import { createLivenessCheck, machineIdentity, type HygieneWorker, type RunStore } from '../main/store';
-import { TERMINAL_RUN_SQL } from '../main/store/rows';
+import { TERMINAL_RUN_SQL } from '../main/store/row-mapping';
 import { probeWriteLock } from './lock-probe';
 import { figure, timedMeasurement, type Measurement } from './report-model';
 import { round, summarize, timeMs } from './stats';

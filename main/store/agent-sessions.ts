@@ -12,7 +12,7 @@ import { RunwardenError } from '../../shared/errors';
 import { isHeldByLiveOther } from './lease-rows';
 import * as leases from './leases';
 import { withdrawInteraction, type Withdrawal } from './question-askers';
-import { OPEN_INTERACTION_SQL, toLease, toRun } from './rows';
+import { OPEN_INTERACTION_SQL, toLease, toRun } from './row-mapping';
 import { reserveRun } from './run-reservation';
 import { AGENT_SESSION_ORIGIN } from '../../shared/display-status';
 import { fence, loadLeaseRow, loadRunRow } from './run-state';

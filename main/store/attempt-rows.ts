@@ -5,7 +5,7 @@
  */
 import type { Attempt, AttemptStatus } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
-import { ACTIVE_ATTEMPT_SQL, toAttempt, type AttemptRow } from './rows';
+import { ACTIVE_ATTEMPT_SQL, toAttempt, type AttemptRow } from './row-mapping';
 import type { StoreContext } from './store-context';
 
 export function activeAttempt(ctx: StoreContext, runId: string): AttemptRow | undefined {

@@ -2,7 +2,7 @@
 import { ACTIVE_ATTEMPT_STATUSES, type Attempt } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
 import { activeAttempt, getAttempt } from './attempt-rows';
-import { toAttempt } from './rows';
+import { toAttempt } from './row-mapping';
 import { commitRun, conflict, fence, runnerActor, type ClaimRef } from './run-state';
 import { requireText } from './input-checks';
 import type { StoreContext } from './store-context';

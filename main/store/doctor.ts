@@ -1,6 +1,6 @@
 /** `runwarden doctor`: contradictions (docs/ARCHITECTURE.md#run-model-and-state-machine status pairs and the store's own invariants), stale leases, integrity. */
 import type { QueueStatus, RunStatus } from '../../shared/domain';
-import { TERMINAL_RUN_SQL } from './rows';
+import { TERMINAL_RUN_SQL } from './row-mapping';
 import type { StoreContext } from './store-context';
 
 /** The valid (run.status, queue.status) pairs (docs/ARCHITECTURE.md#run-model-and-state-machine); anything else is a contradiction. */

@@ -1,6 +1,6 @@
 /** Row helpers for `effects` (docs/ARCHITECTURE.md#where-each-behaviour-lives). */
 import { RunwardenError } from '../../shared/errors';
-import type { EffectRow } from './rows';
+import type { EffectRow } from './row-mapping';
 import type { StoreContext } from './store-context';
 
 export function loadEffectRow(ctx: StoreContext, effectId: number): EffectRow {

@@ -6,7 +6,7 @@ import type { Actor, Effect } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
 import { activeAttempt } from './attempt-rows';
 import { ambiguousPayload, loadEffectRow } from './effect-rows';
-import { toEffect, type EffectRow } from './rows';
+import { toEffect, type EffectRow } from './row-mapping';
 import { actorOf, commitRun, conflict, fence, runnerActor, type ClaimRef } from './run-state';
 import { requireText } from './input-checks';
 import { lineageEffect } from './run-lineage';

@@ -1,6 +1,6 @@
 /** The append-only event log read side: the change-feed cursor and per-run timelines. */
 import type { RunEvent } from '../../shared/domain';
-import { toEvent, type EventRow } from './rows';
+import { toEvent, type EventRow } from './row-mapping';
 import type { StoreContext } from './store-context';
 
 export function lastEventSeq(ctx: StoreContext): number {

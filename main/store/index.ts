@@ -2,7 +2,7 @@
 export { openStore, migrate, APPLICATION_ID, type OpenStoreOptions } from './open-store';
 export { RunStore, type StoreMode, type StoreModeReasonCode } from './run-store';
 export { openRunnerStore, RunnerStore } from './runner-store';
-export type { StoreReader, StoreWriter } from './store-facets';
+export type { ReadonlyStore, StoreReader, StoreWriter } from './store-facets';
 export { resolveStorePath, type StorePathOptions } from './store-path';
 export {
   startHygieneWorker,

@@ -8,7 +8,14 @@
 import type { Actor, RunSnapshot } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
 import { isLeaseLive } from './lease-rows';
-import { OPEN_INTERACTION_SQL, RUN_COLUMNS, RUN_FROM, toJson, type LeaseRow, type RunRow } from './rows';
+import {
+  OPEN_INTERACTION_SQL,
+  RUN_COLUMNS,
+  RUN_FROM,
+  toJson,
+  type LeaseRow,
+  type RunRow,
+} from './row-mapping';
 import {
   actorOf,
   changedViewColumns,

@@ -1,7 +1,7 @@
 /** Row helpers for `interactions` (docs/ARCHITECTURE.md#where-each-behaviour-lives). */
 import type { InteractionKind } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
-import { OPEN_INTERACTION_SQL, type InteractionRow } from './rows';
+import { OPEN_INTERACTION_SQL, type InteractionRow } from './row-mapping';
 import type { StoreContext } from './store-context';
 
 export function findInteractionRow(ctx: StoreContext, id: string): InteractionRow | undefined {

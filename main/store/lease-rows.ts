@@ -5,7 +5,7 @@
 import { hasLiveOwner, isOrphaned } from '../../shared/display-status';
 import type { OwnerType } from '../../shared/domain';
 import { hashToken, newToken } from './ids';
-import { TERMINAL_RUN_SQL, toLease, type LeaseRow } from './rows';
+import { TERMINAL_RUN_SQL, toLease, type LeaseRow } from './row-mapping';
 import type { StoreContext } from './store-context';
 import type { OwnerInfo } from './store-types';
 

@@ -17,7 +17,7 @@ import {
   renewLeaseOnTime,
   takeLease,
 } from './lease-rows';
-import { TERMINAL_RUN_SQL, type LeaseRow } from './rows';
+import { TERMINAL_RUN_SQL, type LeaseRow } from './row-mapping';
 import { actorOf, appendEvent, commitRun, fence, runnerActor, runnerSurface } from './run-state';
 import type {
   Claim,

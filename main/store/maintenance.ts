@@ -1,5 +1,5 @@
 /** Store hygiene (docs/ARCHITECTURE.md#sweeper): retention pruning, WAL checkpoints, the change counter. */
-import { TERMINAL_RUN_SQL } from './rows';
+import { TERMINAL_RUN_SQL } from './row-mapping';
 import type { StoreContext } from './store-context';
 import { appendEvent } from './run-state';
 import { logPathsOfRuns } from './run-logs';

@@ -2,7 +2,7 @@
 import type { Actor, Notification, NotificationLevel } from '../../shared/domain';
 import { NOTIFICATION_LEVELS } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
-import { toNotification, type NotificationRow } from './rows';
+import { toNotification, type NotificationRow } from './row-mapping';
 import { actorOf, appendEvent, loadRunRow } from './run-state';
 import { optionalTextWithin, requireText } from './input-checks';
 import type { StoreContext } from './store-context';

@@ -361,26 +361,24 @@ export interface OpenedStore {
   state: StoreOpenState;
 }
 
-/**
- * Opens (creating if needed) the store at `storePath`. See the module comment for the bad-file rules.
- * Shared by the whole store (open-store.ts) and the runner's side (runner-store.ts), so both refuse the same files.
- */
-export function openConnection(storePath: string, opts: OpenStoreOptions = {}): OpenedStore {
-  const file = path.resolve(storePath);
-  const dir = path.dirname(file);
-  const busyTimeoutMs = opts.busyTimeoutMs ?? 5000;
-  const clock: Clock = opts.clock ?? Date.now;
-  const access = opts.access ?? ((target: string, mode: number) => fs.accessSync(target, mode));
-  const writable = (target: string): boolean => {
-    try {
-      access(target, fs.constants.W_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  const displayOptions = opts.displayOptions ?? DEFAULT_DISPLAY_OPTIONS;
+/** Whether this process may write `target` (opts.access, else fs.accessSync). */
+type WritableCheck = (target: string) => boolean;
 
+/** What the store opens as, and the sentence saying why when it is read-only. */
+interface ModeDecision {
+  mode: StoreMode;
+  reason: string | null;
+  reasonCode: StoreModeReasonCode | null;
+}
+
+const READ_WRITE: ModeDecision = { mode: 'read-write', reason: null, reasonCode: null };
+
+/**
+ * Phase 1, the path: refuses a dangling symbolic link and, when allowed to create, makes the folder and an
+ * empty file; a read command (`mustExist`) or a read-only open refuses a missing file instead.
+ */
+function ensureFile(file: string, opts: OpenStoreOptions, writable: WritableCheck): void {
+  const dir = path.dirname(file);
   const link = danglingLink(file);
   if (link !== null) {
     throw new RunwardenError(
@@ -388,65 +386,195 @@ export function openConnection(storePath: string, opts: OpenStoreOptions = {}): 
       `${file} is a symbolic link to ${link}, which does not exist. Runwarden will not create a store through it: fix or remove the link, or point RUNWARDEN_STORE / --store at the real file.`,
     );
   }
-  if (!fs.existsSync(file)) {
-    if (opts.readonly === true || opts.mustExist === true) {
-      throw new RunwardenError(
-        'NOT_FOUND',
-        `There is no store at ${file}. Check the path (--store, RUNWARDEN_STORE); a store is created by the first command that writes.`,
-      );
-    }
-    try {
-      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    } catch (error) {
-      throw new RunwardenError(
-        'READ_ONLY',
-        `Cannot create the store folder ${dir}: ${(error as Error).message}`,
-      );
-    }
-    if (!writable(dir)) {
-      throw new RunwardenError('READ_ONLY', `Cannot create a store in ${dir}: the folder is read-only.`);
-    }
-    try {
-      fs.closeSync(fs.openSync(file, 'wx', 0o600));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw new RunwardenError('READ_ONLY', `Cannot create ${file}: ${(error as Error).message}`);
-      }
+  if (fs.existsSync(file)) return;
+  if (opts.readonly === true || opts.mustExist === true) {
+    throw new RunwardenError(
+      'NOT_FOUND',
+      `There is no store at ${file}. Check the path (--store, RUNWARDEN_STORE); a store is created by the first command that writes.`,
+    );
+  }
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new RunwardenError(
+      'READ_ONLY',
+      `Cannot create the store folder ${dir}: ${(error as Error).message}`,
+    );
+  }
+  if (!writable(dir)) {
+    throw new RunwardenError('READ_ONLY', `Cannot create a store in ${dir}: the folder is read-only.`);
+  }
+  try {
+    fs.closeSync(fs.openSync(file, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+      throw new RunwardenError('READ_ONLY', `Cannot create ${file}: ${(error as Error).message}`);
     }
   }
+}
 
+/** A read-only connection that never creates journal files where the folder cannot hold them. */
+function openReader(file: string, dirWritable: boolean, busyTimeoutMs: number): Database.Database {
+  return dirWritable || fs.existsSync(`${file}-shm`)
+    ? new Database(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs })
+    : openSnapshot(file);
+}
+
+/**
+ * Phase 2, identity: reads the application id, schema version and (for a small file) `quick_check`
+ * through a read-only connection; refuses another program's database, and opens a newer schema read-only.
+ */
+function checkIdentity(
+  file: string,
+  probe: Probe,
+  quickCheck: boolean,
+  dirWritable: boolean,
+  busyTimeoutMs: number,
+): { identity: Identity; decision: ModeDecision } {
+  const none: Identity = { appId: 0, userVersion: 0, tables: 0 };
+  if (probe.kind !== 'sqlite') return { identity: none, decision: READ_WRITE };
+  let identity = none;
+  let db: Database.Database | null = null;
+  try {
+    db = openReader(file, dirWritable, busyTimeoutMs);
+    identity = readIdentity(db, quickCheck, file);
+  } catch (error) {
+    throw mapOpenError(error, file, busyTimeoutMs);
+  } finally {
+    db?.close();
+  }
+  const emptyButWal = probe.fileSize === 0 && identity.appId === 0 && identity.tables === 0;
+  if ((identity.appId !== APPLICATION_ID || identity.userVersion < 1) && !emptyButWal) {
+    throw new RunwardenError(
+      'STORE_FOREIGN',
+      identity.appId === 0 || identity.appId === APPLICATION_ID
+        ? `${file} is a SQLite database made by another program (no Runwarden schema). Runwarden will not touch it.`
+        : `${file} is a SQLite database of another application (application_id 0x${(identity.appId >>> 0).toString(16)}). Runwarden will not touch it.`,
+    );
+  }
+  if (identity.userVersion > SUPPORTED_SCHEMA_VERSION) {
+    return {
+      identity,
+      decision: {
+        mode: 'read-only',
+        reasonCode: 'STORE_NEWER',
+        reason: `This store was written by a newer Runwarden (schema v${identity.userVersion}; this version understands up to v${SUPPORTED_SCHEMA_VERSION}). It is shown read-only; update Runwarden to change it.`,
+      },
+    };
+  }
+  return { identity, decision: READ_WRITE };
+}
+
+/** Phase 3, the mode: read-only on request, or because the file or its folder cannot be written. */
+function decideMode(
+  file: string,
+  opts: OpenStoreOptions,
+  writable: WritableCheck,
+  dirWritable: boolean,
+): ModeDecision {
+  const readOnly = (reason: string): ModeDecision => ({ mode: 'read-only', reasonCode: 'READ_ONLY', reason });
+  if (opts.readonly === true) return readOnly('Opened read-only on request.');
+  if (!writable(file))
+    return readOnly(
+      `The store file ${file} is read-only (check its permissions or attributes); changes are disabled.`,
+    );
+  if (!dirWritable)
+    return readOnly(
+      `The store folder ${path.dirname(file)} is read-only, so SQLite cannot create its journal files; showing a read-only snapshot.`,
+    );
+  return READ_WRITE;
+}
+
+/** Phase 4, the connection: read-only as decided, else writable and migrated to the current schema. */
+function openForMode(
+  file: string,
+  mode: StoreMode,
+  dirWritable: boolean,
+  busyTimeoutMs: number,
+): Database.Database {
+  try {
+    if (mode === 'read-only') {
+      const db = openReader(file, dirWritable, busyTimeoutMs);
+      applyPragmas(db, busyTimeoutMs, false);
+      db.prepare('SELECT count(*) FROM sqlite_master').get();
+      return db;
+    }
+    const db = new Database(file, { fileMustExist: true, timeout: busyTimeoutMs });
+    try {
+      db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+      migrate(db, MIGRATIONS, file);
+      applyPragmas(db, busyTimeoutMs, true);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return db;
+  } catch (error) {
+    throw mapOpenError(error, file, busyTimeoutMs);
+  }
+}
+
+/** Phase 5, the context: the connection with its clock, display options, identity and liveness check. */
+function contextFor(
+  db: Database.Database,
+  file: string,
+  opts: OpenStoreOptions,
+  decision: ModeDecision,
+  schemaVersion: number,
+): OpenedStore {
+  const ctx = createContext(
+    db,
+    opts.clock ?? Date.now,
+    opts.displayOptions ?? DEFAULT_DISPLAY_OPTIONS,
+    decision.mode === 'read-only' ? (decision.reason ?? 'read-only') : null,
+    {
+      busyRetries: opts.busyRetries,
+      busyWaitMs: opts.busyWaitMs ?? null,
+      monotonic: () => performance.now(),
+      identity: opts.identity ?? { pid: process.pid, hostname: os.hostname() },
+      controlLeaseMs: opts.controlLeaseMs,
+      liveness: opts.liveness ?? createLivenessCheck(machineIdentity(), SYSTEM_PROBE),
+    },
+  );
+  return {
+    ctx,
+    state: {
+      path: file,
+      mode: decision.mode,
+      modeReason: decision.reason,
+      modeReasonCode: decision.reasonCode,
+      schemaVersion,
+    },
+  };
+}
+
+/**
+ * Opens (creating if needed) the store at `storePath`. See the module comment for the bad-file rules.
+ * Shared by the whole store (open-store.ts) and the runner's side (runner-store.ts), so both refuse the same files.
+ * In phases: the path, the bytes (probeFile), a fast path for a current store that needs no check, the
+ * identity, the mode, the connection and its context.
+ */
+export function openConnection(storePath: string, opts: OpenStoreOptions = {}): OpenedStore {
+  const file = path.resolve(storePath);
+  const busyTimeoutMs = opts.busyTimeoutMs ?? 5000;
+  const access = opts.access ?? ((target: string, mode: number) => fs.accessSync(target, mode));
+  const writable: WritableCheck = (target) => {
+    try {
+      access(target, fs.constants.W_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  ensureFile(file, opts, writable);
   const probe = probeFile(file);
   if (probe.kind === 'refuse') throw probe.error;
   tightenPermissions(file);
 
-  let mode: StoreMode = 'read-write';
-  let reason: string | null = null;
-  let reasonCode: StoreModeReasonCode | null = null;
-  let identity: Identity = { appId: 0, userVersion: 0, tables: 0 };
-  const dirWritable = writable(dir);
+  const dirWritable = writable(path.dirname(file));
   const quickCheck =
     (opts.quickCheck ?? true) && probe.kind === 'sqlite' && probe.fileSize <= QUICK_CHECK_MAX_BYTES;
-  const opened = (db: Database.Database, schemaVersion: number): OpenedStore => {
-    const ctx = createContext(
-      db,
-      clock,
-      displayOptions,
-      mode === 'read-only' ? (reason ?? 'read-only') : null,
-      {
-        busyRetries: opts.busyRetries,
-        busyWaitMs: opts.busyWaitMs ?? null,
-        monotonic: () => performance.now(),
-        identity: opts.identity ?? { pid: process.pid, hostname: os.hostname() },
-        controlLeaseMs: opts.controlLeaseMs,
-        liveness: opts.liveness ?? createLivenessCheck(machineIdentity(), SYSTEM_PROBE),
-      },
-    );
-    return {
-      ctx,
-      state: { path: file, mode, modeReason: reason, modeReasonCode: reasonCode, schemaVersion },
-    };
-  };
-
   if (
     probe.kind === 'sqlite' &&
     probe.userVersion === SUPPORTED_SCHEMA_VERSION &&
@@ -461,83 +589,21 @@ export function openConnection(storePath: string, opts: OpenStoreOptions = {}): 
     } catch (error) {
       throw mapOpenError(error, file, busyTimeoutMs);
     }
-    if (db !== null) return opened(db, SUPPORTED_SCHEMA_VERSION);
+    if (db !== null) return contextFor(db, file, opts, READ_WRITE, SUPPORTED_SCHEMA_VERSION);
   }
 
-  if (probe.kind === 'sqlite') {
-    let db: Database.Database | null = null;
-    try {
-      db =
-        dirWritable || fs.existsSync(`${file}-shm`)
-          ? new Database(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs })
-          : openSnapshot(file);
-      identity = readIdentity(db, quickCheck, file);
-    } catch (error) {
-      throw mapOpenError(error, file, busyTimeoutMs);
-    } finally {
-      db?.close();
-    }
-    const emptyButWal = probe.fileSize === 0 && identity.appId === 0 && identity.tables === 0;
-    if ((identity.appId !== APPLICATION_ID || identity.userVersion < 1) && !emptyButWal) {
-      throw new RunwardenError(
-        'STORE_FOREIGN',
-        identity.appId === 0 || identity.appId === APPLICATION_ID
-          ? `${file} is a SQLite database made by another program (no Runwarden schema). Runwarden will not touch it.`
-          : `${file} is a SQLite database of another application (application_id 0x${(identity.appId >>> 0).toString(16)}). Runwarden will not touch it.`,
-      );
-    }
-    if (identity.userVersion > SUPPORTED_SCHEMA_VERSION) {
-      mode = 'read-only';
-      reasonCode = 'STORE_NEWER';
-      reason = `This store was written by a newer Runwarden (schema v${identity.userVersion}; this version understands up to v${SUPPORTED_SCHEMA_VERSION}). It is shown read-only; update Runwarden to change it.`;
-    }
-  }
-
-  if (mode === 'read-write') {
-    if (opts.readonly === true) {
-      mode = 'read-only';
-      reasonCode = 'READ_ONLY';
-      reason = 'Opened read-only on request.';
-    } else if (!writable(file)) {
-      mode = 'read-only';
-      reasonCode = 'READ_ONLY';
-      reason = `The store file ${file} is read-only (check its permissions or attributes); changes are disabled.`;
-    } else if (!dirWritable) {
-      mode = 'read-only';
-      reasonCode = 'READ_ONLY';
-      reason = `The store folder ${dir} is read-only, so SQLite cannot create its journal files; showing a read-only snapshot.`;
-    }
-  }
-
-  if (mode === 'read-only' && (probe.kind === 'empty' || identity.userVersion < SUPPORTED_SCHEMA_VERSION)) {
+  const checked = checkIdentity(file, probe, quickCheck, dirWritable, busyTimeoutMs);
+  const decision =
+    checked.decision.mode === 'read-only' ? checked.decision : decideMode(file, opts, writable, dirWritable);
+  if (
+    decision.mode === 'read-only' &&
+    (probe.kind === 'empty' || checked.identity.userVersion < SUPPORTED_SCHEMA_VERSION)
+  ) {
     throw new RunwardenError(
       'READ_ONLY',
-      `${file} ${probe.kind === 'empty' ? 'is empty' : `uses schema v${identity.userVersion}`} and needs initialising, but ${reason ?? 'it is read-only'}`,
+      `${file} ${probe.kind === 'empty' ? 'is empty' : `uses schema v${checked.identity.userVersion}`} and needs initialising, but ${decision.reason ?? 'it is read-only'}`,
     );
   }
-
-  let db: Database.Database;
-  try {
-    if (mode === 'read-only') {
-      db =
-        dirWritable || fs.existsSync(`${file}-shm`)
-          ? new Database(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs })
-          : openSnapshot(file);
-      applyPragmas(db, busyTimeoutMs, false);
-      db.prepare('SELECT count(*) FROM sqlite_master').get();
-    } else {
-      db = new Database(file, { fileMustExist: true, timeout: busyTimeoutMs });
-      try {
-        db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-        migrate(db, MIGRATIONS, file);
-        applyPragmas(db, busyTimeoutMs, true);
-      } catch (error) {
-        db.close();
-        throw error;
-      }
-    }
-  } catch (error) {
-    throw mapOpenError(error, file, busyTimeoutMs);
-  }
-  return opened(db, db.pragma('user_version', { simple: true }) as number);
+  const db = openForMode(file, decision.mode, dirWritable, busyTimeoutMs);
+  return contextFor(db, file, opts, decision, db.pragma('user_version', { simple: true }) as number);
 }

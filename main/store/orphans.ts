@@ -7,7 +7,7 @@ import type { Actor } from '../../shared/domain';
 import { hasLiveOwner, isOrphaned } from '../../shared/display-status';
 import { RunwardenError } from '../../shared/errors';
 import { requireReason } from './input-checks';
-import { TERMINAL_RUN_SQL, toLease, type LeaseRow } from './rows';
+import { TERMINAL_RUN_SQL, toLease, type LeaseRow } from './row-mapping';
 import {
   actorOf,
   checkRevision,

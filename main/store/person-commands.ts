@@ -27,7 +27,7 @@ import {
 } from './question-askers';
 import { takeLease } from './lease-rows';
 import { setQueueEntry } from './queue-rows';
-import { toEffect, toInteraction, toJson, toLease, toRun, type InteractionRow } from './rows';
+import { toEffect, toInteraction, toJson, toLease, toRun, type InteractionRow } from './row-mapping';
 import { unresolvedInLineage } from './run-lineage';
 import { insertRun } from './run-reservation';
 import { setPaused, setRequestFlag, setRunStatus } from './run-rows';

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Project } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
-import { toProject, type ProjectRow } from './rows';
+import { toProject, type ProjectRow } from './row-mapping';
 import type { StoreContext } from './store-context';
 
 // node:fs through require, not `import`: its ESM wrapper reads every export, which loads fs/promises,

@@ -13,7 +13,7 @@ import { resumeWaitingAttempts } from './attempt-rows';
 import { countOpenInteractions, loadInteractionRow, waitingDetail } from './interaction-rows';
 import { pidsTrusted, processTrusted } from './liveness';
 import type { AncestorProcess } from './process-identity';
-import { toInteraction, toLease, type InteractionRow } from './rows';
+import { toInteraction, toLease, type InteractionRow } from './row-mapping';
 import { setRunStatus } from './run-rows';
 import { actorOf, commitRun, loadLeaseRow, loadQueueRow, loadRunRow } from './run-state';
 import type { StoreContext } from './store-context';

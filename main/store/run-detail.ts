@@ -2,7 +2,7 @@
 import { displayStatus } from '../../shared/display-status';
 import { listAttempts } from './attempt-rows';
 import { runEvents } from './events';
-import { toSubmission, type SubmissionRow } from './rows';
+import { toSubmission, type SubmissionRow } from './row-mapping';
 import { loadRunRow, loadSnapshot, ownerLiveness } from './run-state';
 import type { RunDetail } from './store-types';
 import type { StoreContext } from './store-context';

@@ -3,7 +3,7 @@
  * lineage an idempotency key is shared across (docs/LIVENESS.md#unknown-outcomes).
  */
 import type { Run } from '../../shared/domain';
-import { toRun, type EffectRow, type RunRow } from './rows';
+import { toRun, type EffectRow, type RunRow } from './row-mapping';
 import type { StoreContext } from './store-context';
 
 /** Every retry of `runId`, oldest first (indexed by runs_parent). */

@@ -8,7 +8,7 @@ import { RunwardenError } from '../../shared/errors';
 import { newRunId } from './ids';
 import { optionalTextWithin, requireText } from './input-checks';
 import { canonicalProjectPath, upsertProject } from './projects';
-import { toRun, toJson } from './rows';
+import { toRun, toJson } from './row-mapping';
 import { actorOf, commitRun, loadRunRow, type EventActor } from './run-state';
 import type { ReserveRunInput } from './store-types';
 import type { StoreContext } from './store-context';

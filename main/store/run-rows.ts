@@ -1,6 +1,6 @@
 /** Row helpers for the `runs` row itself (docs/ARCHITECTURE.md#run-model-and-state-machine). */
 import type { RunStatus } from '../../shared/domain';
-import { toJson } from './rows';
+import { toJson } from './row-mapping';
 import type { StoreContext } from './store-context';
 
 /** Sets the run's status; `detail` replaces status_detail when given (null clears it). */

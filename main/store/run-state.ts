@@ -38,7 +38,7 @@ import {
   type LeaseRow,
   type QueueRow,
   type RunRow,
-} from './rows';
+} from './row-mapping';
 import type { StoreContext } from './store-context';
 
 /** What a runner presents for a protected write. */
@@ -140,7 +140,7 @@ export function loadDisplaySnapshot(ctx: StoreContext, row: RunRow): RunSnapshot
  * `loadDisplaySnapshot` for many rows in four statements instead of four per row: queue entries and leases
  * by id, and interactions / effects only for the rows whose counters say they have open ones — or for every
  * row with `readAll` (a transition recomputing those counters must not trust them, as `loadDisplaySnapshot`
- * does not). A list page reads less, in one statement (list-rows.ts).
+ * does not). A list page reads less, in one statement (list-page.ts).
  */
 export function loadDisplaySnapshots(
   ctx: StoreContext,

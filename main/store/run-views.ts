@@ -11,8 +11,8 @@ import { TERMINAL_RUN_STATUSES } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
 import { VIEW_STATUSES } from '../../shared/views';
 import { filterPath, findProjectByPath } from './projects';
-import { listRowSnapshot, listRowsSql, type ListInteraction, type ListRow } from './list-rows';
-import { RUN_COLUMNS, RUN_FROM, RUN_FROM_SEARCH_WALK } from './rows';
+import { listRowSnapshot, listRowsSql, type ListInteraction, type ListRow } from './list-page';
+import { RUN_COLUMNS, RUN_FROM, RUN_FROM_SEARCH_WALK } from './row-mapping';
 import { ownerLiveness } from './run-state';
 import {
   ftsPhrase,
@@ -236,7 +236,7 @@ export function listRunsSql(view: ListView, opts: ListShape): string {
 
 /**
  * The statement a list page runs: the page query with each row's queue entry, lease and extras
- * (list-rows.ts). A search may sort many candidates (the trigram index's, or a multi-status view's), so
+ * (list-page.ts). A search may sort many candidates (the trigram index's, or a multi-status view's), so
  * there the extras are read after the page's LIMIT; every other page query walks an index in order (a union
  * view reads its page's ids in order) and takes the extras in the same pass.
  */

@@ -30,7 +30,7 @@ import { reserveRun } from './run-reservation';
 import { lineageEffect } from './run-lineage';
 import { loadRunRow, loadSnapshot } from './run-state';
 import * as runner from './runner-transitions';
-import { toEffect, toInteraction, toRun } from './rows';
+import { toEffect, toInteraction, toRun } from './row-mapping';
 import { readOp, renewalTx, writeTx, type StoreContext, type Writes } from './store-context';
 import type {
   CancelOutcome,

@@ -36,7 +36,7 @@ import {
 import { clearLease, isHeldByLiveOther, takeLease } from './lease-rows';
 import { filterPath } from './projects';
 import { setQueueEntry } from './queue-rows';
-import { toInteraction, toJson, toRun } from './rows';
+import { toInteraction, toJson, toRun } from './row-mapping';
 import { endRunRow, setPaused, setRunStatus, setStatusDetail, type RunEnding } from './run-rows';
 import {
   commitRun,

@@ -1,6 +1,6 @@
 /** Settings: key → JSON. */
 import type { Actor } from '../../shared/domain';
-import { parseJson, toJson } from './rows';
+import { parseJson, toJson } from './row-mapping';
 import { actorOf, appendEvent } from './run-state';
 import { requireText } from './input-checks';
 import type { StoreContext } from './store-context';

@@ -2,7 +2,8 @@
  * The store's two handles (docs/ARCHITECTURE.md#parts), told apart by type, not by a list of names. A method
  * that writes declares its `this` as `Writes<...>` (store-context.ts); `StoreReader` is every public member
  * of `RunStore` except those, so a consumer typed `StoreReader` cannot call a write (a type error, checked by
- * test/main/store/store-facets.test.ts). `StoreWriter` is the store itself: it reads and writes.
+ * test/main/store/store-facets.test.ts). `StoreWriter` is the store itself: it reads and writes. A store
+ * opened with `readonly: true` is typed `ReadonlyStore`: a reader plus `close`.
  */
 import type { RunStore } from './run-store';
 
@@ -22,6 +23,9 @@ type StoreHandle = 'db' | 'close';
 
 /** A handle that only reads: every write is left out, so calling one does not compile. */
 export type StoreReader = Omit<RunStore, WriteMethod | StoreHandle>;
+
+/** What `openStore(path, { readonly: true })` returns: a reader that its owner closes. */
+export type ReadonlyStore = StoreReader & Pick<RunStore, 'close'>;
 
 /** A handle that reads and writes, each write in its own `BEGIN IMMEDIATE` transaction. */
 export type StoreWriter = RunStore;

@@ -6,7 +6,7 @@
  */
 import type { Interaction } from '../../shared/domain';
 import { attentionSummary } from './run-counts';
-import { OPEN_INTERACTION_SQL, toInteraction, type InteractionRow } from './rows';
+import { OPEN_INTERACTION_SQL, toInteraction, type InteractionRow } from './row-mapping';
 import type { AttentionSummary } from './store-types';
 import type { StoreContext } from './store-context';
 

@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import {
   createWorkspace,
   openUi,
@@ -16,6 +16,53 @@ import {
   type Served,
   type Workspace,
 } from './harness';
+
+interface SeenPush {
+  event: string;
+  data: string;
+}
+
+/**
+ * Records every push the page's stream delivers (window.seenPushes), before any script of the page runs: each
+ * event once, however many listeners the page has for it.
+ */
+async function recordPushes(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const seen: SeenPush[] = [];
+    const counted = new WeakSet<Event>();
+    (window as { seenPushes?: SeenPush[] }).seenPushes = seen;
+    const add = EventSource.prototype.addEventListener;
+    EventSource.prototype.addEventListener = function (
+      this: EventSource,
+      type: string,
+      listener: EventListenerOrEventListenerObject,
+      options?: boolean | AddEventListenerOptions,
+    ) {
+      const record = (event: Event) => {
+        if (event instanceof MessageEvent && !counted.has(event)) {
+          counted.add(event);
+          seen.push({ event: type, data: String(event.data) });
+        }
+      };
+      const wrapped = (event: Event) => {
+        record(event);
+        if (typeof listener === 'function') listener.call(this, event);
+        else listener.handleEvent(event);
+      };
+      add.call(this, type, wrapped, options);
+    } as typeof EventSource.prototype.addEventListener;
+  });
+}
+
+async function pushesOf(page: Page): Promise<SeenPush[]> {
+  return page.evaluate(() => [...((window as { seenPushes?: SeenPush[] }).seenPushes ?? [])]);
+}
+
+/** A push about this run: a `log` push for it, or a `changed` push listing it. */
+function mentions(push: SeenPush, runId: string): boolean {
+  const data = JSON.parse(push.data) as { runId?: string; runIds?: string[] };
+  return data.runId === runId || (data.runIds ?? []).includes(runId);
+}
 
 let ws: Workspace;
 let served: Served;
@@ -88,18 +135,44 @@ test('the run detail follows a live run on pushes, without polling', async ({ pa
   children.push(exec);
   const runId = await runIdOf(exec);
   const reads: string[] = [];
+  let readsInFlight = 0;
+  const isLogRead = (url: string) => url.endsWith('/api/invoke/runs:log');
   page.on('request', (request) => {
-    if (request.url().endsWith('/api/invoke/runs:log')) reads.push(request.postData() ?? '');
+    if (!isLogRead(request.url())) return;
+    reads.push(request.postData() ?? '');
+    readsInFlight += 1;
   });
+  const settled = () => (readsInFlight -= 1);
+  page.on('requestfinished', (request) => isLogRead(request.url()) && settled());
+  page.on('requestfailed', (request) => isLogRead(request.url()) && settled());
+  await recordPushes(page);
   await openUi(page, served, `#/all?run=${runId}`);
   const lines = page.getByTestId('log-lines').getByRole('listitem');
   await expect(lines).toHaveText([/out\s*started/]);
-  // The command is idle: once the pushes of its start are answered (the sweeper reports the run's start
-  // within its 2 s interval), the page asks for nothing more until the log grows (a polling loop would
-  // read in any window of this length).
-  await page.waitForTimeout(2500);
+  // The command is idle, and the pushes of its start went out before the page's stream joined. A run of
+  // another command is reported by the sweeper's next tick as a push about that run only: the
+  // first such push shows the stream is live and that the page's opening reads are behind it; across the
+  // next two (two more ticks) the page must ask for nothing, as a polling loop would.
+  const otherRunReported = async (title: string) => {
+    const other = runCli(ws, ['exec', '--title', title, '--', 'true']);
+    children.push(other);
+    const otherId = await runIdOf(other);
+    expect(await other.exited).toBe(0);
+    await expect
+      .poll(async () => (await pushesOf(page)).some((p) => p.event === 'changed' && mentions(p, otherId)))
+      .toBe(true);
+  };
+  await otherRunReported('Other 1');
+  await expect.poll(() => readsInFlight).toBe(0);
   const idleFrom = reads.length;
-  await page.waitForTimeout(2500);
+  const pushesFrom = (await pushesOf(page)).length;
+  await otherRunReported('Other 2');
+  await otherRunReported('Other 3');
+  const idlePushes = (await pushesOf(page)).slice(pushesFrom);
+  expect(idlePushes.filter((p) => p.event === 'changed').length).toBeGreaterThanOrEqual(2);
+  // Nothing in the window was about this run, and the page read nothing.
+  expect(reads.length).toBeGreaterThan(0);
+  expect(idlePushes.filter((p) => mentions(p, runId))).toEqual([]);
   expect(reads.slice(idleFrom)).toEqual([]);
   writeFileSync(go, '');
   await expect(lines).toHaveText([/out\s*started/, /err\s*after go/, /out\s*finished/]);

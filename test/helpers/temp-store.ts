@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Actor, ExecutionMode } from '../../shared/domain';
 import { openStore, type OpenStoreOptions } from '../../main/store/open-store';
 import type { RunStore } from '../../main/store/run-store';
+import type { ReadonlyStore } from '../../main/store/store-facets';
 import type { Claim, OwnerInfo } from '../../main/store/store-types';
 
 export interface FakeClock {
@@ -40,8 +41,12 @@ export interface TempStore {
   projectDir: string;
   clock: FakeClock;
   store: RunStore;
-  /** Opens another connection to the same file (another "process" view), same clock unless given. */
-  reopen(opts?: OpenStoreOptions): RunStore;
+  /**
+   * Opens another connection to the same file (another "process" view), same clock unless given; asked
+   * for read-only, a reader.
+   */
+  reopen(opts: WriterOptions & { readonly: true }): ReadonlyStore;
+  reopen(opts?: WriterOptions): RunStore;
   cleanup(): void;
 }
 
@@ -49,30 +54,44 @@ export function makeTempDir(prefix = 'runwarden-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export function createTempStore(opts: OpenStoreOptions & { start?: number } = {}): TempStore {
+/** Options of a store opened to write (the temp store and most reopens). */
+type WriterOptions = Omit<OpenStoreOptions, 'readonly'>;
+
+export function createTempStore(opts: WriterOptions & { start?: number } = {}): TempStore {
   const dir = makeTempDir();
   const storePath = path.join(dir, 'data', 'state.sqlite');
   const projectDir = path.join(dir, 'project');
   fs.mkdirSync(projectDir);
   const clock = createFakeClock(opts.start);
   const store = openStore(storePath, { clock, ...opts });
-  const opened: RunStore[] = [store];
+  const opened: Array<{ close(): void }> = [store];
   return {
     dir,
     path: storePath,
     projectDir,
     clock,
     store,
-    reopen(more: OpenStoreOptions = {}) {
-      const another = openStore(storePath, { clock, ...more });
+    reopen: ((more: WriterOptions & { readonly?: true } = {}) => {
+      const another =
+        more.readonly === true
+          ? openStore(storePath, { clock, ...more, readonly: true })
+          : openStore(storePath, { clock, ...more, readonly: false });
       opened.push(another);
       return another;
-    },
+    }) as TempStore['reopen'],
     cleanup() {
       for (const s of opened) s.close();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * An `access` check that finds nothing writable, so a store opens read-only as it would on a read-only
+ * file; injected because tests run as root, who may write anything.
+ */
+export function denyWrites(target: string): never {
+  throw Object.assign(new Error(`EACCES: ${target}`), { code: 'EACCES' });
 }
 
 export const HUMAN: Actor = { type: 'human', id: 'alice', surface: 'app' };

@@ -11,13 +11,19 @@ import { AppState, type Shell } from '../../renderer/src/lib/state/app-state.sve
 import { MemoryHistory } from '../renderer/memory-history';
 import type { RealHost } from './real-host';
 
-export function renderApp(h: RealHost, hash = '', options: { shell?: Shell; delay?: number | null } = {}) {
+/** The window's state on the host's API, as a shell builds it, without drawing anything: for one component. */
+export function createApp(h: RealHost, hash = '', options: { shell?: Shell } = {}) {
   const history = new MemoryHistory();
   history.hash = hash;
   const app = new AppState(h.api, history, h.now, {
     shell: options.shell ?? 'desktop',
     sidebarCollapsed: false,
   });
+  return { history, app };
+}
+
+export function renderApp(h: RealHost, hash = '', options: { shell?: Shell; delay?: number | null } = {}) {
+  const { history, app } = createApp(h, hash, options);
   // `delay: null` keeps a test's clicks in one run of microtasks: no host push (a timer) lands between them.
   const user = userEvent.setup(options.delay === undefined ? {} : { delay: options.delay });
   render(App, { props: { app } });

@@ -131,7 +131,7 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)
     // What the rest of the CLI needs and a runner's call must not evaluate: a future import that pulls any
     // of it into these commands' chunks fails here.
     const elsewhere =
-      /main\/store\/(run-store|person-commands|run-views|run-counts|search-|list-rows|tray-attention|hygiene-worker|doctor|orphans|interaction-deadlines|maintenance|settings)|main\/services\/|main\/logs\//;
+      /main\/store\/(run-store|person-commands|run-views|run-counts|search-|list-page|tray-attention|hygiene-worker|doctor|orphans|interaction-deadlines|maintenance|settings)|main\/services\/|main\/logs\//;
     const commands: Array<[string, string[]]> = [
       ['notify', ['notify', 'from the run']],
       ['progress', ['progress', 'halfway']],

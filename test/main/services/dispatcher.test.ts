@@ -3,7 +3,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CHANNELS, type Channel } from '../../../shared/channel-names';
 import { ERROR_CODES, RunwardenError } from '../../../shared/errors';
 import { createDispatcher, type Dispatch } from '../../../main/services/dispatcher';
-import { HUMAN, createTempStore, reserve, reserveAndClaim, type TempStore } from '../../helpers/temp-store';
+import {
+  HUMAN,
+  createTempStore,
+  denyWrites,
+  reserve,
+  reserveAndClaim,
+  type TempStore,
+} from '../../helpers/temp-store';
 
 let t: TempStore;
 let dispatch: Dispatch;
@@ -244,7 +251,10 @@ describe('dispatcher: the one path every request takes', () => {
   it('refuses writes on a read-only store before reaching the store', () => {
     seed();
     t.store.close();
-    const ro = t.reopen({ readonly: true });
+    // Read-only by the file, not on request: a store asked for read-only is typed a reader and could not
+    // be handed to a writer's consumer at all. Tests run as root, so the denial is injected.
+    const ro = t.reopen({ access: denyWrites });
+    expect(ro.mode).toBe('read-only');
     const d = createDispatcher({ store: ro, clock: t.clock, actor: HUMAN, onSettingsChanged: () => {} });
     expect(d('settings:set', { patch: { closeToTray: false } })).toMatchObject({
       ok: false,

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Actor } from '../../../shared/domain';
 import { DEFAULT_DISPLAY_OPTIONS } from '../../../shared/display-status';
 import { seededRandom } from '../../../bench/random';
@@ -19,7 +19,7 @@ import {
 } from '../../../main/store/interaction-deadlines';
 import { findInteractionRow } from '../../../main/store/interaction-rows';
 import { openStore } from '../../../main/store/open-store';
-import type { LeaseRow } from '../../../main/store/rows';
+import type { LeaseRow } from '../../../main/store/row-mapping';
 import { actorOf, commitRun, loadLeaseRow, loadQueueRow } from '../../../main/store/run-state';
 import type { RunStore } from '../../../main/store/run-store';
 import { createContext, writeTx, type StoreContext } from '../../../main/store/store-context';
@@ -140,10 +140,11 @@ function closeAll(...stores: RunStore[]): void {
   }
 }
 
-beforeAll(() => {
+// A store per test, seeded the same way each time: no test sees another's writes.
+beforeEach(() => {
   t = createTempStore();
 });
-afterAll(() => {
+afterEach(() => {
   t.cleanup();
   copies = [];
 });

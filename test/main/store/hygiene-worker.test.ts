@@ -2,7 +2,14 @@ import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_AUTOCHECKPOINT_PAGES, startHygieneWorker, type HygieneWorker } from '../../../main/store';
-import { createTempStore, HUMAN, reserve, RUNNER_ACTOR, type TempStore } from '../../helpers/temp-store';
+import {
+  createTempStore,
+  denyWrites,
+  HUMAN,
+  reserve,
+  RUNNER_ACTOR,
+  type TempStore,
+} from '../../helpers/temp-store';
 import { expectHealthy, expectInvariants } from './invariants';
 
 let t: TempStore | null = null;
@@ -159,7 +166,10 @@ describe('store hygiene worker', () => {
 
   it('refuses a read-only store: there is nothing to do', () => {
     t = createTempStore();
-    const ro = t.reopen({ readonly: true });
+    // Read-only by the file, not on request: a store asked for read-only is typed a reader and could not
+    // be handed to a writer's consumer at all. Tests run as root, so the denial is injected.
+    const ro = t.reopen({ access: denyWrites });
+    expect(ro.mode).toBe('read-only');
     try {
       expect(() => startHygieneWorker(ro)).toThrow(/read-only/);
     } finally {

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_DISPLAY_OPTIONS, displayStatus } from '../../../shared/display-status';
-import type { ListRow } from '../../../main/store/list-rows';
+import type { ListRow } from '../../../main/store/list-page';
 import {
   listPageSql,
   listRuns,

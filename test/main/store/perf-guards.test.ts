@@ -1,7 +1,15 @@
 /**
  * Generous performance guards for `npm test` (ratios and plans, never absolute
  * times). A 20k-run store from the bench's generator; the full figures come from `npm run bench`.
+ *
+ * Building that store is the cost of this file, so its tests share it, and the sharing is made safe rather
+ * than assumed: they read it through a read-only store handle (a write does not compile) and a read-only
+ * connection (SQLite refuses a write), a test that needs the store's own connection (to profile or wrap its
+ * statements, or to write) works on a copy of its own, and after them all the shared file's bytes must be
+ * unchanged, so no test can depend on another's doing.
  */
+import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -9,7 +17,7 @@ import { generateStore, type GeneratedStore } from '../../../bench/generate-stor
 import { baselineListSql, PAGE } from '../../../bench/read-ops';
 import { profileSql } from '../../../bench/sql-profile';
 import { measurePaired, summarize } from '../../../bench/stats';
-import { openStore, type RunStore } from '../../../main/store';
+import { openStore, type ReadonlyStore, type RunStore } from '../../../main/store';
 import { listRunsSql } from '../../../main/store/run-views';
 import { ftsPhrase, indexedMatchesMax, searchPlan } from '../../../main/store/search-plan';
 import { createContext } from '../../../main/store/store-context';
@@ -19,7 +27,28 @@ import { makeTempDir } from '../../helpers/temp-store';
 let dir: string;
 const RUNS = 20_000;
 let gen: GeneratedStore;
-let store: RunStore;
+/** The shared store, read-only. */
+let store: ReadonlyStore;
+/** A read-only connection to it, for the raw SQL the guards compare with. */
+let raw: Database.Database;
+let bytes: string;
+let copies = 0;
+
+/** The file's bytes and its WAL's, hashed. */
+function digest(file: string): string {
+  const hash = createHash('sha256').update(fs.readFileSync(file));
+  if (fs.existsSync(`${file}-wal`)) hash.update(fs.readFileSync(`${file}-wal`));
+  return hash.digest('hex');
+}
+
+/** A writable store on a copy of the shared file, for a test that needs the store's own connection. */
+function ownCopy(): RunStore {
+  copies += 1;
+  const file = path.join(dir, `copy-${copies}.sqlite`);
+  fs.copyFileSync(gen.storePath, file);
+  if (fs.existsSync(`${gen.storePath}-wal`)) fs.copyFileSync(`${gen.storePath}-wal`, `${file}-wal`);
+  return openStore(file);
+}
 
 beforeAll(() => {
   dir = makeTempDir('runwarden-perf-');
@@ -30,12 +59,18 @@ beforeAll(() => {
     eventsPerRun: 8,
     now: Date.now(),
   });
-  store = openStore(gen.storePath);
+  bytes = digest(gen.storePath);
+  store = openStore(gen.storePath, { readonly: true });
+  raw = new Database(gen.storePath, { readonly: true, fileMustExist: true });
 }, 120_000);
 
 afterAll(() => {
   store?.close();
+  raw?.close();
+  // A hook's throw fails the file, whatever order the tests ran in.
+  const changed = gen !== undefined && digest(gen.storePath) !== bytes;
   fs.rmSync(dir, { recursive: true, force: true });
+  if (changed) throw new Error('a test changed the shared 20k-run store');
 });
 
 it('the generated store is valid (the guards below measure real, consistent data)', () => {
@@ -44,7 +79,7 @@ it('the generated store is valid (the guards below measure real, consistent data
 
 it('the first-page list query walks an index in id order (no scan, no sort)', () => {
   const plan = (
-    store.db
+    raw
       .prepare(`EXPLAIN QUERY PLAN ${listRunsSql('all', { project: false, search: false, cursor: true })}`)
       .all({ now: 0, unattendedBefore: 0, cursor: 'run_z', limit: PAGE + 1 }) as Array<{ detail: string }>
   ).map((r) => r.detail);
@@ -53,7 +88,7 @@ it('the first-page list query walks an index in id order (no scan, no sort)', ()
 });
 
 it('a list page costs a handful of statements, not a few per row (no N+1)', () => {
-  const probe = openStore(gen.storePath);
+  const probe = ownCopy();
   try {
     const profiler = profileSql(probe.db);
     for (const view of ['all', 'needs-you', 'running'] as const) {
@@ -74,7 +109,7 @@ it('a list page costs a handful of statements, not a few per row (no N+1)', () =
 
 it('project and attention counts agree with a full count of the runs', () => {
   const now = store.now();
-  const truth = store.db
+  const truth = raw
     .prepare(
       `SELECT CASE WHEN owner_expires_at <= ? THEN 'stale' ELSE display_base END AS ds, count(*) AS n FROM runs GROUP BY ds`,
     )
@@ -85,10 +120,10 @@ it('project and attention counts agree with a full count of the runs', () => {
 });
 
 it('a page query at 20k runs is within 10× of the raw indexed query for the same rows', () => {
-  const raw = store.db.prepare(baselineListSql('1'));
+  const baseline = raw.prepare(baselineListSql('1'));
   const samples = measurePaired(
     () => store.listRuns({ view: 'all', limit: PAGE }),
-    () => raw.all({ limit: PAGE + 1 }),
+    () => baseline.all({ limit: PAGE + 1 }),
     { reps: 40, warmup: 5 },
   );
   const ratio = summarize(samples.app).median / summarize(samples.baseline).median;
@@ -96,7 +131,7 @@ it('a page query at 20k runs is within 10× of the raw indexed query for the sam
 });
 
 it('a rare-word search reads the trigram index (no scan of runs), finds what the scan finds, and beats it', () => {
-  const probe = openStore(gen.storePath);
+  const probe = ownCopy();
   try {
     const profiler = profileSql(probe.db);
     const search = () =>
@@ -128,7 +163,7 @@ it('a rare-word search reads the trigram index (no scan of runs), finds what the
 });
 
 it('a broad search in All takes the newest-first walk; a ~3 % word, rare words and other views the index; same rows', () => {
-  const probe = openStore(gen.storePath);
+  const probe = ownCopy();
   try {
     const ctx = createContext(probe.db, () => probe.now(), DEFAULT_DISPLAY_OPTIONS, null);
     const needle = gen.searchCommon.toLowerCase();
@@ -182,7 +217,7 @@ it('a broad search in All takes the newest-first walk; a ~3 % word, rare words a
 });
 
 it('a transition that moves no view column names none in its UPDATE of runs (no index rewritten for nothing)', () => {
-  const probe = openStore(gen.storePath);
+  const probe = ownCopy();
   try {
     // A fresh connection prepares each statement on first use: record what this call prepares.
     const prepared: string[] = [];

@@ -2,7 +2,7 @@
  * Every list / filter / sweeper query uses an index (every query is indexed and paginated).
  * EXPLAIN QUERY PLAN must show no full SCAN of runs (or of leases, interactions, events) for them.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DISPLAY_STATUSES } from '../../../shared/display-status';
 import { DEADLINE_SQL, EXPIRE_PRESENTERS_SQL } from '../../../main/store/interaction-deadlines';
 import { EXPIRED_LEASES_SQL, STALE_LEASES_SQL } from '../../../main/store/leases';
@@ -13,13 +13,14 @@ import { createTempStore, reserve, reserveAndClaim, type TempStore } from '../..
 import { expectHealthy } from './invariants';
 
 let t: TempStore;
-beforeAll(() => {
+// A store per test, seeded the same way each time: no test sees another's writes.
+beforeEach(() => {
   t = createTempStore();
   // A few rows and ANALYZE-free defaults: the plans must be index plans regardless of statistics.
   for (let i = 0; i < 20; i += 1) reserve(t);
   reserveAndClaim(t);
 });
-afterAll(() => {
+afterEach(() => {
   expectHealthy(t.store);
   t.cleanup();
 });

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ListView } from '../../../main/store/store-types';
 import { listRunsSql } from '../../../main/store/run-views';
 import {
@@ -62,7 +62,8 @@ const WORKFLOWS = ['build', 'nightly-etl', 'Deploy-Prod', 'ÉTL', 'db:migrate', 
 /** SQLite's lower(): ASCII only (no ICU). */
 const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 
-beforeAll(() => {
+// A store per test, seeded the same way each time: no test sees another's writes.
+beforeEach(() => {
   t = createTempStore();
   otherProject = path.join(t.dir, 'other');
   fs.mkdirSync(otherProject);
@@ -84,7 +85,7 @@ beforeAll(() => {
     t.clock.advance(1_000);
   }
 });
-afterAll(() => {
+afterEach(() => {
   expectInvariants(t.store);
   expectHealthy(t.store);
   t.cleanup();

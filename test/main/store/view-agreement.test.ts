@@ -6,7 +6,7 @@ import { VIEW_STATUSES, viewIncludes } from '../../../shared/views';
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   DEFAULT_DISPLAY_OPTIONS,
   DISPLAY_STATUSES,
@@ -104,12 +104,13 @@ function expectAgreement(t: TempStore, projects: string[]): void {
 describe('a varied store: every state', () => {
   let t: TempStore;
   let other: string;
-  beforeAll(() => {
+  // A store per test, seeded the same way each time: no test sees another's writes.
+  beforeEach(() => {
     t = createTempStore();
     other = path.join(t.dir, 'other');
     fs.mkdirSync(other);
   });
-  afterAll(() => {
+  afterEach(() => {
     expectHealthy(t.store);
     t.cleanup();
   });

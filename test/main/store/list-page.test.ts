@@ -1,17 +1,19 @@
 /**
- * A list page is one statement (main/store/list-rows.ts): its rows' queue entries, leases, open questions and
+ * A list page is one statement (main/store/list-page.ts): its rows' queue entries, leases, open questions and
  * ambiguous effects are joined into the page query. These tests hold it to what the per-row reads return
  * (`loadDisplaySnapshot`: four statements per run, every column of every open question and ambiguous
  * effect), for every view, with and without a project filter, a search or a cursor.
  */
+import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { profileSql } from '../../../bench/sql-profile';
 import { DEFAULT_DISPLAY_OPTIONS, DISPLAY_STATUSES, displayStatus } from '../../../shared/display-status';
 import { isRunwardenError } from '../../../shared/errors';
 import type { RunListItem } from '../../../shared/views';
-import { listRowSnapshot, type ListRow } from '../../../main/store/list-rows';
+import { listRowSnapshot, type ListRow } from '../../../main/store/list-page';
 import { findRunRow, loadDisplaySnapshot, ownerLiveness } from '../../../main/store/run-state';
 import { listPageSql, listRunsSql } from '../../../main/store/run-views';
 import { createContext, type StoreContext } from '../../../main/store/store-context';
@@ -66,7 +68,8 @@ function everyPage(view: ListView, more: { projectPath?: string; search?: string
   throw new Error('paging did not end');
 }
 
-beforeAll(() => {
+/** The seeded store every test here reads: a fresh one for each test that writes (see each describe). */
+function seedStore(): void {
   t = createTempStore();
   other = path.join(t.dir, 'other');
   fs.mkdirSync(other);
@@ -153,14 +156,17 @@ beforeAll(() => {
   for (let i = 0; i < 6; i += 1)
     reserve(t, { title: `filler ${i}`, projectPath: i % 2 === 0 ? other : t.projectDir });
   expectInvariants(s);
-});
+}
 
-afterAll(() => {
+function dropStore(): void {
   expectHealthy(t.store);
   t.cleanup();
-});
+}
 
 describe('a page row against the per-row reads', () => {
+  beforeEach(seedStore);
+  afterEach(dropStore);
+
   it('the extras are the open questions and ambiguous effects, in the per-row order', () => {
     const rows = ctx
       .prep(listPageSql('all', { project: false, search: false, cursor: false }))
@@ -272,8 +278,13 @@ describe('a page row against the per-row reads', () => {
 });
 
 /** The plan's lines about the page query (not the joined queue entry, lease, questions and effects). */
-function pagePlan(sql: string, params: Record<string, unknown>): string[] {
-  const rows = t.store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as Array<{ detail: string }>;
+/** The store file's bytes, hashed. */
+function digest(file: string): string {
+  return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+}
+
+function pagePlan(db: Database.Database, sql: string, params: Record<string, unknown>): string[] {
+  const rows = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as Array<{ detail: string }>;
   return rows
     .map((r) => r.detail.replace(/(SUBQUERY |subquery-)\d+/g, '$1n'))
     .filter(
@@ -286,6 +297,27 @@ function pagePlan(sql: string, params: Record<string, unknown>): string[] {
 }
 
 describe('the joins leave the page query as it was', () => {
+  // These 150 tests only EXPLAIN statements. They share one seeded file instead of seeding it 150 times,
+  // each through its own read-only connection (SQLite refuses it any write), and the file's bytes are
+  // checked unchanged after them all, so no test can see another's doing.
+  let file: string;
+  let bytes: string;
+  let db: Database.Database;
+  beforeAll(() => {
+    seedStore();
+    t.store.checkpoint();
+    file = t.path;
+    bytes = digest(file);
+  });
+  afterAll(() => {
+    // A hook's throw fails the file, whatever order the tests ran in.
+    if (digest(file) !== bytes) throw new Error('a plan test changed the shared store file');
+    dropStore();
+  });
+  beforeEach(() => {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+  });
+  afterEach(() => db.close());
   const params = {
     now: 1,
     unattendedBefore: 0,
@@ -316,11 +348,11 @@ describe('the joins leave the page query as it was', () => {
         floor: mode === 'floor' || mode === 'walk',
         walk: mode === 'walk',
       };
-      const page = pagePlan(listRunsSql(view, shape), params);
-      const full = pagePlan(listPageSql(view, shape), params);
+      const page = pagePlan(db, listRunsSql(view, shape), params);
+      const full = pagePlan(db, listPageSql(view, shape), params);
       expect(full).toEqual(page);
       const details = (
-        t.store.db.prepare(`EXPLAIN QUERY PLAN ${listPageSql(view, shape)}`).all(params) as Array<{
+        db.prepare(`EXPLAIN QUERY PLAN ${listPageSql(view, shape)}`).all(params) as Array<{
           detail: string;
         }>
       ).map((r) => r.detail);

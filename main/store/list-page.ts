@@ -21,7 +21,7 @@ import {
   type LeaseViewRow,
   type QueueRow,
   type RunRow,
-} from './rows';
+} from './row-mapping';
 
 /** An open question as a list page reads it: what the reducer and the next deadline need. */
 export type ListInteraction = Pick<Interaction, 'status' | 'title' | 'deadlineAt'>;
