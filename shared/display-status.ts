@@ -164,36 +164,58 @@ export function displayStatus(
   return { ...info, actions: info.actions.filter((action) => !NOT_FOR_AGENT_SESSIONS.has(action)) };
 }
 
+/** What one run shows, without a run kind's limits: the first of these cases that applies, in this order. */
 function runDisplay(
   snapshot: DisplaySnapshot,
   now: number,
   options: DisplayOptions,
   liveness: OwnerLiveness,
 ): DisplayInfo {
-  const { run, queue, lease } = snapshot;
-  const liveOwner = !isTerminal(run) && hasLiveOwner(lease, now, liveness);
-  const base = { parkReason: null, liveOwner } as const;
-  const ambiguous = snapshot.effects.filter((e) => e.status === 'ambiguous');
+  const liveOwner = !isTerminal(snapshot.run) && hasLiveOwner(snapshot.lease, now, liveness);
+  const c: DisplayCase = {
+    snapshot,
+    now,
+    options,
+    liveness,
+    liveOwner,
+    base: { parkReason: null, liveOwner },
+    ambiguous: snapshot.effects.filter((e) => e.status === 'ambiguous'),
+  };
+  return finishedDisplay(c) ?? ownerDisplay(c) ?? attentionDisplay(c) ?? progressDisplay(c);
+}
 
-  if (isTerminal(run)) {
-    const reason = terminalReason(run);
-    // An unknown outcome stays in front of a person whatever the run's status: no retry until
-    // each such effect is resolved, since a retry could apply it again.
-    if (ambiguous.length > 0) {
-      return {
-        ...base,
-        status: 'ambiguous',
-        reason: `${sentence(reason)} ${ambiguousReason(ambiguous)} Resolve it before retrying.`,
-        needsYou: true,
-        actions: ['resolveEffect'],
-      };
-    }
-    const status: DisplayStatus = run.status === 'completed' ? 'completed' : run.status;
-    return { ...base, status, reason, needsYou: false, actions: ['retry'] };
+/** What every case of `runDisplay` reads. */
+interface DisplayCase {
+  snapshot: DisplaySnapshot;
+  now: number;
+  options: DisplayOptions;
+  liveness: OwnerLiveness;
+  liveOwner: boolean;
+  base: { parkReason: null; liveOwner: boolean };
+  ambiguous: DisplaySnapshot['effects'];
+}
+
+/** A finished run: its ending, unless an unknown outcome keeps it in front of a person. */
+function finishedDisplay({ snapshot: { run }, base, ambiguous }: DisplayCase): DisplayInfo | null {
+  if (!isTerminal(run)) return null;
+  const reason = terminalReason(run);
+  // An unknown outcome stays in front of a person whatever the run's status: no retry until
+  // each such effect is resolved, since a retry could apply it again.
+  if (ambiguous.length > 0) {
+    return {
+      ...base,
+      status: 'ambiguous',
+      reason: `${sentence(reason)} ${ambiguousReason(ambiguous)} Resolve it before retrying.`,
+      needsYou: true,
+      actions: ['resolveEffect'],
+    };
   }
+  const status: DisplayStatus = run.status === 'completed' ? 'completed' : run.status;
+  return { ...base, status, reason, needsYou: false, actions: ['retry'] };
+}
 
-  const cancel: RunAction = liveOwner ? 'requestCancel' : 'cancel';
-
+/** A run whose owner is gone: its command still runs (orphaned), or nothing does (stale). */
+function ownerDisplay({ snapshot: { run, lease }, now, liveness, base }: DisplayCase): DisplayInfo | null {
   if (isOrphaned(lease, liveness)) {
     const pgid = lease?.commandPgid ?? null;
     const pid = lease?.commandPid ?? null;
@@ -212,20 +234,22 @@ function runDisplay(
       actions: ['stopCommand'],
     };
   }
+  if (!isLeaseStale(run, lease, now, liveness)) return null;
+  return {
+    ...base,
+    status: 'stale',
+    reason:
+      liveness.supervisor === 'gone'
+        ? `Runner ${lease?.ownerId ?? 'unknown'} is gone (its process no longer exists).`
+        : `Runner ${lease?.ownerId ?? 'unknown'} stopped heartbeating; its lease expired.`,
+    needsYou: true,
+    actions: ['cancel'],
+  };
+}
 
-  if (isLeaseStale(run, lease, now, liveness)) {
-    return {
-      ...base,
-      status: 'stale',
-      reason:
-        liveness.supervisor === 'gone'
-          ? `Runner ${lease?.ownerId ?? 'unknown'} is gone (its process no longer exists).`
-          : `Runner ${lease?.ownerId ?? 'unknown'} stopped heartbeating; its lease expired.`,
-      needsYou: true,
-      actions: ['cancel'],
-    };
-  }
-
+/** A run that waits on a person: a question, an unknown outcome, a pause or a park. */
+function attentionDisplay({ snapshot, liveOwner, base, ambiguous }: DisplayCase): DisplayInfo | null {
+  const { run, queue } = snapshot;
   const open = snapshot.interactions.filter((i) => OPEN_INTERACTION.has(i.status));
   const first = open[0];
   if (first !== undefined && !run.paused) {
@@ -238,7 +262,6 @@ function runDisplay(
       actions: liveOwner ? ['answer', 'requestCancel'] : ['answer', 'cancel'],
     };
   }
-
   if (ambiguous.length > 0) {
     return {
       ...base,
@@ -249,7 +272,6 @@ function runDisplay(
       actions: liveOwner ? ['resolveEffect', 'requestCancel'] : ['resolveEffect', 'cancel'],
     };
   }
-
   if (run.paused || (queue.status === 'parked' && queue.errorCode === 'paused')) {
     return {
       ...base,
@@ -260,26 +282,32 @@ function runDisplay(
       actions: liveOwner ? ['requestCancel'] : ['resume', 'cancel'],
     };
   }
+  if (queue.status !== 'parked') return null;
+  const parkReason = parkCodeOf(queue);
+  const detail = queue.errorDetail ? ` ${sentence(queue.errorDetail)}` : '';
+  const actions: RunAction[] = liveOwner
+    ? ['requestCancel']
+    : parkReason === 'sourceChanged'
+      ? ['resumeAnyway', 'pause', 'cancel']
+      : ['resume', 'pause', 'cancel'];
+  return {
+    ...base,
+    status: 'parked',
+    parkReason,
+    reason: `${parkedLabel(parkReason)}.${detail}`,
+    needsYou: parkReason !== null && !liveOwner,
+    actions,
+  };
+}
 
-  if (queue.status === 'parked') {
-    const parkReason = parkCodeOf(queue);
-    const detail = queue.errorDetail ? ` ${sentence(queue.errorDetail)}` : '';
-    const needsDecision = parkReason !== null;
-    const actions: RunAction[] = liveOwner
-      ? ['requestCancel']
-      : parkReason === 'sourceChanged'
-        ? ['resumeAnyway', 'pause', 'cancel']
-        : ['resume', 'pause', 'cancel'];
-    return {
-      ...base,
-      status: 'parked',
-      parkReason,
-      reason: `${parkedLabel(parkReason)}.${detail}`,
-      needsYou: needsDecision && !liveOwner,
-      actions,
-    };
-  }
-
+/** A run on its way: waiting on a runner's own business, running, or queued. */
+function progressDisplay({
+  snapshot: { run, queue, lease },
+  now,
+  options,
+  liveOwner,
+  base,
+}: DisplayCase): DisplayInfo {
   // A runner still holds a run that waits (for an answer it has not read yet, or for a resource): not running.
   if (run.status === 'waiting') {
     return {
@@ -287,23 +315,19 @@ function runDisplay(
       status: 'waiting',
       reason: run.statusDetail ?? 'Waiting.',
       needsYou: false,
-      actions: liveOwner ? ['requestCancel'] : [cancel],
+      actions: [liveOwner ? 'requestCancel' : 'cancel'],
     };
   }
-
-  if (run.status === 'running' || queue.status === 'starting' || queue.status === 'running') {
-    if (liveOwner) {
-      const late = lateNote(lease, now);
-      return {
-        ...base,
-        status: 'running',
-        reason: `${run.currentStep ? `Running step ${run.currentStep}.` : 'Running.'}${late}`,
-        needsYou: false,
-        actions: ['requestCancel', 'requestPause'],
-      };
-    }
+  const started = run.status === 'running' || queue.status === 'starting' || queue.status === 'running';
+  if (started && liveOwner) {
+    return {
+      ...base,
+      status: 'running',
+      reason: `${run.currentStep ? `Running step ${run.currentStep}.` : 'Running.'}${lateNote(lease, now)}`,
+      needsYou: false,
+      actions: ['requestCancel', 'requestPause'],
+    };
   }
-
   if (run.status === 'running') {
     // Running without any owner: the runner released without finishing. A person decides.
     return {
@@ -314,7 +338,6 @@ function runDisplay(
       actions: ['cancel'],
     };
   }
-
   const unattended = !liveOwner && now - queue.availableAt >= options.unattendedQueueMs;
   return {
     ...base,
