@@ -394,7 +394,7 @@ function ensureFile(file: string, opts: OpenStoreOptions, writable: WritableChec
     );
   }
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeFolders(dir);
   } catch (error) {
     throw new RunwardenError(
       'READ_ONLY',
@@ -409,6 +409,26 @@ function ensureFile(file: string, opts: OpenStoreOptions, writable: WritableChec
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
       throw new RunwardenError('READ_ONLY', `Cannot create ${file}: ${(error as Error).message}`);
+    }
+  }
+}
+
+/**
+ * `mkdir -p`, one folder at a time from the nearest one that exists. Node's recursive mkdir never returns
+ * under /proc (each mkdir there fails with ENOENT, which it answers by creating the parent again); this
+ * fails there with that ENOENT.
+ */
+function makeFolders(dir: string): void {
+  const missing: string[] = [];
+  for (let at = dir; !fs.existsSync(at); at = path.dirname(at)) {
+    missing.unshift(at);
+    if (path.dirname(at) === at) break;
+  }
+  for (const folder of missing) {
+    try {
+      fs.mkdirSync(folder, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
   }
 }
