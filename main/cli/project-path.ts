@@ -3,9 +3,12 @@
  * repository's root (the nearest folder holding `.git`, a folder in a clone or a file in a git worktree),
  * else the current folder. Always the real path, so one folder is one project however it is reached.
  */
-import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { UsageError } from './usage-error';
+
+// Not an ESM import: node:fs's ESM wrapper loads the stream modules, and an agent's hook call that needs no
+// person reads its project on every tool call (docs/CLI.md#start-up).
+const { existsSync, realpathSync, statSync } = process.getBuiltinModule('node:fs');
 
 export function projectFolder(flag: string | undefined, cwd: string): string {
   if (flag !== undefined) {

@@ -9,6 +9,7 @@ import { expireDueInteractions } from './interaction-deadlines';
 import { openConnection, type OpenStoreOptions } from './open-connection';
 import { RunnerStore } from './runner-store';
 import type { Withdrawal } from './question-askers';
+import { renewalTx } from './store-context';
 import type { Claim, RequestInteractionInput } from './store-types';
 
 export type { AgentName, AgentSessionClaim, AgentSessionInput } from './agent-sessions';
@@ -31,6 +32,14 @@ export class AgentSessionStore extends RunnerStore {
     input: sessions.AgentSessionInput,
     step: SessionStep,
   ): sessions.AgentSessionClaim & { withdrawn: string[] } {
+    // Most calls (every tool call's) change nothing but the lease: a renewal, committed as one.
+    if (step.kind !== 'end') {
+      const detail = step.kind === 'activity' ? step.detail : null;
+      const renewed = renewalTx(this.ctx, (now) =>
+        sessions.renewAgentSessionOnTime(this.ctx, input, detail, now),
+      );
+      if (renewed !== null) return { ...renewed, withdrawn: [] };
+    }
     return this.write((ctx, now) => {
       const held = sessions.touchAgentSession(ctx, input, now);
       let withdrawn: string[] = [];

@@ -7,14 +7,13 @@
  * transitions (`runner-transitions.ts`).
  */
 import type { Actor, Interaction, Run } from '../../shared/domain';
-import { isTerminal } from '../../shared/display-status';
+import { AGENT_SESSION_ORIGIN, isTerminal } from '../../shared/display-status';
 import { RunwardenError } from '../../shared/errors';
 import { isHeldByLiveOther } from './lease-rows';
 import * as leases from './leases';
 import { withdrawInteraction, type Withdrawal } from './question-askers';
 import { OPEN_INTERACTION_SQL, toLease, toRun } from './row-mapping';
 import { reserveRun } from './run-reservation';
-import { AGENT_SESSION_ORIGIN } from '../../shared/display-status';
 import { fence, loadLeaseRow, loadRunRow } from './run-state';
 import * as runner from './runner-transitions';
 import type { StoreContext } from './store-context';
@@ -170,6 +169,42 @@ export function setAgentActivity(ctx: StoreContext, claim: Claim, detail: string
   const run = loadRunRow(ctx, claim.runId);
   if (run.status_detail === detail) return;
   runner.setProgress(ctx, claim, detail, now);
+}
+
+/**
+ * A hook call that changes nothing but the session's lease — the run still shows `detail` (any, when null),
+ * no question is open — is an on-time renewal, like a runner's heartbeat: the caller commits it without an
+ * fsync (docs/ARCHITECTURE.md#lease-renewals). Null when the call has more to record or the renewal is not
+ * that simple (late, lost); the caller then takes the durable path (`touchAgentSession` and the step).
+ */
+export function renewAgentSessionOnTime(
+  ctx: StoreContext,
+  input: AgentSessionInput,
+  detail: string | null,
+  now: number,
+): AgentSessionClaim | null {
+  checkInput(input);
+  const row = sessionRow(ctx, input.agent, input.sessionId);
+  if (row === undefined) return null;
+  const run = loadRunRow(ctx, row.run_id);
+  if (isTerminal(run) || run.open_interactions > 0) return null;
+  if (detail !== null && run.status_detail !== detail) return null;
+  const lease = loadLeaseRow(ctx, row.run_id);
+  if (
+    lease.owner_type !== 'runner' ||
+    lease.owner_id !== input.owner.ownerId ||
+    lease.generation !== row.generation
+  ) {
+    return null;
+  }
+  const claim = claimOf(row, input.owner.ownerId, lease.expires_at ?? now);
+  const renewed = leases.heartbeatOnTime(ctx, claim, AGENT_LEASE_MS, now);
+  if (renewed === null || !renewed.ok) return null;
+  return {
+    claim: { ...claim, expiresAt: renewed.expiresAt ?? claim.expiresAt },
+    run: toRun(run),
+    created: false,
+  };
 }
 
 /** The agent asks a person: a question on the session's run (the run waits until it is settled or withdrawn). */

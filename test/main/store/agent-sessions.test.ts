@@ -193,4 +193,54 @@ describe('agent sessions', () => {
     expect(host.getRun(claim.runId).originSession).toBe('agent:claude-code');
     expect(host.getRun(plain.id).originSession).toBeNull();
   });
+
+  it('commits a call that only renews the lease without an fsync, and every other call durably', () => {
+    const pragmas: string[] = [];
+    const db = agents.db;
+    const prepare = db.prepare.bind(db);
+    // Statements are prepared once and kept: each run of a synchronous pragma is recorded.
+    Object.defineProperty(db, 'prepare', {
+      value: (source: string) => {
+        const statement = prepare(source);
+        if (!source.startsWith('PRAGMA synchronous')) return statement;
+        const run = statement.run.bind(statement);
+        return Object.assign(statement, {
+          run: (...args: unknown[]) => {
+            pragmas.push(source);
+            return run(...args);
+          },
+        });
+      },
+      configurable: true,
+      writable: true,
+    });
+    const renewals = () => pragmas.filter((p) => p === 'PRAGMA synchronous = NORMAL').length;
+    const first = agents.agentSession(session(100), { kind: 'activity', detail: 'Working' });
+    expect(first.created).toBe(true);
+    const afterCreate = renewals();
+    // A tool call while it works: the lease only, as a renewal.
+    const again = agents.agentSession(session(100), { kind: 'activity', detail: 'Working' });
+    expect(renewals()).toBe(afterCreate + 1);
+    expect(again).toMatchObject({ created: false, withdrawn: [], claim: { runId: first.claim.runId } });
+    expect(again.claim.expiresAt).toBeGreaterThanOrEqual(first.claim.expiresAt);
+    // A new detail is a transition: it falls back to the durable path, and shows.
+    const before = pragmas.length;
+    agents.agentSession(session(100), { kind: 'activity', detail: WAITING_FOR_PROMPT });
+    expect(host.getRun(first.claim.runId).statusDetail).toBe(WAITING_FOR_PROMPT);
+    // The renewal attempt was made and found more to record; the step itself committed durably.
+    expect(pragmas.slice(before)).toEqual(['PRAGMA synchronous = NORMAL', 'PRAGMA synchronous = FULL']);
+    const durable = host.getRunDetail(first.claim.runId, { eventsLimit: 5 }).events.map((e) => e.type);
+    expect(durable[0]).toBe('run.progress');
+    // With a question open, a call goes the durable way too (it may have a question to withdraw).
+    agents.askAgentQuestion(session(100), QUESTION);
+    const n = renewals();
+    const withdrawn = agents.agentSession(session(100), {
+      kind: 'activity',
+      detail: 'Working',
+      withdraw: 'asker_interrupted',
+      onlyTitle: QUESTION.title,
+    });
+    expect(withdrawn.withdrawn).toHaveLength(1);
+    expect(renewals()).toBe(n + 1);
+  });
 });
