@@ -4,21 +4,10 @@
  * `.oxlintrc.json` holds the rule; these tests run oxlint with it on probe files, so a rule that stops biting
  * fails here.
  */
-import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { lintProbe } from '../helpers/lint-probe';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const OXLINT = path.join(ROOT, 'node_modules/.bin/oxlint');
 const RULE = 'eslint(max-lines-per-function)';
-
-let tree: string | null = null;
-afterEach(() => {
-  if (tree !== null) fs.rmSync(tree, { recursive: true, force: true });
-  tree = null;
-});
 
 /** A function of exactly `lines` lines (its signature and closing brace included), after `before`. */
 function functionOf(lines: number, before = ''): string {
@@ -28,20 +17,9 @@ function functionOf(lines: number, before = ''): string {
 
 /** The files of `files` (path → source) the rule flags, linted with the repository's config. */
 function flagged(files: Record<string, string>): string[] {
-  tree = fs.mkdtempSync(path.join(os.tmpdir(), 'runwarden-size-lint-'));
-  fs.copyFileSync(path.join(ROOT, '.oxlintrc.json'), path.join(tree, '.oxlintrc.json'));
-  for (const [file, source] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(tree, file)), { recursive: true });
-    fs.writeFileSync(path.join(tree, file), source);
-  }
-  const result = spawnSync(OXLINT, ['-c', '.oxlintrc.json', '--format', 'json', ...Object.keys(files)], {
-    cwd: tree,
-    encoding: 'utf8',
-  });
-  const report = JSON.parse(result.stdout) as { diagnostics: Array<{ filename: string; code: string }> };
-  return report.diagnostics
+  return lintProbe(files)
     .filter((finding) => finding.code === RULE)
-    .map((finding) => finding.filename)
+    .map((finding) => finding.file)
     .sort();
 }
 

@@ -3,48 +3,8 @@
  * enforced by `.oxlintrc.json`. These tests run oxlint with the repository's config on probe files in a
  * temporary tree, so a rule that stops biting fails here rather than going unnoticed.
  */
-import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const OXLINT = path.join(ROOT, 'node_modules/.bin/oxlint');
-
-let tree: string | null = null;
-afterEach(() => {
-  if (tree !== null) fs.rmSync(tree, { recursive: true, force: true });
-  tree = null;
-});
-
-interface Finding {
-  file: string;
-  line: number;
-  code: string;
-}
-
-/** Lints `files` (path → source) laid out under a temporary root with the repository's config. */
-function lint(files: Record<string, string>): Finding[] {
-  tree = fs.mkdtempSync(path.join(os.tmpdir(), 'runwarden-lint-'));
-  fs.copyFileSync(path.join(ROOT, '.oxlintrc.json'), path.join(tree, '.oxlintrc.json'));
-  for (const [file, source] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(tree, file)), { recursive: true });
-    fs.writeFileSync(path.join(tree, file), source);
-  }
-  const result = spawnSync(OXLINT, ['-c', '.oxlintrc.json', '--format', 'json', ...Object.keys(files)], {
-    cwd: tree,
-    encoding: 'utf8',
-  });
-  const report = JSON.parse(result.stdout) as {
-    diagnostics: Array<{ filename: string; code: string; labels: Array<{ span: { line: number } }> }>;
-  };
-  return report.diagnostics.map((d) => ({
-    file: d.filename,
-    line: d.labels[0]?.span.line ?? 0,
-    code: d.code,
-  }));
-}
+import { describe, expect, it } from 'vitest';
+import { lintProbe as lint, type LintFinding as Finding } from '../helpers/lint-probe';
 
 const RESTRICTED = 'eslint(no-restricted-imports)';
 
