@@ -128,7 +128,8 @@ export function tempDir(prefix = 'runwarden-test-'): TempDir {
   return {
     path,
     store: join(path, 'state.sqlite'),
-    remove: () => rmSync(path, { recursive: true, force: true }),
+    // A host's hygiene thread may still be closing its connection (its -wal/-shm) as the folder goes: retried.
+    remove: () => rmSync(path, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }),
   };
 }
 

@@ -81,7 +81,7 @@ export function createTempStore(opts: WriterOptions & { start?: number } = {}): 
     }) as TempStore['reopen'],
     cleanup() {
       for (const s of opened) s.close();
-      fs.rmSync(dir, { recursive: true, force: true });
+      fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     },
   };
 }
