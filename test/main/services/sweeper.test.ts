@@ -40,6 +40,26 @@ function deps(over: Partial<Settings> = {}, alive: (pid: number) => boolean = ()
   return { store: t.store, settings: () => settings, host: HOST, liveness };
 }
 
+/** A scheduler whose timers fire only when a test calls them: timeouts record their delay, intervals are kept. */
+function fakeScheduler() {
+  const timeouts: number[] = [];
+  const intervals: Array<{ fn: () => void; ms: number; cleared: boolean }> = [];
+  const scheduler: Scheduler = {
+    setTimeout: (_fn, ms) => timeouts.push(ms),
+    clearTimeout: () => {},
+    setInterval: (fn, ms) => intervals.push({ fn, ms, cleared: false }) - 1,
+    clearInterval: (handle) => {
+      const timer = intervals[handle as number];
+      if (timer !== undefined) timer.cleared = true;
+    },
+  };
+  return { scheduler, timeouts, intervals };
+}
+
+const rethrow = (error: unknown): never => {
+  throw error;
+};
+
 describe('sweeper tick', () => {
   it('does nothing and reports no change when nothing happened', () => {
     t = createTempStore();
@@ -410,27 +430,9 @@ describe('sweeper timer', () => {
 
   it('looks for changes on one repeating timer when the scheduler has one, and clears it on stop', () => {
     t = createTempStore();
-    const timeouts: number[] = [];
-    const intervals: Array<{ fn: () => void; ms: number; cleared: boolean }> = [];
-    const scheduler: Scheduler = {
-      setTimeout: (_fn, ms) => timeouts.push(ms),
-      clearTimeout: () => {},
-      setInterval: (fn, ms) => intervals.push({ fn, ms, cleared: false }) - 1,
-      clearInterval: (handle) => {
-        const timer = intervals[handle as number];
-        if (timer !== undefined) timer.cleared = true;
-      },
-    };
+    const { scheduler, timeouts, intervals } = fakeScheduler();
     const reports: SweepReport[] = [];
-    const sweeper = createSweeper(
-      deps(),
-      (r) => reports.push(r),
-      (e) => {
-        throw e;
-      },
-      scheduler,
-      40,
-    );
+    const sweeper = createSweeper(deps(), (r) => reports.push(r), rethrow, scheduler, 40);
     sweeper.start();
     expect(intervals.map((x) => x.ms)).toEqual([40]);
     const armed = timeouts.length;
@@ -447,26 +449,9 @@ describe('sweeper timer', () => {
 
   it('looks less often after a quiet spell, and quickly again once anything is committed', () => {
     t = createTempStore();
-    const intervals: Array<{ fn: () => void; ms: number; cleared: boolean }> = [];
-    const scheduler: Scheduler = {
-      setTimeout: () => 0,
-      clearTimeout: () => {},
-      setInterval: (fn, ms) => intervals.push({ fn, ms, cleared: false }) - 1,
-      clearInterval: (handle) => {
-        const timer = intervals[handle as number];
-        if (timer !== undefined) timer.cleared = true;
-      },
-    };
+    const { scheduler, intervals } = fakeScheduler();
     const reports: SweepReport[] = [];
-    const sweeper = createSweeper(
-      deps(),
-      (r) => reports.push(r),
-      (e) => {
-        throw e;
-      },
-      scheduler,
-      FEED_POLL_MS,
-    );
+    const sweeper = createSweeper(deps(), (r) => reports.push(r), rethrow, scheduler, FEED_POLL_MS);
     sweeper.start();
     const live = () => intervals.filter((x) => !x.cleared);
     const look = (times: number) => {
