@@ -146,6 +146,11 @@ export function nodeBuildConfig(entries: Record<string, string>, outDir: string)
         external: EXTERNAL,
         output: {
           format: 'es',
+          // Every start reads, decodes and hashes (for the compile cache) the chunks it loads: no comments
+          // (the source maps keep them), and ASCII only — one other character and V8 holds the whole file as a
+          // two-byte string (docs/CLI.md#start-up).
+          comments: false,
+          charset: 'ascii',
           entryFileNames: '[name].js',
           chunkFileNames: 'chunks/[name]-[hash].js',
           ...('runwarden' in entries && {

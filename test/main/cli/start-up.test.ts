@@ -150,6 +150,11 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)
         args.join(' '),
       ).toEqual([]);
       for (const file of files.filter((f) => f.includes('/chunks/'))) {
+        // One non-ASCII byte and V8 holds the whole file as a two-byte string, decoded on every start.
+        expect(
+          readFileSync(file).some((byte) => byte > 0x7f),
+          `${args.join(' ')}: ${basename(file)} has a non-ASCII character`,
+        ).toBe(false);
         const sources = (JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] }).sources;
         expect(
           sources.filter((source) => elsewhere.test(source)),
