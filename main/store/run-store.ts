@@ -67,20 +67,10 @@ import type {
 export type { StoreMode, StoreModeReasonCode, StoreOpenState } from './runner-store';
 
 /**
- * How long one write transaction of a sweeper burst may work before it commits (`RunStore.writeBurst`,
- * docs/ARCHITECTURE.md#sweeper). Its commit — the dirty pages written to the WAL and an fsync — comes on
- * top, and the two together should hold the write lock at most 20 ms.
+ * How long one write transaction of a sweeper burst works before it commits (`RunStore.writeBurst`,
+ * docs/ARCHITECTURE.md#sweeper): the same bound as a pruning batch (maintenance.ts, PRUNE_BUDGET_MS).
  */
-export const BURST_BUDGET_MS = 12;
-
-/**
- * Whether a burst's transaction takes one more chunk: only when that chunk, costing what the slowest one so
- * far did, still ends inside `budgetMs` — so the transaction ends inside its budget, not one chunk past it.
- * A budget of 0 takes one chunk to a transaction; Infinity, all of them.
- */
-export function takesAnotherChunk(elapsedMs: number, slowestChunkMs: number, budgetMs: number): boolean {
-  return elapsedMs + slowestChunkMs <= budgetMs;
-}
+export const BURST_BUDGET_MS = 10;
 
 function sizeOf(target: string): number {
   try {
@@ -350,13 +340,10 @@ export class RunStore extends RunnerStore {
         const started = performance.now();
         let next = first;
         let n = 0;
-        let slowest = 0;
         do {
-          const chunkStarted = performance.now();
           n += apply(ctx, items.slice(next, next + chunk), now);
           next += chunk;
-          slowest = Math.max(slowest, performance.now() - chunkStarted);
-        } while (next < items.length && takesAnotherChunk(performance.now() - started, slowest, budgetMs));
+        } while (next < items.length && performance.now() - started < budgetMs);
         return { n, next };
       });
       count += done.n;
