@@ -287,11 +287,10 @@ function measureDeadlineFloor(
     )
     .all(lastSeq) as Array<Record<string, unknown>>;
   db.transaction(() => writeRows(db, before, after)).immediate();
-  const insert = db
-    .prepare(
-      `INSERT INTO events (run_id, run_revision, type, actor_type, actor_id, surface, lease_generation, payload_json, at)
+  const insert = db.prepare(
+    `INSERT INTO events (run_id, run_revision, type, actor_type, actor_id, surface, lease_generation, payload_json, at)
        VALUES (@run_id, @run_revision, @type, @actor_type, @actor_id, @surface, @lease_generation, @payload_json, @at)`,
-    );
+  );
   return timeMs(() =>
     db
       .transaction(() => {

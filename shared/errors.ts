@@ -72,6 +72,17 @@ export class RunwardenError extends Error {
   }
 }
 
+/**
+ * READ_ONLY because the store's folder or file cannot be created where it was asked for: nothing is wrong
+ * with a store, the path is (the CLI's hint says where to choose another).
+ */
+export class StoreNotCreatedError extends RunwardenError {
+  constructor(message: string) {
+    super('READ_ONLY', message);
+    this.name = 'StoreNotCreatedError';
+  }
+}
+
 export function isRunwardenError(error: unknown): error is RunwardenError {
   return error instanceof RunwardenError;
 }

@@ -5,6 +5,7 @@
 import {
   ERROR_CODES,
   isRunwardenError,
+  StoreNotCreatedError,
   type ErrorCode,
   type ErrorInfo,
   type Recovery,
@@ -94,6 +95,9 @@ function hintFor(error: unknown, info: ErrorInfo, commandName: string): string |
     return commandName === 'runwarden'
       ? 'run "runwarden --help" for the list of commands'
       : `run "runwarden ${commandName} --help" for usage`;
+  }
+  if (error instanceof StoreNotCreatedError) {
+    return 'choose where the store goes with --store PATH or RUNWARDEN_STORE';
   }
   switch (info.recovery?.kind) {
     case 'requestPause':

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { DEFAULT_DISPLAY_OPTIONS, type DisplayOptions } from '../../shared/display-status';
-import { RunwardenError } from '../../shared/errors';
+import { RunwardenError, StoreNotCreatedError } from '../../shared/errors';
 import { MIGRATIONS, SUPPORTED_SCHEMA_VERSION, type Migration } from './migrations';
 import type { StoreMode, StoreModeReasonCode, StoreOpenState } from './runner-store';
 import { createLivenessCheck, type LivenessCheck } from './liveness';
@@ -402,19 +402,16 @@ function ensureFile(file: string, opts: OpenStoreOptions, writable: WritableChec
   try {
     makeFolders(dir);
   } catch (error) {
-    throw new RunwardenError(
-      'READ_ONLY',
-      `Cannot create the store folder ${dir}: ${(error as Error).message}`,
-    );
+    throw new StoreNotCreatedError(`Cannot create the store folder ${dir}: ${(error as Error).message}`);
   }
   if (!writable(dir)) {
-    throw new RunwardenError('READ_ONLY', `Cannot create a store in ${dir}: the folder is read-only.`);
+    throw new StoreNotCreatedError(`Cannot create a store in ${dir}: the folder is read-only.`);
   }
   try {
     fs.closeSync(fs.openSync(file, 'wx', 0o600));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-      throw new RunwardenError('READ_ONLY', `Cannot create ${file}: ${(error as Error).message}`);
+      throw new StoreNotCreatedError(`Cannot create ${file}: ${(error as Error).message}`);
     }
   }
 }
