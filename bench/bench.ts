@@ -43,7 +43,8 @@ import { measureAnswer, measureStaleCancel } from './write-ops';
 const HELP = `Usage: npm run bench -- [options]
   --runs N[,N…]   runs in the generated store; several sizes are measured one after another and compared
                   (default 100000; e.g. 10000,100000,1000000)
-  --repeat N      times each read and the idle tick are measured; judged on the median (default 3)
+  --repeat N      times each read, the idle tick and the heartbeat runs are measured; judged on the
+                  median (default 3)
   --idle-seconds S  how long the host's idle CPU is measured (default 60)
   --only PART[,…] measure only these parts: reads, writes, sweeper, heartbeats, feed, idle, memory, cli,
                   hook (agents hook, when this build has it), browser, size (default: all)
@@ -303,7 +304,7 @@ async function benchSize(values: SizeOptions, several: boolean): Promise<SizeRes
 
     log('\nProcesses:');
     if (want('heartbeats')) {
-      measurements.push(await measureHeartbeats(storePath, heartbeatClaims, 8, 4_000, log));
+      measurements.push(await measureHeartbeats(storePath, heartbeatClaims, 8, 4_000, repeat, log));
     }
     if (want('feed') && feedClaim !== undefined) {
       const feeds: Measurement[][] = [];
