@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   answerFromTray,
+  expectDiedWithQuestionWithdrawn,
   BIN,
   createWorld,
   runsOf,
@@ -103,20 +104,7 @@ describe.skipIf(skipAgents)('Claude Code', () => {
     const [run] = runsOf(world, 'claude-code');
     agent.child.kill('SIGKILL');
     await agent.done;
-    const sweepMs = world.host.settings.sweepIntervalMs;
-    const died = await until(
-      'the run to show died',
-      () => {
-        const now = world.store.getRun(run?.id ?? '');
-        return now.status === 'failed' ? now : null;
-      },
-      sweepMs + 3_000,
-    );
-    expect(died.error).toMatch(/^Claude Code died/);
-    const closed = world.store.getInteraction(question.id);
-    expect(closed.status).toBe('cancelled');
-    expect(closed.provenance).toBe('asker_gone');
-    expect(trayQuestion(world)).toBeUndefined();
+    await expectDiedWithQuestionWithdrawn(world, run?.id ?? '', question.id, /^Claude Code died/);
     expect(existsSync(world.marker)).toBe(false);
   });
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   answerFromTray,
+  expectDiedWithQuestionWithdrawn,
   BIN,
   createWorld,
   runsOf,
@@ -122,20 +123,7 @@ describe.skipIf(skipAgents)('Codex', () => {
     expect(owner).toBeGreaterThan(1);
     process.kill(owner ?? 0, 'SIGKILL');
     agent.child.kill('SIGKILL');
-    const died = await until(
-      'the run to show died',
-      () => {
-        const now = world.store.getRun(run?.id ?? '');
-        return now.status === 'failed' ? now : null;
-      },
-      world.host.settings.sweepIntervalMs + 3_000,
-    );
-    expect(died.error).toMatch(/^Codex died/);
-    expect(world.store.getInteraction(question.id)).toMatchObject({
-      status: 'cancelled',
-      provenance: 'asker_gone',
-    });
-    expect(trayQuestion(world)).toBeUndefined();
+    await expectDiedWithQuestionWithdrawn(world, run?.id ?? '', question.id, /^Codex died/);
   });
 
   it("hands the decision back to Codex when nobody answers before the question's deadline", async () => {

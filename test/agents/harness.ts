@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 import type { Interaction, Run } from '../../shared/domain';
 import { createAppHost } from '../../main/services/app-host';
 import type { AppHost, ShellAttention } from '../../main/services/host-types';
@@ -193,4 +194,30 @@ export async function answerFromTray(world: World, question: Interaction, choice
     payload: choice,
   });
   if (!result.ok) throw new Error(`the answer was refused: ${JSON.stringify(result.error)}`);
+}
+
+/**
+ * After its agent was killed: within one sweep the run shows failed with an error matching `died`, and the
+ * question the agent asked is withdrawn (asker_gone) and gone from the tray.
+ */
+export async function expectDiedWithQuestionWithdrawn(
+  world: World,
+  runId: string,
+  questionId: string,
+  died: RegExp,
+): Promise<void> {
+  const run = await until(
+    'the run to show died',
+    () => {
+      const now = world.store.getRun(runId);
+      return now.status === 'failed' ? now : null;
+    },
+    world.host.settings.sweepIntervalMs + 3_000,
+  );
+  expect(run.error).toMatch(died);
+  expect(world.store.getInteraction(questionId)).toMatchObject({
+    status: 'cancelled',
+    provenance: 'asker_gone',
+  });
+  expect(trayQuestion(world)).toBeUndefined();
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   answerFromTray,
+  expectDiedWithQuestionWithdrawn,
   BIN,
   createWorld,
   requireAgents,
@@ -95,20 +96,7 @@ describe.skipIf(skipAgents)('pi', () => {
     const owner = world.store.getSnapshot(run?.id ?? '').lease?.ownerPid;
     expect(owner).toBe(agent.child.pid);
     agent.child.kill('SIGKILL');
-    const died = await until(
-      'the run to show died',
-      () => {
-        const now = world.store.getRun(run?.id ?? '');
-        return now.status === 'failed' ? now : null;
-      },
-      world.host.settings.sweepIntervalMs + 3_000,
-    );
-    expect(died.error).toMatch(/^pi died/);
-    expect(world.store.getInteraction(question.id)).toMatchObject({
-      status: 'cancelled',
-      provenance: 'asker_gone',
-    });
-    expect(trayQuestion(world)).toBeUndefined();
+    await expectDiedWithQuestionWithdrawn(world, run?.id ?? '', question.id, /^pi died/);
   });
 
   it("blocks the call when nobody answers before the question's deadline (pi -p has no prompt of its own)", async () => {
