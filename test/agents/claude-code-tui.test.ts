@@ -89,8 +89,21 @@ describe.skipIf(skipAgents)('Claude Code in its terminal', () => {
 
     // The model's next answer waits: Claude Code stays in its turn, so no Stop can withdraw the question.
     world.mock.hold();
-    tmux('send-keys', '-t', 'claude', '1');
-    await until('the file', () => existsSync(world.marker), 30_000, screen);
+    // The dialog can be drawn before it reads keys: a key it missed is pressed again while it still shows.
+    let pressedAt = 0;
+    await until(
+      'the file',
+      () => {
+        if (existsSync(world.marker)) return true;
+        if (Date.now() - pressedAt > 2_000 && screen().includes('Do you want to proceed?')) {
+          tmux('send-keys', '-t', 'claude', '1');
+          pressedAt = Date.now();
+        }
+        return false;
+      },
+      30_000,
+      screen,
+    );
     const withdrawn = await until(
       'the question to be withdrawn',
       () => {
