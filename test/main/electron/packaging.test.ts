@@ -58,8 +58,30 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(() => {
-  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+  if (work !== undefined) rmSync(work, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 });
+
+/** Sends `signal` to `pid`; false when it is gone (also what signal 0 asks). */
+function signal(pid: number, sig: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(pid, sig);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Stops the demo's live runners and waits until they are gone: a runner records its run's end as it exits,
+ * and one still writing into the sandbox's store while the folder is removed makes the removal fail.
+ */
+function stopRunners(pids: readonly number[]): void {
+  for (const pid of pids) signal(pid, 'SIGTERM');
+  const deadline = Date.now() + 10_000;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  while (pids.some((pid) => signal(pid, 0)) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 50);
+  for (const pid of pids) signal(pid, 'SIGKILL');
+}
 
 function files(dir: string): string[] {
   return readdirSync(dir, { recursive: true })
@@ -210,13 +232,7 @@ describe.runIf(onLinux)('the CLI the app ships', () => {
         // Each live run was found by its runner (its id is the run's, not the request key).
         for (const run of live) expect(run.id).toMatch(/^run_/);
       } finally {
-        for (const pid of result.value.runnerPids) {
-          try {
-            process.kill(pid, 'SIGTERM');
-          } catch {
-            // Already gone.
-          }
-        }
+        stopRunners(result.value.runnerPids);
       }
     },
   );
