@@ -252,7 +252,7 @@ export function mapStoreError(error: unknown, file?: string): RunwardenError {
       file !== undefined &&
       file !== '' &&
       file !== ':memory:' &&
-      onReadOnlyFileSystem(file));
+      readOnlySoon(file));
   if (readOnly) {
     return new RunwardenError(
       'READ_ONLY',
@@ -267,6 +267,19 @@ export function mapStoreError(error: unknown, file?: string): RunwardenError {
     );
   }
   return new RunwardenError('INTERNAL', `Store error ${code}: ${detail}`);
+}
+
+/**
+ * The store's file system refuses writes now, or within ~100 ms: a remount to read-only fails the fsync it
+ * interrupts (EIO, SQLITE_IOERR_FSYNC) a moment before the file system answers EROFS. Asked only after an
+ * I/O error, so the wait costs nothing on the way of a write that worked.
+ */
+function readOnlySoon(file: string): boolean {
+  for (let look = 0; look < 4; look += 1) {
+    if (onReadOnlyFileSystem(file)) return true;
+    sleepSync(25);
+  }
+  return onReadOnlyFileSystem(file);
 }
 
 function sleepSync(ms: number): void {
