@@ -154,23 +154,22 @@ function probeFile(file: string): Probe {
   // With a non-empty WAL the main file may be mid-checkpoint after a crash: its header can already claim
   // pages that only the WAL holds yet. SQLite recovers that on open, so the size checks only apply without one.
   const walPending = fileSize(`${file}-wal`) > 0;
+  const pages = header.readUInt32BE(28);
+  const sizeValid = header.readUInt32BE(24) === header.readUInt32BE(92);
+  const short = (bytes: number): boolean =>
+    bytes % pageSize !== 0 || (sizeValid && pages > 0 && bytes < pages * pageSize);
   // Another process's checkpoint may have been writing the file as it was looked at (the header first, the
-  // last pages after) and then removed its WAL: only a size that is still short now is a truncation.
-  const size = (short: (bytes: number) => boolean): number =>
-    short(stat.size) ? fs.statSync(file).size : stat.size;
-  if (!walPending && size((bytes) => bytes % pageSize !== 0) % pageSize !== 0) {
+  // last pages after) and then removed its WAL: a size that looks short is looked at once more.
+  const size = !walPending && short(stat.size) ? fs.statSync(file).size : stat.size;
+  if (!walPending && size % pageSize !== 0) {
     return refuse(
       'STORE_CORRUPT',
       file,
-      `is truncated (${fs.statSync(file).size} bytes is not a whole number of ${pageSize}-byte pages)`,
+      `is truncated (${size} bytes is not a whole number of ${pageSize}-byte pages)`,
     );
   }
-  const pages = header.readUInt32BE(28);
-  const sizeValid = header.readUInt32BE(24) === header.readUInt32BE(92);
-  if (!walPending && sizeValid && pages > 0) {
-    const bytes = size((b) => b < pages * pageSize);
-    if (bytes < pages * pageSize)
-      return refuse('STORE_CORRUPT', file, `is truncated (${bytes} of ${pages * pageSize} bytes)`);
+  if (!walPending && sizeValid && pages > 0 && size < pages * pageSize) {
+    return refuse('STORE_CORRUPT', file, `is truncated (${size} of ${pages * pageSize} bytes)`);
   }
   // Decided from the header alone, before SQLite opens the file: opening another program's WAL database
   // would leave -wal/-shm files beside it. Only a 0-byte file is ours to initialise; a non-empty SQLite
