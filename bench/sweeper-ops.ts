@@ -233,37 +233,55 @@ function burstRows(db: Database.Database, interactionIds: readonly string[]): Bu
         .all(ids) as Array<{ run_id: string }>
     ).map((r) => r.run_id),
   );
-  const tables: Array<[table: string, key: string, keys: string]> = [
-    ['interactions', 'id', ids],
-    ['runs', 'id', runIds],
-    ['queue_entries', 'run_id', runIds],
+  const tables: Array<[table: string, keys: string]> = [
+    ['interactions', ids],
+    ['runs', runIds],
+    ['queue_entries', runIds],
   ];
+  const rowKey = (table: string, row: Record<string, unknown>): string =>
+    `${table}:${keysOf(table)
+      .map((c) => String(row[c]))
+      .join(':')}`;
   return {
-    read: () =>
-      new Map(
-        tables.map(([table, key, keys]) => {
+    read: () => {
+      const out: RowsByTable = new Map(
+        tables.map(([table, keys]) => {
           const found = db
-            .prepare(`SELECT * FROM ${table} WHERE ${key} IN (SELECT value FROM json_each(?))`)
+            .prepare(`SELECT * FROM ${table} WHERE ${keysOf(table)[0]} IN (SELECT value FROM json_each(?))`)
             .all(keys) as Array<Record<string, unknown>>;
-          return [table, new Map(found.map((row) => [`${table}:${String(row[key])}`, row]))];
+          return [table, new Map(found.map((row) => [rowKey(table, row), row]))];
         }),
-      ),
+      );
+      // The status counters the burst moves (a few thousand rows: read whole).
+      const counts = db.prepare(`SELECT * FROM run_counts`).all() as Array<Record<string, unknown>>;
+      out.set('run_counts', new Map(counts.map((row) => [rowKey('run_counts', row), row])));
+      return out;
+    },
   };
+}
+
+/** The key columns of a table the floor rewrites. */
+function keysOf(table: string): string[] {
+  if (table === 'queue_entries') return ['run_id'];
+  if (table === 'run_counts') return ['project_id', 'display_base'];
+  return ['id'];
 }
 
 /** Writes `to` over rows now holding `from`, one bare UPDATE per row naming only the columns that differ. */
 function writeRows(db: Database.Database, to: RowsByTable, from: RowsByTable): void {
   const statements = new Map<string, Database.Statement>();
   for (const [table, rows] of to) {
-    const key = table === 'queue_entries' ? 'run_id' : 'id';
+    const keys = keysOf(table);
     for (const [id, row] of rows) {
       const old = from.get(table)?.get(id) ?? {};
-      const columns = Object.keys(row).filter((c) => c !== key && row[c] !== old[c]);
+      const columns = Object.keys(row).filter((c) => !keys.includes(c) && row[c] !== old[c]);
       if (columns.length === 0) continue;
-      const sql = `UPDATE ${table} SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE ${key} = ?`;
+      const sql = `UPDATE ${table} SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE ${keys
+        .map((k) => `${k} = ?`)
+        .join(' AND ')}`;
       const stmt = statements.get(sql) ?? db.prepare(sql);
       statements.set(sql, stmt);
-      stmt.run(...columns.map((c) => row[c]), row[key]);
+      stmt.run(...columns.map((c) => row[c]), ...keys.map((k) => row[k]));
     }
   }
 }

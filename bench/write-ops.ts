@@ -42,8 +42,10 @@ function rawCancel(db: Database.Database): (runId: string) => void {
       db.prepare(`INSERT INTO events (run_id, run_revision, type, actor_type, actor_id, surface, payload_json, at)
       VALUES (@id, @rev, 'run.cancelled', 'human', 'bench', 'app', '{"stale":true}', @now)`),
   };
+  const count = rawCountMove(db);
   const tx = db.transaction((id: string) => {
     const p = { id, now: Date.now() };
+    count(id, 'cancelled');
     s.interrupt.run(p);
     s.cancelAttempts.run(p);
     s.ambiguous.run(p);
@@ -55,6 +57,20 @@ function rawCancel(db: Database.Database): (runId: string) => void {
     s.event.run({ ...p, rev: revision });
   });
   return (id) => tx.immediate(id);
+}
+
+/** What the app does beside a run's display move: its old and new status counters (migration 0012). */
+function rawCountMove(db: Database.Database): (id: string, to: string) => void {
+  const read = db.prepare(`SELECT project_id AS p, display_base AS d FROM runs WHERE id = ?`);
+  const down = db.prepare(`UPDATE run_counts SET n = n - 1 WHERE project_id = @p AND display_base = @d`);
+  const up = db.prepare(`INSERT INTO run_counts (project_id, display_base, n) VALUES (@p, @to, 1)
+    ON CONFLICT (project_id, display_base) DO UPDATE SET n = n + 1`);
+  return (id, to) => {
+    const row = read.get(id) as { p: number; d: string };
+    if (row.d === to) return;
+    down.run(row);
+    up.run({ p: row.p, to });
+  };
 }
 
 function rawAnswer(db: Database.Database): (interactionId: string, runId: string) => void {
@@ -71,8 +87,10 @@ function rawAnswer(db: Database.Database): (interactionId: string, runId: string
       db.prepare(`INSERT INTO events (run_id, run_revision, type, actor_type, actor_id, surface, payload_json, at)
       VALUES (@id, @rev, 'interaction.answered', 'human', 'bench', 'app', '{}', @now)`),
   };
+  const count = rawCountMove(db);
   const tx = db.transaction((iid: string, id: string) => {
     const p = { iid, id, now: Date.now() };
+    count(id, 'running');
     s.interaction.run(p);
     s.submission.run(p);
     const { revision } = s.run.get(p) as { revision: number };

@@ -18,10 +18,11 @@ import {
 } from './row-mapping';
 import {
   actorOf,
-  changedViewColumns,
   loadDisplaySnapshots,
+  moveRunCounts,
   viewColumnsOf,
-  type ViewColumn,
+  writeRunView,
+  type CountMove,
 } from './run-state';
 import type { StoreContext } from './store-context';
 
@@ -37,8 +38,7 @@ export const DEADLINE_SQL = `SELECT id FROM interactions
  * Questions settled per call of `expireDueInteractions` by `RunStore.expireInteractionDeadlines`, which puts
  * as many of these chunks in one write transaction as fit in its time budget: a burst of deadlines must not
  * cost a commit each, and one transaction must not hold the write lock long (docs/ARCHITECTURE.md#sweeper).
- * A chunk is a fixed number of statements whatever its size; why 40 is in docs/PERFORMANCE-HISTORY.md
- * (round 3).
+ * Why 40 is in docs/PERFORMANCE-HISTORY.md (round 3).
  */
 export const DEADLINES_PER_CHUNK = 40;
 
@@ -59,7 +59,8 @@ type ExpiryEvent = [runId: string, revision: number, payload: string];
 
 /**
  * Settles or expires the questions `ids` (in this order) that are still open and due, in the caller's
- * transaction, with a fixed number of statements for the whole set. The result — rows and events, in the
+ * transaction: set-based reads and inserts, and an UPDATE per parked queue entry and per moved run (a
+ * statement over a JSON list of rows cost SQLite more than one prepared statement per row). The result — rows and events, in the
  * same sequence order — is exactly that of expiring each question in turn as its own run transition
  * (interaction, park, `commitRun`; test/main/store/deadline-expiry.test.ts compares both):
  * - one UPDATE settles (default → timeout_policy) or expires (expired_no_default) every due question;
@@ -92,6 +93,15 @@ interface Outcome {
   row: ExpiredRow;
   withDefault: boolean;
   parked: boolean;
+  /** It parked a run whose status was queued, which becomes waiting. */
+  queued: boolean;
+}
+
+/** What decides whether an expired question parks its run: its queue entry, its lease, its status. */
+interface Holder {
+  queue: string;
+  live: boolean;
+  queued: boolean;
 }
 
 /** One UPDATE settles (default → timeout_policy) or expires every question of `ids` still open and due, in `ids` order. */
@@ -122,58 +132,55 @@ function decideParks(
   runIds: readonly string[],
   now: number,
 ): Outcome[] {
-  const holders = new Map(
-    (
-      ctx
-        .prep(
-          `SELECT q.run_id, q.status, l.owner_type, l.expires_at FROM queue_entries q
-           JOIN leases l ON l.run_id = q.run_id WHERE q.run_id IN (SELECT value FROM json_each(?))`,
-        )
-        .all(JSON.stringify(runIds)) as Array<
-        Pick<LeaseRow, 'run_id' | 'owner_type' | 'expires_at'> & { status: string }
-      >
-    ).map((row) => [row.run_id as string, { queue: row.status, live: runnerHoldsLive(row, now) }]),
-  );
+  const holders = new Map<string, Holder>();
+  const rows = ctx
+    .prep(
+      `SELECT q.run_id, q.status, l.owner_type, l.expires_at, r.status AS run_status FROM queue_entries q
+       JOIN leases l ON l.run_id = q.run_id JOIN runs r ON r.id = q.run_id
+       WHERE q.run_id IN (SELECT value FROM json_each(?))`,
+    )
+    .all(JSON.stringify(runIds)) as Array<
+    Pick<LeaseRow, 'owner_type' | 'expires_at'> & { run_id: string; status: string; run_status: string }
+  >;
+  for (const row of rows) {
+    holders.set(row.run_id, {
+      queue: row.status,
+      live: runnerHoldsLive(row, now),
+      queued: row.run_status === 'queued',
+    });
+  }
+  const missing = runIds.find((id) => !holders.has(id));
+  if (missing !== undefined) {
+    throw new RunwardenError('INTERNAL', `Run ${missing} has no queue entry or lease row.`);
+  }
   return expired.map((row) => {
-    const holder = holders.get(row.run_id);
-    if (holder === undefined) {
-      throw new RunwardenError('INTERNAL', `Run ${row.run_id} has no queue entry or lease row.`);
-    }
+    const holder = holders.get(row.run_id) as Holder;
     const withDefault = row.has_default === 1;
     const parked = !withDefault && !holder.live && holder.queue !== 'parked';
     if (parked) holder.queue = 'parked';
-    return { row, withDefault, parked };
+    return { row, withDefault, parked, queued: parked && holder.queued };
   });
 }
 
 /** Parks the runs `decideParks` chose (interactionExpired, naming the question), a queued run as waiting. */
 function parkRuns(ctx: StoreContext, outcomes: readonly Outcome[], now: number): void {
-  const parks = outcomes
-    .filter((o) => o.parked)
-    .map(({ row }) => [row.run_id, `No answer to "${row.title}" before its deadline.`]);
-  if (parks.length === 0) return;
-  const parksJson = JSON.stringify(parks);
-  ctx
-    .prep(
-      `UPDATE queue_entries SET status = 'parked', error_code = 'interactionExpired', error_detail = p.detail,
-         updated_at = @now
-       FROM (SELECT value ->> 0 AS run_id, value ->> 1 AS detail FROM json_each(@parks)) AS p
-       WHERE queue_entries.run_id = p.run_id`,
-    )
-    .run({ parks: parksJson, now });
-  ctx
-    .prep(
-      `UPDATE runs SET status = 'waiting'
-       WHERE id IN (SELECT value ->> 0 FROM json_each(?)) AND status = 'queued'`,
-    )
-    .run(parksJson);
+  const queue = ctx.prep(
+    `UPDATE queue_entries SET status = 'parked', error_code = 'interactionExpired', error_detail = ?,
+       updated_at = ? WHERE run_id = ?`,
+  );
+  const waiting = ctx.prep(`UPDATE runs SET status = 'waiting' WHERE id = ? AND status = 'queued'`);
+  for (const { row, parked, queued } of outcomes) {
+    if (!parked) continue;
+    queue.run(`No answer to "${row.title}" before its deadline.`, now, row.run_id);
+    if (queued) waiting.run(row.run_id);
+  }
 }
 
 /**
  * Each run once, from its state after all its questions: what the last of its transitions would write. Its
  * view columns are computed from that final state, its revision moves by its number of questions, and each
- * question gets its own event at its own revision (returned, in question order). One UPDATE per set of
- * moved view columns (few distinct sets): only moved columns are named in SET.
+ * question gets its own event at its own revision (returned, in question order). One UPDATE per run
+ * naming only its moved columns (`writeRunView`), and the counters moved once for all (`moveRunCounts`).
  */
 function moveRuns(
   ctx: StoreContext,
@@ -189,6 +196,7 @@ function moveRuns(
   }
   const snapshots = loadDisplaySnapshots(ctx, rows, { readAll: true });
   const revisions = new Map(rows.map((row) => [row.id, row.revision]));
+  const moves: CountMove[] = [];
   const events: ExpiryEvent[] = outcomes.map(({ row, withDefault, parked }) => {
     const revision = (revisions.get(row.run_id) ?? 0) + 1;
     revisions.set(row.run_id, revision);
@@ -199,28 +207,12 @@ function moveRuns(
     });
     return [row.run_id, revision, payload];
   });
-  const byChange = new Map<string, { columns: ViewColumn[]; runs: Array<Record<string, unknown>> }>();
   rows.forEach((row, i) => {
     const view = viewColumnsOf(ctx, row, snapshots[i] as RunSnapshot);
-    const columns = changedViewColumns(row, view);
-    const key = columns.join(',');
-    const group = byChange.get(key) ?? { columns, runs: [] };
-    const values: Record<string, unknown> = { id: row.id, revision: revisions.get(row.id) };
-    for (const column of columns) values[column] = view[column];
-    group.runs.push(values);
-    byChange.set(key, group);
+    writeRunView(ctx, row, view, revisions.get(row.id) as number, now);
+    moves.push({ projectId: row.project_id, from: row.display_base, to: view.display_base as string });
   });
-  for (const { columns, runs } of byChange.values()) {
-    ctx
-      .prep(
-        `UPDATE runs SET revision = v.revision, updated_at = @now${columns.map((c) => `, ${c} = v.${c}`).join('')}
-         FROM (SELECT value ->> 'id' AS id, value ->> 'revision' AS revision${columns
-           .map((c) => `, value ->> '${c}' AS ${c}`)
-           .join('')} FROM json_each(@runs)) AS v
-         WHERE runs.id = v.id`,
-      )
-      .run({ runs: JSON.stringify(runs), now });
-  }
+  moveRunCounts(ctx, moves);
   return events;
 }
 

@@ -31,7 +31,7 @@ function expiredOwners(ctx: StoreContext, now: number): StatusRow[] {
     .all(now) as StatusRow[];
 }
 
-/** Runs per (project, display status) at `now`: the trigger-kept counters, with expired owners moved to stale. */
+/** Runs per (project, display status) at `now`: the kept counters (`moveRunCounts`), with expired owners moved to stale. */
 function statusCounts(ctx: StoreContext, expired: readonly StatusRow[]): StatusRow[] {
   const out = ctx
     .prep(`SELECT project_id AS pid, display_base AS ds, n FROM run_counts WHERE n > 0`)
@@ -40,7 +40,7 @@ function statusCounts(ctx: StoreContext, expired: readonly StatusRow[]): StatusR
     if (row.ds === 'stale') continue;
     out.push({ pid: row.pid, ds: row.ds, n: -row.n }, { pid: row.pid, ds: 'stale', n: row.n });
   }
-  // Orphans are counted under 'stale' by the triggers (docs/LIVENESS.md#orphans); few rows, read through
+  // Orphans are counted under 'stale' by the counters (docs/LIVENESS.md#orphans); few rows, read through
   // leases_orphaned.
   const orphans = ctx
     .prep(

@@ -277,8 +277,27 @@ export function commitRun(ctx: StoreContext, runId: string, now: number, event: 
   const row = loadRunRow(ctx, runId);
   const view = viewColumnsOf(ctx, row, loadDisplaySnapshot(ctx, row));
   const revision = row.revision + 1;
+  writeRunView(ctx, row, view, revision, now);
+  moveRunCounts(ctx, [
+    { projectId: row.project_id, from: row.display_base, to: view.display_base as string },
+  ]);
+  appendEvent(ctx, now, runId, revision, event);
+  return revision;
+}
+
+/**
+ * Writes a run's new revision, `updated_at` and those of its view columns that moved: one UPDATE per run,
+ * naming only the moved columns, since SQLite rewrites every index over a column named in SET.
+ */
+export function writeRunView(
+  ctx: StoreContext,
+  row: RunRow,
+  view: Record<ViewColumn, string | number | null>,
+  revision: number,
+  now: number,
+): void {
   const changed = changedViewColumns(row, view);
-  const params: Record<string, string | number | null> = { revision, now, id: runId };
+  const params: Record<string, string | number | null> = { revision, now, id: row.id };
   for (const column of changed) params[column] = view[column];
   ctx
     .prep(
@@ -286,8 +305,45 @@ export function commitRun(ctx: StoreContext, runId: string, now: number, event: 
        WHERE id = @id`,
     )
     .run(params);
-  appendEvent(ctx, now, runId, revision, event);
-  return revision;
+}
+
+/** One run's move between display statuses, for `moveRunCounts`. */
+export interface CountMove {
+  projectId: number;
+  from: string;
+  to: string;
+}
+
+/**
+ * Keeps `run_counts` (runs per project and display status) for runs whose `display_base` the caller has
+ * moved: one statement per counter whose net change is not zero (few: a burst moves runs between a
+ * handful of statuses). Migration 0012 says
+ * why this is not a trigger; inserted and deleted runs are still counted by theirs.
+ */
+export function moveRunCounts(ctx: StoreContext, moves: readonly CountMove[]): void {
+  const net = new Map<string, [projectId: number, display: string, n: number]>();
+  const add = (projectId: number, display: string, n: number): void => {
+    const key = `${projectId}\u0000${display}`;
+    const entry = net.get(key) ?? [projectId, display, 0];
+    entry[2] += n;
+    net.set(key, entry);
+  };
+  for (const { projectId, from, to } of moves) {
+    if (from === to) continue;
+    add(projectId, from, -1);
+    add(projectId, to, 1);
+  }
+  const down = ctx.prep(
+    `UPDATE run_counts SET n = n - @n WHERE project_id = @projectId AND display_base = @display`,
+  );
+  const up = ctx.prep(
+    `INSERT INTO run_counts (project_id, display_base, n) VALUES (@projectId, @display, @n)
+     ON CONFLICT (project_id, display_base) DO UPDATE SET n = n + excluded.n`,
+  );
+  for (const [projectId, display, n] of net.values()) {
+    if (n < 0) down.run({ projectId, display, n: -n });
+    else if (n > 0) up.run({ projectId, display, n });
+  }
 }
 
 /** The denormalised view columns `commitRun` keeps (see migration 0001), in a fixed order. */

@@ -9,6 +9,7 @@ import { migration0008 } from './0008-effect-processes';
 import { migration0009 } from './0009-question-askers';
 import { migration0010 } from './0010-agent-sessions';
 import { migration0011 } from './0011-host-effects-agent-runs';
+import { migration0012 } from './0012-run-counts-in-code';
 import type { Migration } from './migration';
 
 export type { Migration } from './migration';
@@ -26,6 +27,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0009,
   migration0010,
   migration0011,
+  migration0012,
 ];
 
 export const SUPPORTED_SCHEMA_VERSION = MIGRATIONS.length;
