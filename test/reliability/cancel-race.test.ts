@@ -19,7 +19,14 @@ const RUNNERS = 8;
 const DURATION_MS = Number(process.env.RUNWARDEN_RACE_MS ?? 22_000);
 const LEASE_MS = 1200;
 const dir = tempDir('runwarden-race-');
-afterAll(() => dir.remove());
+// A throw inside the loop below could leave runners stopped (SIGSTOP) or running: they would outlive the test
+// run, holding its stderr pipe open. SIGKILL ends a stopped process too.
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  dir.remove();
+});
 /** The test's random choices (whom to kill or stop, when, for how long); each fixture process gets its own seed. */
 const seed = testSeed();
 const random = seededRandom(seed);
@@ -35,10 +42,12 @@ interface Runner {
 function spawnFixture(name: string, args: string[]): ChildProcess {
   fixtureSeeds += 1;
   const env = { ...process.env, RUNWARDEN_TEST_SEED: String((seed + fixtureSeeds) >>> 0) };
-  return spawn(process.execPath, [fixturePath(name), ...args], {
+  const child = spawn(process.execPath, [fixturePath(name), ...args], {
     stdio: ['ignore', 'ignore', 'inherit'],
     env,
   });
+  children.push(child);
+  return child;
 }
 
 describe('cancel race', () => {

@@ -240,3 +240,19 @@ it('a transition that moves no view column names none in its UPDATE of runs (no 
     probe.close();
   }
 });
+
+it('no UPDATE trigger on runs names a view column (it would turn every view move into a two-pass UPDATE)', () => {
+  // Migration 0012: with such a trigger, an UPDATE moving display_base and needs_you_static cost ~4× one without.
+  const VIEW =
+    /display_base|needs_you_static|owner_expires_at|unattended_since|open_interactions|ambiguous_effects/;
+  const triggers = raw
+    .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'runs'`)
+    .all() as Array<{ name: string; sql: string }>;
+  expect(triggers.length).toBeGreaterThan(0);
+  const onUpdate = triggers.filter((t) => /\bUPDATE\b/i.test(t.sql.split(/\bBEGIN\b/i)[0] ?? ''));
+  for (const trigger of onUpdate) {
+    const head = (trigger.sql.split(/\bBEGIN\b/i)[0] ?? '').replace(/\bWHEN\b[\s\S]*/i, '');
+    expect(head, trigger.name).toMatch(/UPDATE OF /i);
+    expect(head, trigger.name).not.toMatch(VIEW);
+  }
+});
