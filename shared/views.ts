@@ -161,9 +161,19 @@ export interface StoreInfo {
 export interface DoctorReport {
   info: StoreInfo;
   contradictions: Array<{ runId: string; problem: string }>;
+  /** Runs per project and display status as counted ahead, where that disagrees with the runs themselves. */
+  counterDrift: CounterDrift[];
   staleLeases: number;
   integrity: string;
   logs: LogSpace;
+}
+
+/** One kept counter of runs per (project, display status) that disagrees with a count of the runs. */
+export interface CounterDrift {
+  projectPath: string;
+  display: string;
+  kept: number;
+  counted: number;
 }
 
 /** The space run logs take beside the store (docs/RUN-OUTPUT.md#limits). */

@@ -541,6 +541,7 @@ export class RunStore extends RunnerStore {
     return this.read((ctx, now) => ({
       info: this.info(),
       contradictions: doctor.findContradictions(ctx),
+      counterDrift: doctor.findCounterDrift(ctx),
       staleLeases: doctor.countStaleLeases(ctx, now),
       integrity: doctor.integrity(ctx),
       logs: {

@@ -25,14 +25,14 @@ export const doctorCommand: Command = {
 
 Reports the store's path, size, schema version, mode (read-write or read-only and why),
 WAL size, SQLite's integrity check, the space run logs use (and their budget),
-runs whose queue and run states contradict each other, and leases that expired without
-their runner finishing (stale runs).
+runs whose queue and run states contradict each other, counts of runs per project and status
+that disagree with the runs, and leases that expired without their runner finishing (stale runs).
 
 ${JSON_HELP}
 ${COMMON_HELP}
 
 Exit status: 0 healthy (stale runs are reported but are not a store problem);
-1 contradictions found or the integrity check failed.`,
+1 contradictions or counts that disagree found, or the integrity check failed.`,
   async run(ctx, argv) {
     const parsed = parseCommand(ctx, this, argv, OPTIONS);
     if (parsed === null) return EXIT.ok;
@@ -40,7 +40,8 @@ Exit status: 0 healthy (stale runs are reported but are not a store problem);
     const store = openCliStore(ctx, parsed.values.store, { read: true });
     const report = store.doctor();
     printResult(ctx, report, () => renderReport(report, ctx.paint));
-    return report.contradictions.length > 0 || report.integrity !== 'ok' ? EXIT.failure : EXIT.ok;
+    const problems = report.contradictions.length + report.counterDrift.length;
+    return problems > 0 || report.integrity !== 'ok' ? EXIT.failure : EXIT.ok;
   },
 };
 
@@ -76,8 +77,18 @@ function renderReport(report: DoctorReport, paint: Paint): string {
         : paint('red', `${report.contradictions.length} contradiction(s)`),
     ],
   ];
+  rows.push([
+    'counts',
+    report.counterDrift.length === 0
+      ? paint('green', 'runs per project and status agree with the runs')
+      : paint('red', `${report.counterDrift.length} count(s) disagree with the runs`),
+  ]);
   const lines = rows.map(([label, value]) => `${paint('bold', label.padEnd(12))}${value}`);
   for (const contradiction of report.contradictions)
     lines.push(`  ${contradiction.runId}: ${sanitizeLine(contradiction.problem)}`);
+  for (const drift of report.counterDrift)
+    lines.push(
+      `  ${sanitizeLine(drift.projectPath)} ${drift.display}: counted ahead ${drift.kept}, the runs say ${drift.counted}`,
+    );
   return `${lines.join('\n')}\n`;
 }

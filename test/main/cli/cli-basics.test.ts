@@ -96,6 +96,7 @@ describe('runwarden CLI basics', () => {
       value: {
         info: { path: dir.store, mode: 'read-write' },
         contradictions: [],
+        counterDrift: [],
         staleLeases: 0,
         integrity: 'ok',
       },
@@ -103,6 +104,27 @@ describe('runwarden CLI basics', () => {
     const text = await runCli(['doctor'], { store: dir.store });
     expect(text.stdout).toContain(dir.store);
     expect(text.stdout).toMatch(/integrity\s+ok/);
+    expect(text.stdout).toMatch(/counts\s+runs per project and status agree with the runs/);
+  });
+
+  it('doctor fails when a count of runs disagrees with the runs, and names it', async () => {
+    const other = tempDir();
+    try {
+      const store = openStore(other.store);
+      store.db
+        .prepare(`INSERT INTO projects (canonical_path, name, created_at) VALUES ('/srv/app', 'app', 0)`)
+        .run();
+      store.db
+        .prepare(`INSERT INTO run_counts (project_id, display_base, n) SELECT id, 'queued', 3 FROM projects`)
+        .run();
+      store.close();
+      const text = await runCli(['doctor'], { store: other.store });
+      expect(text.code).toBe(1);
+      expect(text.stdout).toMatch(/counts\s+1 count\(s\) disagree with the runs/);
+      expect(text.stdout).toContain('/srv/app queued: counted ahead 3, the runs say 0');
+    } finally {
+      other.remove();
+    }
   });
 
   it('--store wins over RUNWARDEN_STORE', async () => {

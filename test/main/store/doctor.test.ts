@@ -46,6 +46,25 @@ describe('doctor', () => {
     expect(() => expectInvariants(t!.store)).toThrow();
   });
 
+  it('finds counts of runs per project and status that disagree with the runs', () => {
+    t = createTempStore();
+    reserve(t);
+    const c = reserveAndClaim(t);
+    expect(t.store.doctor().counterDrift).toEqual([]);
+    const db = t.store.db;
+    // A run moved with no counter moved, and a counter for a status no run has.
+    db.prepare(`UPDATE runs SET display_base = 'failed' WHERE id = ?`).run(c.runId);
+    db.prepare(
+      `INSERT INTO run_counts (project_id, display_base, n) SELECT project_id, 'paused', 2 FROM runs LIMIT 1`,
+    ).run();
+    expect(t.store.doctor().counterDrift).toEqual([
+      { projectPath: t.projectDir, display: 'failed', kept: 0, counted: 1 },
+      { projectPath: t.projectDir, display: 'paused', kept: 2, counted: 0 },
+      { projectPath: t.projectDir, display: 'running', kept: 1, counted: 0 },
+    ]);
+    expect(() => expectInvariants(t!.store)).toThrow(/run_counts agrees with the runs/);
+  });
+
   it('reports integrity problems from integrity_check and foreign_key_check', () => {
     t = createTempStore();
     const run = reserve(t);
