@@ -60,9 +60,10 @@ type ExpiryEvent = [runId: string, revision: number, payload: string];
 /**
  * Settles or expires the questions `ids` (in this order) that are still open and due, in the caller's
  * transaction: set-based reads and inserts, and an UPDATE per parked queue entry and per moved run (a
- * statement over a JSON list of rows cost SQLite more than one prepared statement per row). The result — rows and events, in the
- * same sequence order — is exactly that of expiring each question in turn as its own run transition
- * (interaction, park, `commitRun`; test/main/store/deadline-expiry.test.ts compares both):
+ * statement over a JSON list of rows cost SQLite more than one prepared statement per row). The result —
+ * rows and events, in the same sequence order — is exactly that of expiring each question in turn as its
+ * own run transition (interaction, park, `commitRun`; test/main/store/deadline-expiry.test.ts compares
+ * both):
  * - one UPDATE settles (default → timeout_policy) or expires (expired_no_default) every due question;
  * - in `ids` order, a question without a default parks its run (interactionExpired, with its title) when
  *   no live runner holds it and its queue entry is not parked yet — so only the first such question of a run

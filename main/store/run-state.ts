@@ -317,8 +317,8 @@ export interface CountMove {
 /**
  * Keeps `run_counts` (runs per project and display status) for runs whose `display_base` the caller has
  * moved: one statement per counter whose net change is not zero (few: a burst moves runs between a
- * handful of statuses). Migration 0012 says
- * why this is not a trigger; inserted and deleted runs are still counted by theirs.
+ * handful of statuses). Migration 0012 says why this is not a trigger; inserted and deleted runs are
+ * still counted by theirs.
  */
 export function moveRunCounts(ctx: StoreContext, moves: readonly CountMove[]): void {
   const net = new Map<string, [projectId: number, display: string, n: number]>();
@@ -333,6 +333,7 @@ export function moveRunCounts(ctx: StoreContext, moves: readonly CountMove[]): v
     add(projectId, from, -1);
     add(projectId, to, 1);
   }
+  if (net.size === 0) return;
   const down = ctx.prep(
     `UPDATE run_counts SET n = n - @n WHERE project_id = @projectId AND display_base = @display`,
   );

@@ -53,10 +53,10 @@ it('0012 from version 11: the trigger goes, the counters are rebuilt and then ke
   );
   expect(migrate(db, MIGRATIONS)).toBe(migration0012.version);
   expect(db.prepare(`SELECT name FROM sqlite_master WHERE name = 'run_counts_update'`).get()).toBeUndefined();
-  expectRunCountsTrue(db);
   db.close();
 
   const store = openStore(file, { clock });
+  expectRunCountsTrue(store);
   // Single transitions: queued → running → needs-answer → running → (its runner gone) cancelled.
   const display = (id: string) =>
     store.db.prepare(`SELECT display_base FROM runs WHERE id = ?`).pluck().get(id);
@@ -68,18 +68,18 @@ it('0012 from version 11: the trigger goes, the counters are rebuilt and then ke
     choices: ['yes', 'no'],
   });
   expect(display(run.id)).toBe('needs-answer');
-  expectRunCountsTrue(store.db);
+  expectRunCountsTrue(store);
   store.answerInteraction(question.id, {
     interactionRevision: question.revision,
     idempotencyKey: 'k',
     payload: 'yes',
     actor: HUMAN,
   });
-  expectRunCountsTrue(store.db);
+  expectRunCountsTrue(store);
   clock.advance(60_000);
   store.cancelRun(run.id, { reason: 'not needed', actor: HUMAN });
   expect(display(run.id)).toBe('cancelled');
-  expectRunCountsTrue(store.db);
+  expectRunCountsTrue(store);
 
   // A burst: 30 questions on runs whose runners are gone park their runs in one pass.
   for (let i = 0; i < 30; i += 1) {
