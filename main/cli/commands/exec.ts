@@ -1,8 +1,8 @@
 /** `runwarden exec`: run a command as a durable run (reserve, claim, heartbeat, settle). */
 import { basename, delimiter, dirname } from 'node:path';
 import { recordEnvironment } from '../../../shared/command-environment';
-import type { CommandSpec, Run } from '../../../shared/domain';
-import { isRunwardenError } from '../../../shared/errors';
+import { isTerminalRunStatus, type CommandSpec, type Run, type RunSnapshot } from '../../../shared/domain';
+import { isRunwardenError, RunwardenError } from '../../../shared/errors';
 import type { Claim, RunStore } from '../../store';
 import { openRunLog } from '../../runner/run-log';
 import { runnerEnv } from '../../runner/runner-env';
@@ -180,17 +180,19 @@ function startRun(ctx: CliContext, request: ExecRequest): StartedRun {
   const actor = runnerActor(owner, 'cli');
   // One transaction: a claim that fails (a live owner of the same --key, a busy or full store) leaves
   // no queued run behind for a worker to start later.
-  const { claim, run } = store.reserveAndClaim(
-    {
-      projectPath: request.projectPath,
-      workflow: request.workflow,
-      title: request.title,
-      command,
-      executionMode: process.stdin.isTTY ? 'interactive' : 'headless',
-      requestKey: request.requestKey,
-    },
-    actor,
-    { ...owner, leaseMs, surface: 'cli' },
+  const { claim, run } = explainEndedKey(request.requestKey, () =>
+    store.reserveAndClaim(
+      {
+        projectPath: request.projectPath,
+        workflow: request.workflow,
+        title: request.title,
+        command,
+        executionMode: process.stdin.isTTY ? 'interactive' : 'headless',
+        requestKey: request.requestKey,
+      },
+      actor,
+      { ...owner, leaseMs, surface: 'cli' },
+    ),
   );
   // The id first: whatever fails from here on, the person knows which run it was.
   if (!request.quiet) ctx.stderr.write(`runwarden: run ${run.id}\n`);
@@ -349,5 +351,27 @@ export function execResult(
     case 'completed':
     case 'failed':
       return { ...base, exitCode: exitCodeOf(outcome) };
+  }
+}
+
+/**
+ * `--key` reuses its run, so a run of that key that has ended is not started again (CONFLICT). Said so,
+ * with the way to run it again: a retry, which skips the effects that already happened, as `make` or a
+ * script run a second time would not know to.
+ */
+function explainEndedKey<T>(key: string | null, claim: () => T): T {
+  try {
+    return claim();
+  } catch (error) {
+    const run =
+      isRunwardenError(error) && error.code === 'CONFLICT'
+        ? (error.fresh as RunSnapshot | undefined)?.run
+        : undefined;
+    if (key === null || run === undefined || !isTerminalRunStatus(run.status)) throw error;
+    throw new RunwardenError(
+      'CONFLICT',
+      `The run of --key ${key}, ${run.id}, has ended ${run.status}; --key reuses that run, so it is not started again. Run it again with "runwarden retry ${run.id}" (effects that already happened are not done again), or use another --key.`,
+      { fresh: (error as RunwardenError).fresh },
+    );
   }
 }

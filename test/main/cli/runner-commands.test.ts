@@ -110,6 +110,20 @@ describe('step', () => {
   });
 });
 
+describe('exec --key', () => {
+  it('a key whose run has ended is not started again, and says to retry it', async () => {
+    const first = await exec('exit 3', ['--key', 'nightly-ended']);
+    expect(first.code).toBe(3);
+    const runId = (await detailOf(first.stderr)).snapshot.run.id;
+    const again = await exec('touch again', ['--key', 'nightly-ended']);
+    expect(again.code, again.stderr).toBe(5);
+    expect(again.stderr).toContain(
+      `The run of --key nightly-ended, ${runId}, has ended failed; --key reuses that run, so it is not started again. Run it again with "runwarden retry ${runId}"`,
+    );
+    expect(existsSync(join(project, 'again'))).toBe(false);
+  });
+});
+
 describe('effect', () => {
   it('applies once per key, skips it the second time, and records a rejected one', async () => {
     const result = await exec(
