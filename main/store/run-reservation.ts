@@ -8,7 +8,7 @@ import { RunwardenError } from '../../shared/errors';
 import { newRunId } from './ids';
 import { optionalTextWithin, requireText } from './input-checks';
 import { canonicalProjectPath, upsertProject } from './projects';
-import { toRun, toJson } from './row-mapping';
+import { TERMINAL_RUN_SQL, toRun, toJson } from './row-mapping';
 import { actorOf, commitRun, loadRunRow, type EventActor } from './run-state';
 import type { ReserveRunInput } from './store-types';
 import type { StoreContext } from './store-context';
@@ -131,14 +131,40 @@ export function validateReserveInput(input: ReserveRunInput): void {
   }
 }
 
-/** Reserves a run (idempotent by requestKey: the same key returns the same run). */
+/** Retry and continuation links followed down from a key's run at most: a lineage is a short chain. */
+const MAX_LINEAGE_DEPTH = 1000;
+
+/**
+ * The run a request key stands for: the run reserved with it, or — once a person retried it — the newest
+ * run continuing it that has not ended (else the newest of them). So `exec --key K` run again after
+ * `runwarden retry` claims the queued retry instead of stopping at the ended run (docs/CLI.md#effects).
+ */
+function currentRunOfKey(ctx: StoreContext, requestKey: string): string | undefined {
+  const row = ctx
+    .prep(
+      `WITH RECURSIVE tree(id, depth) AS (
+         SELECT id, 0 FROM runs WHERE request_key = @requestKey
+         UNION
+         SELECT r.id, t.depth + 1 FROM runs r JOIN tree t ON r.parent_run_id = t.id
+         WHERE r.lineage IS NOT NULL AND t.depth < ${MAX_LINEAGE_DEPTH}
+       )
+       SELECT r.id FROM tree t JOIN runs r ON r.id = t.id
+       ORDER BY r.status NOT IN ${TERMINAL_RUN_SQL} DESC, t.depth DESC, r.created_at DESC, r.id DESC LIMIT 1`,
+    )
+    .get({ requestKey }) as { id: string } | undefined;
+  return row?.id;
+}
+
+/**
+ * Reserves a run, idempotent by requestKey: the same key returns its run, or the retry continuing it
+ * (`currentRunOfKey`).
+ */
 export function reserveRun(ctx: StoreContext, input: ReserveRunInput, actor: Actor, now: number): Run {
   validateReserveInput(input);
   const canonical = canonicalProjectPath(input.projectPath);
   if (input.requestKey !== undefined && input.requestKey !== null) {
-    const existing = ctx.prep(`SELECT id FROM runs WHERE request_key = ?`).get(input.requestKey) as
-      { id: string } | undefined;
-    if (existing !== undefined) return toRun(loadRunRow(ctx, existing.id));
+    const existing = currentRunOfKey(ctx, input.requestKey);
+    if (existing !== undefined) return toRun(loadRunRow(ctx, existing));
   }
   const id = insertRun(ctx, now, canonical, input, actorOf(actor));
   return toRun(loadRunRow(ctx, id));

@@ -74,7 +74,8 @@ Options:
   --workflow NAME  workflow name (default: the command's base name)
   --title T        run title (default: the command line)
   --lease-ms N     lease length in ms (${rangeText(RANGES.leaseMs)}, default ${DEFAULT_LEASE_MS}); heartbeats every N/3
-  --key K          idempotency key: the same key reuses the same run
+  --key K          idempotency key: the same key reuses the same run; once it has ended it is
+                   not started again, and after "runwarden retry" the key runs the retry
   -q, --quiet      do not print the run id and the outcome on stderr
   --json           end with one JSON line on stdout:
                    {"ok":true,"value":{"runId","outcome","exitCode","message"}}
@@ -356,7 +357,8 @@ export function execResult(
 
 /**
  * `--key` reuses its run, so a run of that key that has ended is not started again (CONFLICT). Said so,
- * with the way to run it again: a retry, which skips the effects that already happened, as `make` or a
+ * with the way to run it again: retry it, then run the same command again — `--key` then claims the retry
+ * (run-reservation.ts, `currentRunOfKey`), which skips the effects that already happened, as `make` or a
  * script run a second time would not know to.
  */
 function explainEndedKey<T>(key: string | null, claim: () => T): T {
@@ -370,7 +372,7 @@ function explainEndedKey<T>(key: string | null, claim: () => T): T {
     if (key === null || run === undefined || !isTerminalRunStatus(run.status)) throw error;
     throw new RunwardenError(
       'CONFLICT',
-      `The run of --key ${key}, ${run.id}, has ended ${run.status}; --key reuses that run, so it is not started again. Run it again with "runwarden retry ${run.id}" (effects that already happened are not done again), or use another --key.`,
+      `The run of --key ${key}, ${run.id}, has ended ${run.status}; --key reuses that run, so it is not started again. To run it again, retry it ("runwarden retry ${run.id}") and run this command again: --key then runs the retry here, and effects that already happened are not done again. Or use another --key.`,
       { fresh: (error as RunwardenError).fresh },
     );
   }

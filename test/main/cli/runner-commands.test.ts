@@ -3,7 +3,7 @@
  * start/end), effect (applied, rejected, outcome unknown → parked, begin/end), progress, park
  * --source-changed; and outside a run, exit 2 with a sentence and no store created.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunDetail, RunListPage } from '../../../main/store';
@@ -118,9 +118,33 @@ describe('exec --key', () => {
     const again = await exec('touch again', ['--key', 'nightly-ended']);
     expect(again.code, again.stderr).toBe(5);
     expect(again.stderr).toContain(
-      `The run of --key nightly-ended, ${runId}, has ended failed; --key reuses that run, so it is not started again. Run it again with "runwarden retry ${runId}"`,
+      `The run of --key nightly-ended, ${runId}, has ended failed; --key reuses that run, so it is not started again. To run it again, retry it ("runwarden retry ${runId}") and run this command again`,
     );
     expect(existsSync(join(project, 'again'))).toBe(false);
+  });
+
+  it('run again after a retry, the key runs the retry here and skips the effects that happened', async () => {
+    // As `make` runs a rule again: the same exec line each time; the first one pays, then fails.
+    const rule = (tail: string) =>
+      exec(`runwarden effect --key pay-9 -- sh -c "echo paid >> ledger-9"; ${tail}`, ['--key', 'rule-9']);
+    const first = await rule('exit 4');
+    expect(first.code).toBe(4);
+    const runId = (await detailOf(first.stderr)).snapshot.run.id;
+    const retried = await runCli(['retry', runId], { store: dir.store });
+    expect(retried.code, retried.stderr).toBe(0);
+    const retryId = /as (run_\S+)/.exec(retried.stdout)?.[1] as string;
+
+    const second = await rule('touch made-9');
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toContain(`runwarden: run ${retryId}`);
+    expect(second.stderr).toContain(`effect pay-9 was already applied in run ${runId}`);
+    expect(existsSync(join(project, 'made-9'))).toBe(true);
+    expect(readFileSync(join(project, 'ledger-9'), 'utf8')).toBe('paid\n');
+
+    // The retry has ended too: the key now stands for it, and says to retry that one.
+    const third = await rule('true');
+    expect(third.code).toBe(5);
+    expect(third.stderr).toContain(`The run of --key rule-9, ${retryId}, has ended completed`);
   });
 });
 

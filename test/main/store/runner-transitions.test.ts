@@ -59,6 +59,26 @@ describe('reserveRun', () => {
     expect(log.check()).toEqual(['run.reserved']);
   });
 
+  it("a key stands for its run's newest retry that has not ended, else its newest", () => {
+    const fail = (runId: string) => {
+      const { claim } = t.store.claimRun(runId, { ...runnerOwner(), leaseMs: LEASE });
+      t.store.failRun(claim, 'exit 1');
+    };
+    const first = reserve(t, { requestKey: 'key-2' });
+    fail(first.id);
+    expect(reserve(t, { requestKey: 'key-2' }).id).toBe(first.id);
+    const retry = t.store.retryRun(first.id, { actor: HUMAN });
+    expect(reserve(t, { requestKey: 'key-2' })).toMatchObject({ id: retry.id, status: 'queued' });
+    fail(retry.id);
+    expect(reserve(t, { requestKey: 'key-2' }).id).toBe(retry.id);
+    // A second retry of the first run (`retry --again`) that has not ended wins over the deeper ended one.
+    const again = t.store.retryRun(first.id, { actor: HUMAN });
+    expect(reserve(t, { requestKey: 'key-2' }).id).toBe(again.id);
+    expect(t.store.getSnapshot(first.id).run.requestKey).toBe('key-2');
+    expect(t.store.getSnapshot(again.id).run.requestKey).toBeNull();
+    log.check();
+  });
+
   it('canonicalises the project path through symlinks', () => {
     const link = path.join(t.dir, 'link-to-project');
     fs.symlinkSync(t.projectDir, link);
