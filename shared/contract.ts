@@ -106,7 +106,7 @@ export const schemas = {
     anyway: v.optional(v.boolean()),
     reason: v.optional(v.pipe(v.string(), v.maxLength(MAX_REASON))),
   }),
-  'runs:retry': v.strictObject({ runId, expectedRevision: revision }),
+  'runs:retry': v.strictObject({ runId, expectedRevision: revision, again: v.optional(v.boolean()) }),
   'runs:stopCommand': v.strictObject({ runId, expectedRevision: revision, reason }),
   'runs:bulk': v.strictObject({
     action: v.picklist(['cancel', 'resume', 'retry']),
@@ -117,6 +117,7 @@ export const schemas = {
     ),
     dryRun: v.boolean(),
     reason,
+    again: v.optional(v.boolean()),
   }),
   'effects:resolve': v.strictObject({
     effectId: positiveId,

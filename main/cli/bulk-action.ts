@@ -13,7 +13,6 @@ import { canPrompt, confirm } from './confirm';
 import { EXIT, exitCodeForError } from './exit-codes';
 import { callHandler } from './handler-call';
 import { formatTable } from './output';
-import { openRetryOf } from './open-retry';
 import { selectRuns, type SelectionFlags } from './run-selection';
 import { sanitizeLine } from './sanitize';
 import { shellCommand } from './shell-quote';
@@ -46,20 +45,7 @@ export async function runBulkAction(
     code: 'NOT_FOUND',
     message: m.message,
   }));
-  let items = selected;
-  if (action === 'retry' && !options.again) {
-    items = selected.filter((item) => {
-      const open = openRetryOf(store, item.runId);
-      if (open === null) return true;
-      refused.push({
-        runId: item.runId,
-        ok: false,
-        code: 'CONFLICT',
-        message: `Already retried as ${open.id}, which is ${open.status}; add --again to retry it once more.`,
-      });
-      return false;
-    });
-  }
+  const items = selected;
   if (
     !options.dryRun &&
     !options.yes &&
@@ -73,7 +59,13 @@ export async function runBulkAction(
   const handled: BulkResult =
     items.length === 0
       ? { action, dryRun: options.dryRun, succeeded: 0, failed: 0, items: [] }
-      : callHandler(store, 'runs:bulk', { action, items, dryRun: options.dryRun, reason: options.reason });
+      : callHandler(store, 'runs:bulk', {
+          action,
+          items,
+          dryRun: options.dryRun,
+          reason: options.reason,
+          ...(action === 'retry' ? { again: options.again } : {}),
+        });
   // Back in the order asked: ids first as given, then the view's order.
   const byId = new Map([...handled.items, ...refused].map((item) => [item.runId, item]));
   const order = [...flags.ids, ...selected.map((s) => s.runId)];

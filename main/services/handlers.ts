@@ -20,6 +20,7 @@ import type {
 import { readRunLogPage, runLogPath } from '../logs/run-log-page';
 import { OUTSIDE_EVERY_RUN, type CommandIdentity, type StoreReader, type StoreWriter } from '../store';
 import { stopCommandGroup, type StopCommandResult } from '../runner/stop-command';
+import { openRetryOf } from './open-retry';
 import { applySettingsPatch, loadSettings } from './settings-service';
 import type { Clock } from './host-types';
 
@@ -122,7 +123,7 @@ export const handlers: Handlers = {
       actor,
     }),
   'runs:retry': ({ store, actor }, input) =>
-    store.retryRun(input.runId, { expectedRevision: input.expectedRevision, actor }),
+    store.retryRun(input.runId, { expectedRevision: input.expectedRevision, again: input.again, actor }),
   'runs:bulk': (deps, input) => runBulk(deps, input),
   'runs:stopCommand': (deps, input) => startStopCommand(deps, input),
   'effects:resolve': ({ store, actor }, input) =>
@@ -213,41 +214,54 @@ const BULK_NEEDS: Record<BulkResult['action'], RunAction[]> = {
   retry: ['retry'],
 };
 
+/** What a bulk action would do to one run, written nowhere: the same refusals the real run would give. */
+function dryRunItem(
+  { store, clock }: HandlerDeps,
+  input: ParsedRequest<'runs:bulk'>,
+  item: { runId: string; expectedRevision: number },
+): BulkItemResult {
+  const snapshot = store.getSnapshot(item.runId);
+  const display = displayStatus(snapshot, clock(), undefined, store.judgeOwner(snapshot.lease));
+  if (snapshot.run.revision !== item.expectedRevision) {
+    return { runId: item.runId, ok: false, code: 'STALE_VIEW', message: 'Changed since you looked.' };
+  }
+  if (!BULK_NEEDS[input.action].some((a) => display.actions.includes(a))) {
+    return {
+      runId: item.runId,
+      ok: false,
+      code: display.liveOwner ? 'LIVE_OWNER' : 'CONFLICT',
+      // A live runner's run is refused for that reason, not for what it shows (docs/WINDOW.md#commands-and-retry).
+      message: display.liveOwner
+        ? `A live runner holds it (${display.reason.replace(/\.$/, '')})${input.action === 'cancel' ? ': request a cancel instead, and the runner stops at its next check.' : '.'}`
+        : `Cannot ${input.action}: ${display.reason}`,
+    };
+  }
+  const open = input.action === 'retry' && input.again !== true ? openRetryOf(store, item.runId) : null;
+  if (open !== null) {
+    return {
+      runId: item.runId,
+      ok: false,
+      code: 'CONFLICT',
+      message: `Already retried as ${open.id}, which is ${open.status}; another retry would run the same work twice at once.`,
+    };
+  }
+  const command = snapshot.run.command;
+  return {
+    runId: item.runId,
+    ok: true,
+    message: describeDryRun(store, input.action, item.runId),
+    ...(input.action === 'retry' && command !== null ? { command: retryPreview(command) } : {}),
+  };
+}
+
 /** Bulk cancel / resume / retry: each item in its own transaction, a per-item result, dry run writes nothing. */
 function runBulk(deps: HandlerDeps, input: ParsedRequest<'runs:bulk'>): BulkResult {
-  const { store, actor, clock } = deps;
+  const { store, actor } = deps;
   const items: BulkItemResult[] = [];
   for (const item of input.items) {
     try {
       if (input.dryRun) {
-        const snapshot = store.getSnapshot(item.runId);
-        const display = displayStatus(snapshot, clock(), undefined, store.judgeOwner(snapshot.lease));
-        if (snapshot.run.revision !== item.expectedRevision) {
-          items.push({
-            runId: item.runId,
-            ok: false,
-            code: 'STALE_VIEW',
-            message: 'Changed since you looked.',
-          });
-        } else if (!BULK_NEEDS[input.action].some((a) => display.actions.includes(a))) {
-          items.push({
-            runId: item.runId,
-            ok: false,
-            code: display.liveOwner ? 'LIVE_OWNER' : 'CONFLICT',
-            // A live runner's run is refused for that reason, not for what it shows (docs/WINDOW.md#commands-and-retry).
-            message: display.liveOwner
-              ? `A live runner holds it (${display.reason.replace(/\.$/, '')})${input.action === 'cancel' ? ': request a cancel instead, and the runner stops at its next check.' : '.'}`
-              : `Cannot ${input.action}: ${display.reason}`,
-          });
-        } else {
-          const command = snapshot.run.command;
-          items.push({
-            runId: item.runId,
-            ok: true,
-            message: describeDryRun(store, input.action, item.runId),
-            ...(input.action === 'retry' && command !== null ? { command: retryPreview(command) } : {}),
-          });
-        }
+        items.push(dryRunItem(deps, input, item));
         continue;
       }
       switch (input.action) {
@@ -274,7 +288,11 @@ function runBulk(deps: HandlerDeps, input: ParsedRequest<'runs:bulk'>): BulkResu
           items.push({ runId: item.runId, ok: true, message: 'Resumed: queued again.' });
           break;
         case 'retry': {
-          const run = store.retryRun(item.runId, { expectedRevision: item.expectedRevision, actor });
+          const run = store.retryRun(item.runId, {
+            expectedRevision: item.expectedRevision,
+            again: input.again,
+            actor,
+          });
           items.push({ runId: item.runId, ok: true, message: `Retried as ${run.id}.`, newRunId: run.id });
           break;
         }

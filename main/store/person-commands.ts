@@ -28,7 +28,7 @@ import {
 import { takeLease } from './lease-rows';
 import { setQueueEntry } from './queue-rows';
 import { toEffect, toInteraction, toJson, toLease, toRun, type InteractionRow } from './row-mapping';
-import { unresolvedInLineage } from './run-lineage';
+import { listRetries, unresolvedInLineage } from './run-lineage';
 import { insertRun } from './run-reservation';
 import { setPaused, setRequestFlag, setRunStatus } from './run-rows';
 import {
@@ -251,13 +251,22 @@ export function refuseUnresolved(ctx: StoreContext, runId: string, what: string)
 export function retryRun(
   ctx: StoreContext,
   runId: string,
-  input: { expectedRevision?: number; actor: Actor },
+  input: { expectedRevision?: number; again?: boolean; actor: Actor },
   now: number,
 ): Run {
   const row = loadRunRow(ctx, runId);
   checkRevision(ctx, row, input.expectedRevision);
   if (!isTerminal(row)) {
     throw conflict(ctx, runId, `Run ${runId} is ${row.status}; only a finished run can be retried.`);
+  }
+  // Two copies of the same work would run at once; only `again` (the CLI's --again) asks for that.
+  const open = input.again === true ? undefined : listRetries(ctx, runId).find((retry) => !isTerminal(retry));
+  if (open !== undefined) {
+    throw conflict(
+      ctx,
+      runId,
+      `Run ${runId} was already retried as ${open.id}, which is ${open.status}; another retry would run the same work twice at once.`,
+    );
   }
   const old = toRun(row);
   if (isAgentSessionRun(old)) {

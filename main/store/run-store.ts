@@ -163,7 +163,11 @@ export class RunStore extends RunnerStore {
     this.write((ctx, now) => orphans.finishStopCommand(ctx, runId, generation, outcome, now));
   }
 
-  retryRun(this: Writes<RunStore>, runId: string, input: { expectedRevision?: number; actor: Actor }): Run {
+  retryRun(
+    this: Writes<RunStore>,
+    runId: string,
+    input: { expectedRevision?: number; again?: boolean; actor: Actor },
+  ): Run {
     return this.write((ctx, now) => person.retryRun(ctx, runId, input, now));
   }
 

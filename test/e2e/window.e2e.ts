@@ -469,6 +469,13 @@ test('retry: confirmed with what runs again, then both runs link to each other',
     .getByRole('button', { name: `Open the run it retries, ${failed.id}` })
     .click();
   await expect(page).toHaveURL(new RegExp(`run=${failed.id}`));
+
+  // A second retry while the first is queued would run the same work twice: refused, naming the retry.
+  await retry.click();
+  await expect(dialog).toBeVisible();
+  await dialog.getByRole('button', { name: 'Retry' }).click();
+  await expect(detail.getByRole('alert')).toContainText(`already retried as ${newId}, which is queued`);
+  await expect(page).toHaveURL(new RegExp(`run=${failed.id}`));
 });
 
 test('search: part of a run id finds it, and the tab counts follow the search', async ({ page }) => {

@@ -16,7 +16,7 @@ import { runBulkAction } from '../bulk-action';
 import { EXIT } from '../exit-codes';
 import { humanActor } from '../human-actor';
 import { parseIntegerFlag, RANGES } from '../limits';
-import { openRetryOf } from '../open-retry';
+import { openRetryOf } from '../../services/open-retry';
 import { isBulk, SELECTION_HELP, SELECTION_OPTIONS, selectionView } from '../run-selection';
 
 const OPTIONS = {
@@ -77,7 +77,11 @@ ${SELECTION_HELP}`,
         `Run ${runId} was already retried as ${open.id}, which is ${open.status}; add --again to retry it once more.`,
       );
     }
-    const run = store.retryRun(runId, { expectedRevision, actor: humanActor() });
+    const run = store.retryRun(runId, {
+      expectedRevision,
+      again: values.again === true,
+      actor: humanActor(),
+    });
     printResult(ctx, run, () => `Retrying ${runId} as ${run.id} (queued).`);
     return EXIT.ok;
   },

@@ -201,6 +201,12 @@ describe('retry', () => {
     const forced = await runJson<{ id: string }>(['retry', runId, '--again'], opts);
     expect(forced.code).toBe(0);
     expect(forced.body.ok && forced.body.value.id).not.toBe(firstId);
+    // As a selection: --again reaches the handler, which refuses an open retry from any surface without it.
+    const selection = await runJson<BulkResult>(['retry', runId, firstId, '--again'], opts);
+    expect(selection.body).toMatchObject({
+      ok: true,
+      value: { items: [{ runId, ok: true }, { runId: firstId, ok: false, code: 'CONFLICT' }] },
+    });
   });
 
   it('compare-and-set: --revision that is not the run’s is refused and changes nothing', async () => {

@@ -133,6 +133,11 @@ describe('exec --key', () => {
     const retried = await runCli(['retry', runId], { store: dir.store });
     expect(retried.code, retried.stderr).toBe(0);
     const retryId = /as (run_\S+)/.exec(retried.stdout)?.[1] as string;
+    // `show` names the retry, and points at it rather than at a second retry (refused without --again).
+    const shown = await runCli(['show', runId], { store: dir.store });
+    expect(shown.stdout).toMatch(new RegExp(`retried as\\s+${retryId} \\(queued\\)`));
+    expect(shown.stdout).toContain(`runwarden show ${retryId}  # its retry is queued: look at it`);
+    expect(shown.stdout).not.toContain(`runwarden retry ${runId}`);
 
     const second = await rule('touch made-9');
     expect(second.code, second.stderr).toBe(0);
@@ -145,6 +150,9 @@ describe('exec --key', () => {
     const third = await rule('true');
     expect(third.code).toBe(5);
     expect(third.stderr).toContain(`The run of --key rule-9, ${retryId}, has ended completed`);
+    const after = await runCli(['show', runId], { store: dir.store });
+    expect(after.stdout).toMatch(new RegExp(`retried as\\s+${retryId} \\(completed\\)`));
+    expect(after.stdout).toContain(`runwarden retry ${runId}`);
   });
 });
 

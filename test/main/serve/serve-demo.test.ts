@@ -112,7 +112,8 @@ describe('runwarden serve on a demo store', () => {
       },
       'runs:pause': { runId: parked.run.id, expectedRevision: parked.run.revision, reason: 'hold it' },
       'runs:resume': { runId: parked.run.id, expectedRevision: parked.run.revision + 1, anyway: true },
-      'runs:retry': { runId: failed.run.id, expectedRevision: failed.run.revision },
+      // The demo's failed build already has a retry in the queue: only `again` asks for a second one.
+      'runs:retry': { runId: failed.run.id, expectedRevision: failed.run.revision, again: true },
       // The demo's runners are made up: no command of theirs lives here, so the store refuses to signal.
       'runs:stopCommand': { runId: stale.run.id, expectedRevision: stale.run.revision, reason: 'stop it' },
       'effects:resolve': {

@@ -577,6 +577,29 @@ describe('retryRun', () => {
     expect(log.check().slice(-2)).toEqual(['run.reserved', 'run.retried']);
   });
 
+  it('refuses a second retry while the first has not finished, from any surface, unless again', () => {
+    const claim = reserveAndClaim(t);
+    t.store.failRun(claim, 'boom');
+    const first = t.store.retryRun(claim.runId, { actor: HUMAN });
+    const before = t.store.lastEventSeq();
+    const refused = errorOf(() =>
+      t.store.retryRun(claim.runId, { expectedRevision: rev(claim.runId), actor: HUMAN }),
+    );
+    expect(refused).toMatchObject({ code: 'CONFLICT' });
+    expect(refused.message).toBe(
+      `Run ${claim.runId} was already retried as ${first.id}, which is queued; another retry would run the same work twice at once.`,
+    );
+    expect(t.store.lastEventSeq()).toBe(before);
+    const again = t.store.retryRun(claim.runId, { again: true, actor: HUMAN });
+    expect(again.id).not.toBe(first.id);
+    // Once the retries have finished, a plain retry is taken again.
+    for (const id of [first.id, again.id]) {
+      t.store.failRun(t.store.claimRun(id, { ...runnerOwner(), leaseMs: LEASE }).claim, 'boom again');
+    }
+    expect(t.store.retryRun(claim.runId, { actor: HUMAN }).status).toBe('queued');
+    log.check();
+  });
+
   it('is refused while a side effect of the finished run is unresolved, and allowed once it is', () => {
     const claim = reserveAndClaim(t);
     t.store.startAttempt(claim, 's');
