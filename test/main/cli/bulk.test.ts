@@ -205,7 +205,12 @@ describe('retry', () => {
     const selection = await runJson<BulkResult>(['retry', runId, firstId, '--again'], opts);
     expect(selection.body).toMatchObject({
       ok: true,
-      value: { items: [{ runId, ok: true }, { runId: firstId, ok: false, code: 'CONFLICT' }] },
+      value: {
+        items: [
+          { runId, ok: true },
+          { runId: firstId, ok: false, code: 'CONFLICT' },
+        ],
+      },
     });
   });
 
