@@ -370,9 +370,17 @@ function explainEndedKey<T>(key: string | null, claim: () => T): T {
         ? (error.fresh as RunSnapshot | undefined)?.run
         : undefined;
     if (key === null || run === undefined || !isTerminalRunStatus(run.status)) throw error;
+    // A retry is refused until a person says whether each effect of unknown outcome happened: say so first.
+    const unknown = ((error as RunwardenError).fresh as RunSnapshot).effects.filter(
+      (effect) => effect.status === 'ambiguous',
+    );
+    const resolveFirst =
+      unknown.length === 0
+        ? ''
+        : ` First say whether ${unknown.map((effect) => `effect ${effect.id} (${sanitizeLine(effect.summary)})`).join(', ')} happened: "runwarden resolve ${unknown.length === 1 ? String(unknown[0]?.id) : 'EFFECT'} --happened|--not-happened --note TEXT".`;
     throw new RunwardenError(
       'CONFLICT',
-      `The run of --key ${key}, ${run.id}, has ended ${run.status}; --key reuses that run, so it is not started again. To run it again, retry it ("runwarden retry ${run.id}") and run this command again: --key then runs the retry here, and effects that already happened are not done again. Or use another --key.`,
+      `The run of --key ${key}, ${run.id}, has ended ${run.status}; --key reuses that run, so it is not started again.${resolveFirst} To run it again, retry it ("runwarden retry ${run.id}") and run this command again: --key then runs the retry here, and effects that already happened are not done again. Or use another --key.`,
       { fresh: (error as RunwardenError).fresh },
     );
   }

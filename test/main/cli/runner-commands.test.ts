@@ -123,6 +123,22 @@ describe('exec --key', () => {
     expect(existsSync(join(project, 'again'))).toBe(false);
   });
 
+  it('a key whose run ended with an effect of unknown outcome says to resolve it before the retry', async () => {
+    const first = await exec('id=$(runwarden effect begin --key pay-8 --summary "Pay invoice 8"); exit 3', [
+      '--key',
+      'rule-8',
+    ]);
+    expect(first.code).toBe(3);
+    const detail = await detailOf(first.stderr);
+    const effectId = detail.snapshot.effects[0]?.id;
+    expect(detail.snapshot.effects[0]?.status).toBe('ambiguous');
+    const again = await exec('true', ['--key', 'rule-8']);
+    expect(again.code).toBe(5);
+    expect(again.stderr).toContain(
+      `has ended failed; --key reuses that run, so it is not started again. First say whether effect ${effectId} (Pay invoice 8) happened: "runwarden resolve ${effectId} --happened|--not-happened --note TEXT". To run it again, retry it`,
+    );
+  });
+
   it('run again after a retry, the key runs the retry here and skips the effects that happened', async () => {
     // As `make` runs a rule again: the same exec line each time; the first one pays, then fails.
     const rule = (tail: string) =>
