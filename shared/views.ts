@@ -14,6 +14,7 @@ import type {
   Run,
   RunEvent,
   RunSnapshot,
+  RunStatus,
   Submission,
 } from './domain';
 
@@ -85,6 +86,8 @@ export interface RunDetail {
   events: RunEvent[];
   nextEventsCursor: number | null;
   projectPath: string;
+  /** The runs retrying this one, oldest first, with their status: one not finished holds back another retry. */
+  retries: Array<{ id: string; status: RunStatus }>;
 }
 
 export interface AttentionSummary {

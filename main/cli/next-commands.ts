@@ -5,7 +5,7 @@
  * those characters escaped. Only actions the run allows right now are offered (display-status actions,
  * plus resolving an ambiguous effect, which needs only that no live runner holds the run).
  */
-import type { Interaction, InteractionField, Run } from '../../shared/domain';
+import { isTerminalRunStatus, type Interaction, type InteractionField } from '../../shared/domain';
 import type { RunDetail } from '../store';
 import { jsonArg, pasteableArg, shellCommand, shellQuote } from './shell-quote';
 
@@ -17,12 +17,11 @@ export interface NextCommand {
 
 const MAX_CHOICES = 8;
 
-/**
- * `openRetry`: a retry of the run that has not finished (open-retry.ts). Then the retry is what to look at,
- * not another retry, which `retry` refuses without --again: two copies would run at once.
- */
-export function nextCommands(detail: RunDetail, openRetry: Run | null = null): NextCommand[] {
+export function nextCommands(detail: RunDetail): NextCommand[] {
   const { run, interactions, effects } = detail.snapshot;
+  // A retry that has not finished is what to look at, not another retry (refused without --again: two
+  // copies of the same work would run at once).
+  const openRetry = detail.retries.find((retry) => !isTerminalRunStatus(retry.status));
   const actions = new Set(detail.display.actions);
   const id = shellQuote(run.id);
   const out: NextCommand[] = [];
@@ -71,7 +70,7 @@ export function nextCommands(detail: RunDetail, openRetry: Run | null = null): N
     out.push({ what: 'ask its runner to pause', command: `runwarden pause --request ${id}` });
   }
   if (actions.has('pause')) out.push({ what: 'pause it', command: `runwarden pause ${id}` });
-  if (actions.has('retry') && openRetry !== null) {
+  if (actions.has('retry') && openRetry !== undefined) {
     out.push({
       what: `its retry is ${openRetry.status}: look at it`,
       command: `runwarden show ${shellQuote(openRetry.id)}`,

@@ -1,7 +1,6 @@
 /** `runwarden show RUN`: one run in full — status, lease, attempts, interactions, effects, events. */
 import { answerInTerms } from '../../../shared/answer-text';
-import { isTerminal } from '../../../shared/display-status';
-import type { Interaction, Run } from '../../../shared/domain';
+import type { Interaction } from '../../../shared/domain';
 import type { RunDetail } from '../../store';
 import {
   COMMON_HELP,
@@ -42,7 +41,7 @@ ${COMMON_HELP}`,
     const eventsLimit = parseIntegerFlag(values.events, 'events', RANGES.events) ?? 20;
     const store = openCliStore(ctx, values.store, { read: true });
     const detail = store.getRunDetail(runId, { eventsLimit });
-    printResult(ctx, detail, () => renderDetail(detail, store.listRetries(runId), ctx.now(), ctx.paint));
+    printResult(ctx, detail, () => renderDetail(detail, ctx.now(), ctx.paint));
     return EXIT.ok;
   },
 };
@@ -52,20 +51,20 @@ function isOpen(interaction: Interaction): boolean {
 }
 
 /** The run's fields, then a section per table, then what to do next; each a function below. */
-function renderDetail(detail: RunDetail, retries: readonly Run[], now: number, paint: Paint): string {
+function renderDetail(detail: RunDetail, now: number, paint: Paint): string {
   const out = [
-    ...runFields(detail, retries, now, paint),
+    ...runFields(detail, now, paint),
     ...attemptsSection(detail, now, paint),
     ...interactionsSection(detail, now, paint),
     ...effectsSection(detail, paint),
     ...eventsSection(detail, now, paint),
-    ...nextSection(detail, retries, paint),
+    ...nextSection(detail, paint),
   ];
   return `${out.join('\n')}\n`;
 }
 
 /** The title line and one labelled line per field of the run and its lease. */
-function runFields(detail: RunDetail, retries: readonly Run[], now: number, paint: Paint): string[] {
+function runFields(detail: RunDetail, now: number, paint: Paint): string[] {
   const { run, queue, lease } = detail.snapshot;
   const display = detail.display;
   const out: string[] = [];
@@ -95,8 +94,8 @@ function runFields(detail: RunDetail, retries: readonly Run[], now: number, pain
     );
   }
   if (run.parentRunId) line('parent', `${run.parentRunId} (${run.lineage ?? 'child'})`);
-  if (retries.length > 0) {
-    line('retried as', retries.map((retry) => `${retry.id} (${retry.status})`).join(', '));
+  if (detail.retries.length > 0) {
+    line('retried as', detail.retries.map((retry) => `${retry.id} (${retry.status})`).join(', '));
   }
   line('created', `${isoTime(run.createdAt)} (${relativeTime(run.createdAt, now)})`);
   line('updated', `${isoTime(run.updatedAt)} (${relativeTime(run.updatedAt, now)})`);
@@ -245,8 +244,8 @@ function eventsSection(detail: RunDetail, now: number, paint: Paint): string[] {
 }
 
 /** The exact command for each thing a person can do next, its purpose aligned beside it. */
-function nextSection(detail: RunDetail, retries: readonly Run[], paint: Paint): string[] {
-  const next = nextCommands(detail, retries.find((retry) => !isTerminal(retry)) ?? null);
+function nextSection(detail: RunDetail, paint: Paint): string[] {
+  const next = nextCommands(detail);
   if (next.length === 0) return [];
   const out = ['', paint('bold', 'Next')];
   const width = Math.min(80, Math.max(...next.map((item) => item.command.length)));
