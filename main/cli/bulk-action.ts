@@ -45,23 +45,22 @@ export async function runBulkAction(
     code: 'NOT_FOUND',
     message: m.message,
   }));
-  const items = selected;
   if (
     !options.dryRun &&
     !options.yes &&
-    items.length > CONFIRM_ABOVE &&
+    selected.length > CONFIRM_ABOVE &&
     canPrompt() &&
-    !(await confirm(`${VERB[action]} ${items.length} runs?`))
+    !(await confirm(`${VERB[action]} ${selected.length} runs?`))
   ) {
     ctx.stderr.write('runwarden: nothing done\n');
     return EXIT.failure;
   }
   const handled: BulkResult =
-    items.length === 0
+    selected.length === 0
       ? { action, dryRun: options.dryRun, succeeded: 0, failed: 0, items: [] }
       : callHandler(store, 'runs:bulk', {
           action,
-          items,
+          items: selected,
           dryRun: options.dryRun,
           reason: options.reason,
           ...(action === 'retry' ? { again: options.again } : {}),
