@@ -45,22 +45,23 @@ export async function runBulkAction(
     code: 'NOT_FOUND',
     message: m.message,
   }));
+  const items = selected;
   if (
     !options.dryRun &&
     !options.yes &&
-    selected.length > CONFIRM_ABOVE &&
+    items.length > CONFIRM_ABOVE &&
     canPrompt() &&
-    !(await confirm(`${VERB[action]} ${selected.length} runs?`))
+    !(await confirm(`${VERB[action]} ${items.length} runs?`))
   ) {
     ctx.stderr.write('runwarden: nothing done\n');
     return EXIT.failure;
   }
   const handled: BulkResult =
-    selected.length === 0
+    items.length === 0
       ? { action, dryRun: options.dryRun, succeeded: 0, failed: 0, items: [] }
       : callHandler(store, 'runs:bulk', {
           action,
-          items: selected,
+          items,
           dryRun: options.dryRun,
           reason: options.reason,
           ...(action === 'retry' ? { again: options.again } : {}),

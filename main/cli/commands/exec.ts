@@ -365,14 +365,15 @@ function explainEndedKey<T>(key: string | null, claim: () => T): T {
   try {
     return claim();
   } catch (error) {
-    const fresh =
+    const run =
       isRunwardenError(error) && error.code === 'CONFLICT'
-        ? (error.fresh as RunSnapshot | undefined)
+        ? (error.fresh as RunSnapshot | undefined)?.run
         : undefined;
-    if (key === null || fresh === undefined || !isTerminalRunStatus(fresh.run.status)) throw error;
-    const run = fresh.run;
+    if (key === null || run === undefined || !isTerminalRunStatus(run.status)) throw error;
     // A retry is refused until a person says whether each effect of unknown outcome happened: say so first.
-    const unknown = fresh.effects.filter((effect) => effect.status === 'ambiguous');
+    const unknown = ((error as RunwardenError).fresh as RunSnapshot).effects.filter(
+      (effect) => effect.status === 'ambiguous',
+    );
     const resolveFirst =
       unknown.length === 0
         ? ''
@@ -380,7 +381,7 @@ function explainEndedKey<T>(key: string | null, claim: () => T): T {
     throw new RunwardenError(
       'CONFLICT',
       `The run of --key ${key}, ${run.id}, has ended ${run.status}; --key reuses that run, so it is not started again.${resolveFirst} To run it again, retry it ("runwarden retry ${run.id}") and run this command again: --key then runs the retry here, and effects that already happened are not done again. Or use another --key.`,
-      { fresh },
+      { fresh: (error as RunwardenError).fresh },
     );
   }
 }
