@@ -4,8 +4,9 @@
  *
  * better-sqlite3 ships one N-API binary per platform inside its npm package, and the same file loads in
  * Node (CLI, tests) and in Electron: nothing is compiled or copied here (docs/ARCHITECTURE.md#native-addon).
- * The Electron binary is a download on first use; where it cannot be had, this says so within seconds and
- * points at browser mode (`runwarden serve`), which needs no Electron.
+ * The Electron binary is a download on first use; where it cannot be had (or cannot start here: as root, or
+ * without a usable sandbox), this says why within seconds and opens browser mode itself (`runwarden serve`,
+ * which needs no Electron and prints the URL to open).
  *
  * The pure helpers below are unit-tested (test/main/electron/start-script.test.ts).
  */
@@ -28,7 +29,7 @@ export function electronMissingMessage(electronVersion, cause) {
   return (
     `the Electron ${electronVersion} binary is not installed and could not be downloaded (${cause}). ` +
     'Check the network (or set ELECTRON_MIRROR) and run `npm start` again. ' +
-    'Without Electron, browser mode shows the same window: `npx runwarden serve`.'
+    'Without Electron, browser mode shows the same window (`npx runwarden serve`).'
   );
 }
 
@@ -77,7 +78,7 @@ export function rootProblem({ platform, uid }) {
   if (platform !== 'linux' || uid !== 0) return null;
   return (
     'Electron does not start as root with its sandbox on, and npm start never turns the sandbox off: ' +
-    'run it as your own user. Without Electron, browser mode shows the same window: `npx runwarden serve`.'
+    'run it as your own user. Without Electron, browser mode shows the same window (`npx runwarden serve`).'
   );
 }
 
@@ -133,7 +134,7 @@ export function sandboxRemedy(helper, binary) {
     'or an AppArmor profile that lets this Electron use user namespaces:',
     `  printf 'abi <abi/4.0>,\\ninclude <tunables/global>\\nprofile runwarden-electron "%s" flags=(unconfined) {\\n  userns,\\n}\\n' '${binary}' | sudo tee /etc/apparmor.d/runwarden-electron >/dev/null && sudo apparmor_parser -r /etc/apparmor.d/runwarden-electron`,
     'then run `npm start` again (npm ci replaces the helper: the chown/chmod is needed again after it).',
-    'The sandbox stays on. Without Electron, browser mode shows the same window: `npx runwarden serve`.',
+    'The sandbox stays on. Without Electron, browser mode shows the same window (`npx runwarden serve`).',
   ].join('\n');
 }
 
@@ -160,36 +161,67 @@ export function locateElectron(req, electronVersion) {
   }
 }
 
-export async function main(argv = process.argv.slice(2)) {
-  const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-  const req = createRequire(join(projectRoot, 'package.json'));
-  const electronVersion = JSON.parse(readFileSync(req.resolve('electron/package.json'), 'utf8')).version;
-
-  say(`locating the Electron ${electronVersion} binary (downloaded on first use)…`);
-  const electronPath = locateElectron(req, electronVersion);
-  const asRoot = rootProblem({ platform: process.platform, uid: process.getuid?.() });
-  if (asRoot !== null) throw new Error(asRoot);
-  const sandbox = sandboxProblem({ platform: process.platform, electronPath });
-  if (sandbox !== null) throw new Error(sandbox);
-
-  say('building main, preload and renderer (electron-vite build)…');
-  const viteBin = join(dirname(req.resolve('electron-vite/package.json')), 'bin', 'electron-vite.js');
-  if (runSync(process.execPath, [viteBin, 'build'], { cwd: projectRoot }) !== 0) {
-    throw new Error('electron-vite build failed (see above).');
+/** Electron's binary, or the sentence saying why it cannot start here (missing, as root, no sandbox). */
+function electronOrReason(req, electronVersion) {
+  try {
+    const electronPath = locateElectron(req, electronVersion);
+    return (
+      rootProblem({ platform: process.platform, uid: process.getuid?.() }) ??
+      sandboxProblem({ platform: process.platform, electronPath }) ?? { electronPath }
+    );
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
   }
+}
 
-  const launch = electronLaunch({ electronPath, projectRoot, env: process.env, args: argv });
-  say('starting Runwarden…');
-  const child = spawn(launch.command, launch.args, { stdio: 'inherit', env: launch.env, cwd: projectRoot });
+/** Runs a vite build (`configArgs` after `build`); throws when it fails. */
+function build(projectRoot, bin, configArgs, what) {
+  if (runSync(process.execPath, [bin, 'build', ...configArgs], { cwd: projectRoot }) !== 0) {
+    throw new Error(`${what} failed (see above).`);
+  }
+}
+
+/** Runs a child with the terminal, passing Ctrl-C on; resolves with its exit code. */
+function runForeground(command, args, options) {
+  const child = spawn(command, args, { stdio: 'inherit', ...options });
   for (const signal of ['SIGINT', 'SIGTERM']) {
     process.on(signal, () => {
       if (!child.killed) child.kill(signal);
     });
   }
-  return await new Promise((resolvePromise, reject) => {
+  return new Promise((resolvePromise, reject) => {
     child.on('error', reject);
     child.on('exit', (code, signal) => resolvePromise(code ?? (signal ? 1 : 0)));
   });
+}
+
+export async function main(argv = process.argv.slice(2)) {
+  const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+  const req = createRequire(join(projectRoot, 'package.json'));
+  const electronVersion = JSON.parse(readFileSync(req.resolve('electron/package.json'), 'utf8')).version;
+  const viteBin = join(dirname(req.resolve('vite/package.json')), 'bin', 'vite.js');
+  const electronViteBin = join(dirname(req.resolve('electron-vite/package.json')), 'bin', 'electron-vite.js');
+
+  say(`locating the Electron ${electronVersion} binary (downloaded on first use)…`);
+  const electron = electronOrReason(req, electronVersion);
+  say('building main, preload and renderer (electron-vite build)…');
+  build(projectRoot, electronViteBin, [], 'electron-vite build');
+  if (typeof electron === 'string') {
+    // Browser mode: the same window, served by the CLI (which prints the URL to open).
+    say(electron);
+    say('opening browser mode instead (runwarden serve); open the URL it prints:');
+    build(projectRoot, viteBin, ['--config', 'vite.cli.config.ts', '--logLevel', 'warn'], 'the CLI build');
+    const cli = join(projectRoot, 'out', 'cli', 'runwarden.js');
+    return await runForeground(process.execPath, [cli, 'serve'], { cwd: projectRoot });
+  }
+  const launch = electronLaunch({
+    electronPath: electron.electronPath,
+    projectRoot,
+    env: process.env,
+    args: argv,
+  });
+  say('starting Runwarden…');
+  return await runForeground(launch.command, launch.args, { env: launch.env, cwd: projectRoot });
 }
 
 if (isMainModule(import.meta.url, process.argv[1])) {
