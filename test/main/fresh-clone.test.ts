@@ -80,7 +80,7 @@ describe.runIf(enabled)('a fresh clone, as the README sets it up', () => {
     // Electron's download cannot get through: an empty cache and a mirror nobody answers.
     const cache = join(root, 'electron-cache');
     mkdirSync(cache);
-    const env = {
+    const env: NodeJS.ProcessEnv = {
       ...process.env,
       RUNWARDEN_STORE: join(root, 'state.sqlite'),
       electron_config_cache: cache,
