@@ -32,7 +32,8 @@ export function installContext(ctx: CliContext, values: InstallValues, agent: Ag
     project: projectFolder(undefined, ctx.cwd),
     gate: values.gate === true,
     command: (waits) => hookCommandLine(cli, agent, [...storeArgs, ...(waits ? waitArgs : [])]),
-    cliArgv: [...cli],
+    cliArgv: [...cli.argv],
+    cliEnv: { ...cli.env },
     hookArgs: [...storeArgs, ...waitArgs],
   };
 }

@@ -28,6 +28,8 @@ export interface InstallContext {
   command(waits: boolean): string;
   /** The CLI the pi extension spawns (Node and the CLI script), and the options it passes after `agents hook pi`. */
   cliArgv: string[];
+  /** Variables the CLI's launch needs (Windows: Node mode). */
+  cliEnv: Record<string, string>;
   hookArgs: string[];
   /** Codex: ask before every tool call (PreToolUse), for `codex exec`. */
   gate: boolean;
@@ -68,7 +70,7 @@ function transformInstall(agent: AgentName, path: string, text: string | null, c
     case 'codex':
       return installCodex(text, path, ctx.command, ctx.gate);
     case 'pi':
-      return piExtensionSource(ctx.cliArgv, ctx.hookArgs);
+      return piExtensionSource(ctx.cliArgv, ctx.hookArgs, ctx.cliEnv);
   }
 }
 
@@ -131,6 +133,6 @@ export function status(agent: AgentName, scope: Scope, ctx: InstallContext): Hoo
     case 'codex':
       return { path, ...codexStatus(text, path, ctx.command) };
     case 'pi':
-      return { path, ...piStatus(text, ctx.cliArgv, ctx.hookArgs) };
+      return { path, ...piStatus(text, ctx.cliArgv, ctx.hookArgs, ctx.cliEnv) };
   }
 }

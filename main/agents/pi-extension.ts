@@ -25,28 +25,36 @@ export function piExtensionPath(
   return join(agentDir, 'extensions', PI_EXTENSION_FILE);
 }
 
-/** The extension's source: plain JavaScript inside a .ts file (pi loads it as TypeScript), no imports beyond Node. */
-export function piExtensionSource(cliArgv: readonly string[], hookArgs: readonly string[]): string {
-  return `${PI_MARKER}; \`runwarden agents uninstall pi\` removes it.
-// Every pi session shows in Runwarden as a run; the tools that change things (bash, write, edit) ask a
-// person there first, and pi's own confirmation takes over when nobody answers in time.
-import { spawn } from "node:child_process";
-
-const RUNWARDEN = ${JSON.stringify(cliArgv)};
-const HOOK_ARGS = ${JSON.stringify(hookArgs)};
-const GATED = new Set(["bash", "write", "edit"]);
+/** How the extension runs the hook: the launch's argv and variables; a failure to start is said once. */
+const CALL_SOURCE = `let reported = false;
+function report(error) {
+  if (reported) return;
+  reported = true;
+  process.stderr.write("Runwarden: cannot start " + RUNWARDEN[0] + " (" + (error?.message ?? error) + "); pi runs without Runwarden. Run \`runwarden agents install pi\` again.\\n");
+}
 
 function call(payload, signal) {
   return new Promise((resolve) => {
     let out = "";
-    const child = spawn(RUNWARDEN[0], [...RUNWARDEN.slice(1), "agents", "hook", "pi", ...HOOK_ARGS], {
-      env: { ...process.env, RUNWARDEN_AGENT_PID: String(process.pid) },
-      stdio: ["pipe", "pipe", "inherit"],
-    });
+    let child;
+    try {
+      child = spawn(RUNWARDEN[0], [...RUNWARDEN.slice(1), "agents", "hook", "pi", ...HOOK_ARGS], {
+        env: { ...process.env, ...RUNWARDEN_ENV, RUNWARDEN_AGENT_PID: String(process.pid) },
+        stdio: ["pipe", "pipe", "inherit"],
+      });
+    } catch (error) {
+      report(error);
+      resolve(null);
+      return;
+    }
     const stop = () => child.kill("SIGTERM");
     signal?.addEventListener("abort", stop, { once: true });
     child.stdout.on("data", (chunk) => (out += chunk));
-    child.on("error", () => resolve(null));
+    child.stdin.on("error", () => {});
+    child.on("error", (error) => {
+      report(error);
+      resolve(null);
+    });
     child.on("close", () => {
       signal?.removeEventListener("abort", stop);
       try {
@@ -57,8 +65,25 @@ function call(payload, signal) {
     });
     child.stdin.end(JSON.stringify(payload));
   });
-}
+}`;
 
+/** The extension's source: plain JavaScript inside a .ts file (pi loads it as TypeScript), no imports beyond Node. */
+export function piExtensionSource(
+  cliArgv: readonly string[],
+  hookArgs: readonly string[],
+  cliEnv: Readonly<Record<string, string>> = {},
+): string {
+  return `${PI_MARKER}; \`runwarden agents uninstall pi\` removes it.
+// Every pi session shows in Runwarden as a run; the tools that change things (bash, write, edit) ask a
+// person there first, and pi's own confirmation takes over when nobody answers in time.
+import { spawn } from "node:child_process";
+
+const RUNWARDEN = ${JSON.stringify(cliArgv)};
+const RUNWARDEN_ENV = ${JSON.stringify(cliEnv)};
+const HOOK_ARGS = ${JSON.stringify(hookArgs)};
+const GATED = new Set(["bash", "write", "edit"]);
+
+${CALL_SOURCE}
 export default function (pi) {
   const base = (ctx, event) => ({
     hook_event_name: event,
@@ -103,10 +128,11 @@ export function piStatus(
   text: string | null,
   cliArgv: readonly string[],
   hookArgs: readonly string[],
+  cliEnv: Readonly<Record<string, string>> = {},
 ): HookStatus {
   if (text === null || !text.startsWith(PI_MARKER)) return { installed: false, problems: [], events: [] };
   const problems: string[] = [];
-  if (text !== piExtensionSource(cliArgv, hookArgs)) {
+  if (text !== piExtensionSource(cliArgv, hookArgs, cliEnv)) {
     problems.push('the extension was written by another Runwarden or edited since (install again)');
   }
   return {

@@ -28,6 +28,7 @@ import {
 import { EXIT } from '../exit-codes';
 import { parseIntegerFlag, RANGES } from '../limits';
 import { humanActor } from '../human-actor';
+import { runningCliLaunch } from '../stable-cli-path';
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -542,12 +543,12 @@ function spawnLiveRunner(
   key: string,
 ): number | undefined {
   // Neither the runners nor their commands may assume a Node: in an installed app this process is the app's
-  // own executable in Node mode, and starting it again without that mode opens the app
-  // (docs/DESKTOP-CHECKLIST.md#the-runwarden-command). A Node script (a checkout's bin/runwarden.js) runs
-  // under this Node; the installed app's launcher, which the CLI names as its own path, runs by itself.
-  const [cli, ...cliArgs] = /\.[cm]?js$/.test(ctx.binPath) ? [process.execPath, ctx.binPath] : [ctx.binPath];
+  // own executable in Node mode, and starting it again without that mode opens the app; on Windows the
+  // launcher is a `.cmd`, which Node cannot spawn without a shell (docs/DESKTOP-CHECKLIST.md#the-runwarden-command).
+  const launch = runningCliLaunch(ctx.binPath);
+  const [cli = ctx.binPath, ...cliArgs] = launch.argv;
   const child = spawn(
-    cli ?? ctx.binPath,
+    cli,
     [
       ...cliArgs,
       'exec',
@@ -571,7 +572,7 @@ function spawnLiveRunner(
       cwd: project,
       detached: true,
       stdio: 'ignore',
-      env: { ...process.env, RUNWARDEN_STORE: storePath },
+      env: { ...process.env, ...launch.env, RUNWARDEN_STORE: storePath },
     },
   );
   child.unref();

@@ -12,7 +12,7 @@ import {
   type CliPathSystem,
   type CommandResult,
 } from '../../../main/cli/cli-on-path';
-import { stableCliCommand } from '../../../main/cli/stable-cli-path';
+import { stableCliLaunch } from '../../../main/cli/stable-cli-path';
 import { RunwardenError } from '../../../shared/errors';
 
 let root: string;
@@ -86,7 +86,7 @@ describe('cli-on-path on Linux, for real in a temporary HOME', () => {
 
     // Agent hooks then take the name on the PATH, not the path inside the app.
     expect(
-      stableCliCommand({
+      stableCliLaunch({
         moduleUrl: `file://${join(resources, 'cli', 'runwarden.js')}`,
         platform: 'linux',
         execPath: '/nowhere',
@@ -95,7 +95,7 @@ describe('cli-on-path on Linux, for real in a temporary HOME', () => {
         exists: fs.existsSync,
         realpath: (p) => nodeCliPathFs().realpath(p),
       }),
-    ).toEqual([link]);
+    ).toEqual({ argv: [link], env: {} });
 
     // Installing again changes nothing.
     expect(installCliOnPath(linux())).toEqual(after);

@@ -21,7 +21,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packWithStandIn } from '../../../scripts/pack-stand-in.js';
-import { stableCliCommand } from '../../../main/cli/stable-cli-path';
+import { stableCliLaunch } from '../../../main/cli/stable-cli-path';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const require = createRequire(import.meta.url);
@@ -237,7 +237,7 @@ describe.runIf(onLinux)('the CLI the app ships', () => {
     },
   );
 
-  it('answers stableCliCommand() from inside the app: the launcher, or the PATH link that leads to it', () => {
+  it('answers stableCliLaunch() from inside the app: the launcher, or the PATH link that leads to it', () => {
     const fromCli = pathToFileURL(join(resources, 'cli', 'runwarden.js')).href;
     const fromMain = pathToFileURL(join(resources, 'app.asar', 'out', 'main', 'index.js')).href;
     const launcher = join(resources, 'bin', posix ? 'runwarden' : 'runwarden.cmd');
@@ -257,16 +257,16 @@ describe.runIf(onLinux)('the CLI the app ships', () => {
         }
       },
     });
-    expect(stableCliCommand(probe(fromCli))).toEqual([launcher]);
-    expect(stableCliCommand(probe(fromMain))).toEqual([launcher]);
+    expect(stableCliLaunch(probe(fromCli)).argv).toEqual([launcher]);
+    expect(stableCliLaunch(probe(fromMain)).argv).toEqual([launcher]);
     if (posix) {
       mkdirSync(join(home, '.local', 'bin'), { recursive: true });
       symlinkSync(launcher, join(home, '.local', 'bin', 'runwarden'));
-      expect(stableCliCommand(probe(fromCli))).toEqual([join(home, '.local', 'bin', 'runwarden')]);
+      expect(stableCliLaunch(probe(fromCli)).argv).toEqual([join(home, '.local', 'bin', 'runwarden')]);
       // A `runwarden` on the PATH that is some other program is not ours to name.
       rmSync(join(home, '.local', 'bin', 'runwarden'));
       writeFileSync(join(home, '.local', 'bin', 'runwarden'), '#!/bin/sh\n');
-      expect(stableCliCommand(probe(fromCli))).toEqual([launcher]);
+      expect(stableCliLaunch(probe(fromCli)).argv).toEqual([launcher]);
     }
     expect(relative(resources, launcher)).toMatch(/^bin[/\\]runwarden/);
   });
