@@ -8,14 +8,10 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { desktopExecArg } from './desktop-entry';
 import type { RunCommand } from './run-command';
 
 export const APPIMAGE_DESKTOP_FILE = 'runwarden-appimage.desktop';
-
-/** A path as one argument of a desktop entry's Exec key (quoted; `"`, `` ` ``, `$`, `\` escaped; `%` doubled). */
-export function desktopExecArgument(path: string): string {
-  return `"${path.replace(/(["`$\\])/g, '\\$1').replace(/%/g, '%%')}"`;
-}
 
 export function appImageDesktopEntry(appImagePath: string, scheme: string): string {
   return [
@@ -23,7 +19,7 @@ export function appImageDesktopEntry(appImagePath: string, scheme: string): stri
     'Type=Application',
     'Name=Runwarden',
     'Comment=Opens runwarden:// links in the Runwarden AppImage',
-    `Exec=${desktopExecArgument(appImagePath)} %U`,
+    `Exec=${desktopExecArg(appImagePath)} %U`,
     'Terminal=false',
     'NoDisplay=true',
     `MimeType=x-scheme-handler/${scheme};`,
@@ -46,8 +42,8 @@ export async function registerAppImageScheme(options: {
       : join(options.home, '.local', 'share');
   const folder = join(dataHome, 'applications');
   const file = join(folder, APPIMAGE_DESKTOP_FILE);
-  const entry = appImageDesktopEntry(appImage, options.scheme);
   try {
+    const entry = appImageDesktopEntry(appImage, options.scheme);
     let current: string | null = null;
     try {
       current = readFileSync(file, 'utf8');

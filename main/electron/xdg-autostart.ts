@@ -6,20 +6,13 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { desktopExecArg } from './desktop-entry';
 import { HIDDEN_ARG } from './login-item';
 
 export const AUTOSTART_FILE = 'runwarden.desktop';
 
-/** One Exec argument, quoted as the Desktop Entry spec asks, then escaped as a string value. */
-export function desktopExecArg(arg: string): string {
-  const quoted = `"${arg.replace(/(["`$\\])/g, '\\$1')}"`;
-  return quoted.replace(/\\/g, '\\\\').replace(/%/g, '%%');
-}
-
 /** The autostart entry that starts `executable` hidden in the tray. */
 export function autostartEntry(executable: string): string {
-  // Line breaks cannot be part of a desktop entry's value; no real path has one.
-  if (/[\r\n]/.test(executable)) throw new Error('the executable path has a line break');
   return [
     '[Desktop Entry]',
     'Type=Application',

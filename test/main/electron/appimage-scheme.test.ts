@@ -10,7 +10,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   APPIMAGE_DESKTOP_FILE,
   appImageDesktopEntry,
-  desktopExecArgument,
   registerAppImageScheme,
 } from '../../../main/electron/appimage-scheme';
 import { runCommand } from '../../../main/electron/run-command';
@@ -78,10 +77,6 @@ describe('registerAppImageScheme (real xdg-mime)', () => {
 
 describe('the desktop entry', () => {
   it('quotes the AppImage path as one Exec argument and passes the link as %U', () => {
-    expect(desktopExecArgument('/home/me/Apps/R.AppImage')).toBe('"/home/me/Apps/R.AppImage"');
-    expect(desktopExecArgument('/a b/"q"/$x/`y`/\\z/100%.AppImage')).toBe(
-      '"/a b/\\"q\\"/\\$x/\\`y\\`/\\\\z/100%%.AppImage"',
-    );
     const entry = appImageDesktopEntry('/home/me/R.AppImage', 'runwarden');
     expect(entry).toContain('Exec="/home/me/R.AppImage" %U\n');
     expect(entry).toContain('MimeType=x-scheme-handler/runwarden;\n');

@@ -14,23 +14,12 @@ import {
   autostartEntry,
   autostartExecutable,
 } from '../../../main/electron/xdg-autostart';
+import { execArguments as execArgs } from '../../helpers/desktop-entry';
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-
-/** The Exec value split into arguments as a desktop session does: string unescape, then unquote. */
-function execArgs(entry: string): string[] {
-  const line = entry.split('\n').find((l) => l.startsWith('Exec='));
-  if (line === undefined) throw new Error('no Exec line');
-  const value = line.slice('Exec='.length).replace(/\\\\/g, '\\').replace(/%%/g, '%');
-  const args: string[] = [];
-  for (const m of value.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)) {
-    args.push(m[1] !== undefined ? m[1].replace(/\\(["`$\\])/g, '$1') : (m[2] ?? ''));
-  }
-  return args;
-}
 
 describe('XDG autostart (Linux "Launch at login")', () => {
   it('writes an entry that starts the app hidden, and removes it when turned off', () => {
