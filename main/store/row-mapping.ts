@@ -54,7 +54,9 @@ export interface RunRow {
   output_json: string;
   error: string | null;
   command_json: string | null;
+  /** Always NULL from schema v13 on: the key is `project_request_key`, unique per project. */
   request_key: string | null;
+  project_request_key: string | null;
   cancel_requested: number;
   pause_requested: number;
   current_step: string | null;
@@ -116,7 +118,7 @@ export function toRun(row: RunRow): Run {
     output: parseJson(row.output_json),
     error: row.error,
     command: parseJson(row.command_json) as CommandSpec | null,
-    requestKey: row.request_key,
+    requestKey: row.project_request_key,
     cancelRequested: row.cancel_requested === 1,
     pauseRequested: row.pause_requested === 1,
     currentStep: row.current_step,

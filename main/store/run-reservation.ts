@@ -8,7 +8,7 @@ import { RunwardenError } from '../../shared/errors';
 import { newRunId } from './ids';
 import { optionalTextWithin, requireText } from './input-checks';
 import { canonicalProjectPath, upsertProject } from './projects';
-import { TERMINAL_RUN_SQL, toRun, toJson } from './row-mapping';
+import { parseJson, TERMINAL_RUN_SQL, toRun, toJson, type RunRow } from './row-mapping';
 import { actorOf, commitRun, loadRunRow, type EventActor } from './run-state';
 import type { ReserveRunInput } from './store-types';
 import type { StoreContext } from './store-context';
@@ -70,7 +70,7 @@ export function insertRun(
   ctx
     .prep(
       `INSERT INTO runs (id, project_id, workflow, title, status, execution_mode, origin_session, parent_run_id, lineage,
-         input_json, output_json, command_json, request_key, revision, display_base, created_at, updated_at)
+         input_json, output_json, command_json, project_request_key, revision, display_base, created_at, updated_at)
        VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, 'null', ?, ?, 0, 'queued', ?, ?)`,
     )
     .run(
@@ -135,15 +135,17 @@ export function validateReserveInput(input: ReserveRunInput): void {
 const MAX_LINEAGE_DEPTH = 1000;
 
 /**
- * The run a request key stands for: the run reserved with it, or — once a person retried it — the newest
- * run continuing it that has not ended (else the newest of them). So `exec --key K` run again after
- * `runwarden retry` claims the queued retry instead of stopping at the ended run (docs/CLI.md#effects).
+ * The run a request key stands for in a project: the run reserved with it there, or — once a person retried
+ * it — the newest run continuing it that has not ended (else the newest of them). So `exec --key K` run again
+ * after `runwarden retry` claims the queued retry instead of stopping at the ended run (docs/CLI.md#effects).
+ * Keys are per project: the same key in another project is another key (docs/CLI.md#the-same-line-again).
  */
-function currentRunOfKey(ctx: StoreContext, requestKey: string): string | undefined {
+function currentRunOfKey(ctx: StoreContext, canonicalPath: string, requestKey: string): string | undefined {
   const row = ctx
     .prep(
       `WITH RECURSIVE tree(id, depth) AS (
-         SELECT id, 0 FROM runs WHERE request_key = @requestKey
+         SELECT r.id, 0 FROM runs r JOIN projects p ON p.id = r.project_id
+         WHERE p.canonical_path = @canonicalPath AND r.project_request_key = @requestKey
          UNION
          SELECT r.id, t.depth + 1 FROM runs r JOIN tree t ON r.parent_run_id = t.id
          WHERE r.lineage IS NOT NULL AND t.depth < ${MAX_LINEAGE_DEPTH}
@@ -151,20 +153,46 @@ function currentRunOfKey(ctx: StoreContext, requestKey: string): string | undefi
        SELECT r.id FROM tree t JOIN runs r ON r.id = t.id
        ORDER BY r.status NOT IN ${TERMINAL_RUN_SQL} DESC, t.depth DESC, r.created_at DESC, r.id DESC LIMIT 1`,
     )
-    .get({ requestKey }) as { id: string } | undefined;
+    .get({ canonicalPath, requestKey }) as { id: string } | undefined;
   return row?.id;
 }
 
 /**
- * Reserves a run, idempotent by requestKey: the same key returns its run, or the retry continuing it
- * (`currentRunOfKey`).
+ * A key names one piece of work: the command (argv and folder) it was first given with, in its project.
+ * Reaching the key's run with another command is refused (CONFLICT), each difference named: reusing the run
+ * would run one command under another's record — and, for a retry, skip the retried work.
+ */
+function refuseOtherWork(row: RunRow, requestKey: string, command: CommandSpec | null): void {
+  const recorded = parseJson(row.command_json) as CommandSpec | null;
+  const differences: string[] = [];
+  const argvOf = (spec: CommandSpec | null) => (spec === null ? 'no command' : JSON.stringify(spec.argv));
+  if (argvOf(recorded) !== argvOf(command)) {
+    differences.push(`its command is ${argvOf(recorded)}, this one ${argvOf(command)}`);
+  }
+  if (recorded !== null && command !== null && recorded.cwd !== command.cwd) {
+    differences.push(`it runs in the folder ${recorded.cwd}, this one in ${command.cwd}`);
+  }
+  if (differences.length === 0) return;
+  throw new RunwardenError(
+    'CONFLICT',
+    `The key ${requestKey} names run ${row.id} (${row.status}) in ${row.project_path}, another piece of work: ${differences.join('; ')}. Nothing was run. Give the same command from the same folder to reuse run ${row.id}, or use another key.`,
+  );
+}
+
+/**
+ * Reserves a run, idempotent by requestKey within its project: the same key returns its run, or the retry
+ * continuing it (`currentRunOfKey`) — when it was given with the same command in the same folder.
  */
 export function reserveRun(ctx: StoreContext, input: ReserveRunInput, actor: Actor, now: number): Run {
   validateReserveInput(input);
   const canonical = canonicalProjectPath(input.projectPath);
   if (input.requestKey !== undefined && input.requestKey !== null) {
-    const existing = currentRunOfKey(ctx, input.requestKey);
-    if (existing !== undefined) return toRun(loadRunRow(ctx, existing));
+    const existing = currentRunOfKey(ctx, canonical, input.requestKey);
+    if (existing !== undefined) {
+      const row = loadRunRow(ctx, existing);
+      refuseOtherWork(row, input.requestKey, checkCommand(input.command));
+      return toRun(row);
+    }
   }
   const id = insertRun(ctx, now, canonical, input, actorOf(actor));
   return toRun(loadRunRow(ctx, id));

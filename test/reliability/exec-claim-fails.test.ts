@@ -33,16 +33,11 @@ it('exec whose claim fails leaves nothing runnable', async () => {
   }
   expect(existsSync(dir.store)).toBe(false);
 
-  // The same key while a live runner holds its run: refused, nothing new.
-  const holder = spawnRunwarden(['exec', '--project', project, '--key', 'nightly', '--', 'sleep', '4'], {
-    store: dir.store,
-    cwd: project,
-  });
+  // The same key and line while a live runner holds its run: refused, nothing new.
+  const line = ['exec', '--project', project, '--key', 'nightly', '--', 'sleep', '4'];
+  const holder = spawnRunwarden(line, { store: dir.store, cwd: project });
   await runIdOf(holder);
-  const second = await runCli(['exec', '--project', project, '--key', 'nightly', '--', 'touch', marker], {
-    store: dir.store,
-    cwd: project,
-  });
+  const second = await runCli(line, { store: dir.store, cwd: project });
   expect(second.code, second.stderr).toBe(3);
   expect(runCount()).toBe(1);
 

@@ -347,7 +347,7 @@ export function cloneRuns(h: RealHost, runId: string, count: number): void {
   };
   const newId = `printf('%s%07d', @runId, n.i)`;
   db.transaction(() => {
-    copy('runs', { id: newId, request_key: 'NULL' });
+    copy('runs', { id: newId, project_request_key: 'NULL' });
     copy('queue_entries', { run_id: newId });
     copy('leases', { run_id: newId, name: `'run:' || ${newId}` });
   })();

@@ -75,7 +75,9 @@ Options:
   --title T        run title (default: the command line)
   --lease-ms N     lease length in ms (${rangeText(RANGES.leaseMs)}, default ${DEFAULT_LEASE_MS}); heartbeats every N/3
   --key K          idempotency key: the same key reuses the same run; once it has ended it is
-                   not started again, and after "runwarden retry" the key runs the retry
+                   not started again, and after "runwarden retry" the key runs the retry. A key
+                   belongs to its project and to the command and folder it was first given with:
+                   another command or folder under it is refused (exit 5), nothing run
   -q, --quiet      do not print the run id and the outcome on stderr
   --json           end with one JSON line on stdout:
                    {"ok":true,"value":{"runId","outcome","exitCode","message"}}

@@ -10,6 +10,7 @@ import { migration0009 } from './0009-question-askers';
 import { migration0010 } from './0010-agent-sessions';
 import { migration0011 } from './0011-host-effects-agent-runs';
 import { migration0012 } from './0012-run-counts-in-code';
+import { migration0013 } from './0013-request-keys-per-project';
 import type { Migration } from './migration';
 
 export type { Migration } from './migration';
@@ -28,6 +29,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0010,
   migration0011,
   migration0012,
+  migration0013,
 ];
 
 export const SUPPORTED_SCHEMA_VERSION = MIGRATIONS.length;

@@ -3,7 +3,7 @@
  * start/end), effect (applied, rejected, outcome unknown → parked, begin/end), progress, park
  * --source-changed; and outside a run, exit 2 with a sentence and no store created.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunDetail, RunListPage } from '../../../main/store';
@@ -112,27 +112,28 @@ describe('step', () => {
 
 describe('exec --key', () => {
   it('a key whose run has ended is not started again, and says to retry it', async () => {
-    const first = await exec('exit 3', ['--key', 'nightly-ended']);
+    // The same line twice: the second is refused before it runs anything.
+    const line = () => exec('echo ran >> ran-ended; exit 3', ['--key', 'nightly-ended']);
+    const first = await line();
     expect(first.code).toBe(3);
     const runId = (await detailOf(first.stderr)).snapshot.run.id;
-    const again = await exec('touch again', ['--key', 'nightly-ended']);
+    const again = await line();
     expect(again.code, again.stderr).toBe(5);
     expect(again.stderr).toContain(
       `The run of --key nightly-ended, ${runId}, has ended failed; --key reuses that run, so it is not started again. To run it again, retry it ("runwarden retry ${runId}") and run this command again`,
     );
-    expect(existsSync(join(project, 'again'))).toBe(false);
+    expect(readFileSync(join(project, 'ran-ended'), 'utf8')).toBe('ran\n');
   });
 
   it('a key whose run ended with an effect of unknown outcome says to resolve it before the retry', async () => {
-    const first = await exec('id=$(runwarden effect begin --key pay-8 --summary "Pay invoice 8"); exit 3', [
-      '--key',
-      'rule-8',
-    ]);
+    const line = () =>
+      exec('id=$(runwarden effect begin --key pay-8 --summary "Pay invoice 8"); exit 3', ['--key', 'rule-8']);
+    const first = await line();
     expect(first.code).toBe(3);
     const detail = await detailOf(first.stderr);
     const effectId = detail.snapshot.effects[0]?.id;
     expect(detail.snapshot.effects[0]?.status).toBe('ambiguous');
-    const again = await exec('true', ['--key', 'rule-8']);
+    const again = await line();
     expect(again.code).toBe(5);
     expect(again.stderr).toContain(
       `has ended failed; --key reuses that run, so it is not started again. First say whether effect ${effectId} (Pay invoice 8) happened: "runwarden resolve ${effectId} --happened|--not-happened --note TEXT". To run it again, retry it`,
@@ -140,10 +141,14 @@ describe('exec --key', () => {
   });
 
   it('run again after a retry, the key runs the retry here and skips the effects that happened', async () => {
-    // As `make` runs a rule again: the same exec line each time; the first one pays, then fails.
-    const rule = (tail: string) =>
-      exec(`runwarden effect --key pay-9 -- sh -c "echo paid >> ledger-9"; ${tail}`, ['--key', 'rule-9']);
-    const first = await rule('exit 4');
+    // As `make` runs a rule again: the same exec line each time; the first one pays, then fails until the
+    // person fixes what failed (here: creates fixed-9).
+    const rule = () =>
+      exec(
+        `runwarden effect --key pay-9 -- sh -c "echo paid >> ledger-9"; test -e fixed-9 || exit 4; touch made-9`,
+        ['--key', 'rule-9'],
+      );
+    const first = await rule();
     expect(first.code).toBe(4);
     const runId = (await detailOf(first.stderr)).snapshot.run.id;
     const retried = await runCli(['retry', runId], { store: dir.store });
@@ -155,7 +160,8 @@ describe('exec --key', () => {
     expect(shown.stdout).toContain(`runwarden show ${retryId}  # its retry is queued: look at it`);
     expect(shown.stdout).not.toContain(`runwarden retry ${runId}`);
 
-    const second = await rule('touch made-9');
+    writeFileSync(join(project, 'fixed-9'), '');
+    const second = await rule();
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toContain(`runwarden: run ${retryId}`);
     expect(second.stderr).toContain(`effect pay-9 was already applied in run ${runId}`);
@@ -163,7 +169,7 @@ describe('exec --key', () => {
     expect(readFileSync(join(project, 'ledger-9'), 'utf8')).toBe('paid\n');
 
     // The retry has ended too: the key now stands for it, and says to retry that one.
-    const third = await rule('true');
+    const third = await rule();
     expect(third.code).toBe(5);
     expect(third.stderr).toContain(`The run of --key rule-9, ${retryId}, has ended completed`);
     const after = await runCli(['show', runId], { store: dir.store });

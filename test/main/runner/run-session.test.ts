@@ -40,6 +40,34 @@ function start(leaseMs = 3000, owner = runnerOwner('runner')) {
 const GONE_PID = 2 ** 22 + 4321;
 
 describe('runner kit', () => {
+  it('a request key names one command: the kit refuses it with another, and another project has its own', () => {
+    const command = { argv: ['make', 'deploy'], cwd: project };
+    const input = { projectPath: project, workflow: 'wf', title: 'keyed', requestKey: 'deploy', command };
+    const first = startRun(store, input);
+    first.complete({});
+    const before = store.getRun(first.runId).revision;
+    let refused: unknown;
+    try {
+      startRun(store, { ...input, command: { ...command, argv: ['make', 'clean'] } });
+    } catch (error) {
+      refused = error;
+    }
+    expect(isRunwardenError(refused) && refused.code).toBe('CONFLICT');
+    expect((refused as Error).message).toContain(
+      `The key deploy names run ${first.runId} (completed) in ${project}, another piece of work: its command is ["make","deploy"], this one ["make","clean"]`,
+    );
+    expect(store.getRun(first.runId).revision).toBe(before);
+    const elsewhere = join(dir.path, 'q');
+    mkdirSync(elsewhere);
+    const there = startRun(store, {
+      ...input,
+      projectPath: elsewhere,
+      command: { ...command, cwd: elsewhere },
+    });
+    expect(there.runId).not.toBe(first.runId);
+    there.complete({});
+  });
+
   it('records steps as attempts and finishes the run', async () => {
     const session = start();
     session.markRunning();
