@@ -179,13 +179,17 @@ export interface CounterDrift {
   counted: number;
 }
 
-/** The space run logs take beside the store (docs/RUN-OUTPUT.md#limits). */
+/** The space run logs take in the store's own logs folder (docs/RUN-OUTPUT.md#limits). */
 export interface LogSpace {
   dir: string;
   files: number;
   bytes: number;
   budgetBytes: number;
   capBytes: number;
+  /** This store's logs still in the folder stores shared before each had its own (live runs', or not moved yet). */
+  legacy: { dir: string; files: number; bytes: number };
+  /** Files found in these folders that are not this store's logs: never counted, never deleted. */
+  foreign: Array<{ dir: string; files: number }>;
 }
 
 /** The stream a log record came from; `gap` marks output skipped between the kept head and tail. */

@@ -1,6 +1,8 @@
 /**
- * Where run logs live (docs/RUN-OUTPUT.md#files): `<store folder>/logs/`, folder 0700, files 0600, one file
- * per claim of a run. A capped log keeps its latest tail in two rotating segment files until it is closed.
+ * Where run logs live (docs/RUN-OUTPUT.md#files): `<store file>.logs/`, a folder only that store uses (0700),
+ * files 0600, one file per claim of a run. A capped log keeps its latest tail in two rotating segment files
+ * until it is closed. Stores made before this kept their logs in `<store folder>/logs/`, shared by every store
+ * in the folder: those are moved into the store's own folder once their run has ended (legacy-logs.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,6 +10,11 @@ import path from 'node:path';
 const NAME = /^(run_[A-Za-z0-9_-]{1,60})(?:\.(\d{1,9}))?\.log$/;
 
 export function logsDirOf(storePath: string): string {
+  return `${storePath}.logs`;
+}
+
+/** The folder every store in a folder shared before each store had its own: read, never budgeted. */
+export function legacyLogsDirOf(storePath: string): string {
   return path.join(path.dirname(storePath), 'logs');
 }
 
@@ -27,12 +34,15 @@ export function tailSegments(logPath: string): [older: string, current: string] 
 }
 
 /**
- * A recorded log path is used only if it names a log file inside this store's logs folder: a store row
- * never makes Runwarden read or delete anything else.
+ * A recorded log path is used only if it names a log file inside this store's logs folder (or, for a row
+ * recorded before the move, the shared legacy folder): a store row never makes Runwarden read or delete
+ * anything else.
  */
 export function isOwnLogPath(storePath: string, logPath: string): boolean {
   const resolved = path.resolve(logPath);
-  return path.dirname(resolved) === logsDirOf(path.resolve(storePath)) && NAME.test(path.basename(resolved));
+  const store = path.resolve(storePath);
+  const dir = path.dirname(resolved);
+  return (dir === logsDirOf(store) || dir === legacyLogsDirOf(store)) && NAME.test(path.basename(resolved));
 }
 
 export function ensureLogsDir(dir: string): void {

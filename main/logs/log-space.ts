@@ -48,6 +48,45 @@ function logNameOf(name: string): string {
   return segment?.[1] ?? name;
 }
 
+/**
+ * What a store's own logs folder holds: its log files (segments included) counted, and anything else in it
+ * (not a run log) reported as foreign, never counted or deleted.
+ */
+export function ownLogUsage(dir: string): LogFolderUsage & { foreign: ForeignFiles[] } {
+  const files = listFiles(dir);
+  const logs = files.filter((file) => runIdOfLogFile(logNameOf(file.name)) !== null);
+  const others = files.length - logs.length;
+  return {
+    files: logs.length,
+    bytes: logs.reduce((sum, file) => sum + file.bytes, 0),
+    foreign: others === 0 ? [] : [{ dir, files: others }],
+  };
+}
+
+/** Files in a folder that are not this store's: reported by doctor, never counted or deleted. */
+export interface ForeignFiles {
+  dir: string;
+  files: number;
+}
+
+/**
+ * The shared folder of stores made before each had its own: this store's logs still there (live runs', or
+ * not moved yet) and how many files there are not this store's.
+ */
+export function legacyLogUsage(
+  dir: string,
+  ownRows: ReadonlyArray<{ path: string }>,
+): { legacy: LogFolderUsage & { dir: string }; foreignLegacy: ForeignFiles[] } {
+  const own = new Set(ownRows.map((row) => path.basename(row.path)));
+  const files = listFiles(dir);
+  const mine = files.filter((file) => own.has(logNameOf(file.name)));
+  const others = files.length - mine.length;
+  return {
+    legacy: { dir, files: mine.length, bytes: mine.reduce((sum, file) => sum + file.bytes, 0) },
+    foreignLegacy: others === 0 ? [] : [{ dir, files: others }],
+  };
+}
+
 export interface BudgetDeps {
   /** True while the run may still write (its log must stay). */
   isActive(runId: string): boolean;

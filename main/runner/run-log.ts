@@ -36,6 +36,7 @@ export function openRunLog(
   const logPath = path.join(dir, logFileName(claim.runId, claim.generation));
   const capBytes = mib(store, 'logCapMb');
   try {
+    store.adoptLegacyLogs();
     enforceLogBudget(dir, mib(store, 'logBudgetMb'), capBytes, {
       isActive: (runId) => runId === claim.runId || store.runIsActive(runId),
       onRemoved: (runId, name) => void store.markLogRemoved(runId, path.join(dir, name)),

@@ -321,11 +321,21 @@ async function dispatchForShell<C extends Channel>(
   return result;
 }
 
+/** Logs of ended runs leave the folder stores once shared (docs/RUN-OUTPUT.md#files); a failure waits for the next start. */
+function adoptLegacyLogs(store: HostState['store']): void {
+  try {
+    store.adoptLegacyLogs();
+  } catch {
+    // Busy or not writable now: the next start, or the next run's log, moves them.
+  }
+}
+
 function startHost(host: HostState): void {
   const { options, store } = host;
   host.hygieneWorker ??= startHostHygiene(store);
   host.searchCounts ??= startSearchCountRequests(store);
   pushStoreStatus(host);
+  adoptLegacyLogs(store);
   host.logWatcher ??= watchLogs(store.logsDir, (runId) => options.push('log', { runId }), {
     create: store.mode === 'read-write',
   });

@@ -83,6 +83,32 @@ export function logPathsOfRuns(ctx: StoreContext, runIds: readonly string[]): st
   return paths;
 }
 
+/** This store's logs still recorded in `dir` (the shared legacy folder), with whether their run has ended. */
+export function logsIn(
+  ctx: StoreContext,
+  dir: string,
+): Array<{ runId: string; generation: number; path: string; ended: boolean }> {
+  const prefix = dir.endsWith('/') ? dir : `${dir}/`;
+  const rows = ctx
+    .prep(
+      `SELECT l.run_id AS runId, l.generation AS generation, l.path AS path, r.status AS status
+       FROM run_logs AS l LEFT JOIN runs AS r ON r.id = l.run_id
+       WHERE l.removed_at IS NULL AND substr(l.path, 1, length(?)) = ?`,
+    )
+    .all(prefix, prefix) as Array<{ runId: string; generation: number; path: string; status: string | null }>;
+  return rows.map(({ runId, generation, path, status }) => ({
+    runId,
+    generation,
+    path,
+    ended: status === null || isTerminalRunStatus(status),
+  }));
+}
+
+/** Points a claim's log row at the place its file was moved to. */
+export function moveLogRow(ctx: StoreContext, runId: string, generation: number, path: string): void {
+  ctx.prep(`UPDATE run_logs SET path = ? WHERE run_id = ? AND generation = ?`).run(path, runId, generation);
+}
+
 /** True while a run has not ended (its log may still grow). A run that is gone is not active. */
 export function runIsActive(ctx: StoreContext, runId: string): boolean {
   const row = ctx.prep(`SELECT status FROM runs WHERE id = ?`).get(runId) as { status: string } | undefined;

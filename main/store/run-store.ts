@@ -7,8 +7,9 @@
  */
 import fs from 'node:fs';
 import { DEFAULT_SETTINGS } from '../../shared/views';
-import { isOwnLogPath, logsDirOf, removeLogFiles } from '../logs/log-files';
-import { logFolderUsage } from '../logs/log-space';
+import { legacyLogsDirOf, isOwnLogPath, logsDirOf, removeLogFiles } from '../logs/log-files';
+import { moveLegacyLog, removeIfEmpty } from '../logs/legacy-logs';
+import { legacyLogUsage, ownLogUsage } from '../logs/log-space';
 import type {
   Actor,
   Effect,
@@ -401,6 +402,28 @@ export class RunStore extends RunnerStore {
     return logsDirOf(this.path);
   }
 
+  /**
+   * Moves this store's ended logs out of the folder stores shared before each had its own
+   * (docs/RUN-OUTPUT.md#files); live runs' logs stay where their runners write. Returns how many moved.
+   */
+  adoptLegacyLogs(this: Writes<RunStore>): number {
+    const legacy = legacyLogsDirOf(this.path);
+    if (this.mode !== 'read-write' || !fs.existsSync(legacy)) return 0;
+    let moved = 0;
+    for (const log of this.read((ctx) => runLogs.logsIn(ctx, legacy))) {
+      if (!log.ended) continue;
+      const target = moveLegacyLog(log.path, this.logsDir);
+      if (target === null) {
+        this.markLogRemoved(log.runId, log.path);
+        continue;
+      }
+      this.write((ctx) => runLogs.moveLogRow(ctx, log.runId, log.generation, target));
+      moved += 1;
+    }
+    removeIfEmpty(legacy);
+    return moved;
+  }
+
   recordRunLog(this: Writes<RunStore>, input: RunLogInput): RunLogInfo {
     return this.write((ctx, now) => runLogs.recordRunLog(ctx, input, now));
   }
@@ -542,18 +565,26 @@ export class RunStore extends RunnerStore {
   }
 
   doctor(): DoctorReport {
-    return this.read((ctx, now) => ({
-      info: this.info(),
-      contradictions: doctor.findContradictions(ctx),
-      counterDrift: doctor.findCounterDrift(ctx),
-      staleLeases: doctor.countStaleLeases(ctx, now),
-      integrity: doctor.integrity(ctx),
-      logs: {
-        dir: this.logsDir,
-        ...logFolderUsage(this.logsDir),
-        capBytes: settings.getSetting(ctx, 'logCapMb', DEFAULT_SETTINGS.logCapMb) * 1024 * 1024,
-        budgetBytes: settings.getSetting(ctx, 'logBudgetMb', DEFAULT_SETTINGS.logBudgetMb) * 1024 * 1024,
-      },
-    }));
+    return this.read((ctx, now) => {
+      const own = ownLogUsage(this.logsDir);
+      const legacyDir = legacyLogsDirOf(this.path);
+      const shared = legacyLogUsage(legacyDir, runLogs.logsIn(ctx, legacyDir));
+      return {
+        info: this.info(),
+        contradictions: doctor.findContradictions(ctx),
+        counterDrift: doctor.findCounterDrift(ctx),
+        staleLeases: doctor.countStaleLeases(ctx, now),
+        integrity: doctor.integrity(ctx),
+        logs: {
+          dir: this.logsDir,
+          files: own.files,
+          bytes: own.bytes,
+          capBytes: settings.getSetting(ctx, 'logCapMb', DEFAULT_SETTINGS.logCapMb) * 1024 * 1024,
+          budgetBytes: settings.getSetting(ctx, 'logBudgetMb', DEFAULT_SETTINGS.logBudgetMb) * 1024 * 1024,
+          legacy: shared.legacy,
+          foreign: [...own.foreign, ...shared.foreignLegacy],
+        },
+      };
+    });
   }
 }

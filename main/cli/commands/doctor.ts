@@ -45,6 +45,26 @@ Exit status: 0 healthy (stale runs are reported but are not a store problem);
   },
 };
 
+/** This store's logs left in the shared legacy folder, and files that are not this store's (never counted). */
+function logFolderRows(report: DoctorReport): Array<[string, string]> {
+  const rows: Array<[string, string]> = [];
+  const { legacy, foreign } = report.logs;
+  if (legacy.files > 0) {
+    rows.push([
+      'old logs',
+      `${formatBytes(legacy.bytes)} in ${legacy.files} file(s) of this store still in ${sanitizeLine(legacy.dir)} ` +
+        '(shared by every store there; moved once their runs end)',
+    ]);
+  }
+  for (const found of foreign) {
+    rows.push([
+      'foreign',
+      `${found.files} file(s) in ${sanitizeLine(found.dir)} are not this store's logs: not counted, never deleted`,
+    ]);
+  }
+  return rows;
+}
+
 function renderReport(report: DoctorReport, paint: Paint): string {
   const { info } = report;
   const rows: Array<[string, string]> = [
@@ -68,8 +88,9 @@ function renderReport(report: DoctorReport, paint: Paint): string {
     [
       'logs',
       `${formatBytes(report.logs.bytes)} in ${report.logs.files} file(s) of ${formatBytes(report.logs.budgetBytes)} ` +
-        `(each run's log capped at ${formatBytes(report.logs.capBytes)}) in ${report.logs.dir}`,
+        `(each run's log capped at ${formatBytes(report.logs.capBytes)}) in ${sanitizeLine(report.logs.dir)}`,
     ],
+    ...logFolderRows(report),
     [
       'consistency',
       report.contradictions.length === 0

@@ -71,7 +71,7 @@ describe('a command printing 100 MB', () => {
         { heartbeat_at: number | null } | undefined;
       const at = row?.heartbeat_at ?? null;
       if (at !== null && at !== beats.at(-1)) beats.push(at);
-      maxOnDisk = Math.max(maxOnDisk, bytesIn(join(dir.path, 'logs')));
+      maxOnDisk = Math.max(maxOnDisk, bytesIn(`${dir.store}.logs`));
       await sleep(20);
     }
     expect(await exited).toBe(0);

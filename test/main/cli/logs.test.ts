@@ -62,7 +62,7 @@ describe('runwarden exec captures output; runwarden logs reads it', () => {
     // 4 as its --help says: there is no log to print.
     expect(logs).toMatchObject({ code: 4, stdout: '' });
     expect(logs.stderr).toContain('has no output log');
-    expect(fs.existsSync(join(dir.path, 'logs', `${exec.runId}.log`))).toBe(false);
+    expect(fs.existsSync(join(`${dir.store}.logs`, `${exec.runId}.log`))).toBe(false);
   });
 
   it('--json escapes a bidi override as \\u202e: the record parses to the text the command wrote', async () => {
@@ -198,7 +198,7 @@ describe('runwarden exec captures output; runwarden logs reads it', () => {
     let stderr = '';
     exec.stderr?.setEncoding('utf8').on('data', (c: string) => (stderr += c));
     const runId = await waitFor('the run id', () => runIdIn(stderr));
-    const logFile = join(dir.path, 'logs', `${runId}.log`);
+    const logFile = join(`${dir.store}.logs`, `${runId}.log`);
     await waitFor('the tail segments', () => fs.existsSync(`${logFile}.tail-old`));
     // The command runs in its own process group: note it, to end it after its supervisor.
     const commandPids = descendantsOf(exec.pid ?? -1);
@@ -256,7 +256,7 @@ describe('runwarden exec captures output; runwarden logs reads it', () => {
     await worker.done;
     const first = await runCli(['logs', runId, '--generation', '1', '--raw'], { store: dir.store });
     expect(first.stdout).toBe('claim 1\n');
-    expect(fs.readdirSync(join(dir.path, 'logs'))).toEqual(
+    expect(fs.readdirSync(`${dir.store}.logs`)).toEqual(
       expect.arrayContaining([`${runId}.log`, `${runId}.2.log`]),
     );
     const none = await runCli(['logs', runId, '--generation', '7'], { store: dir.store });
@@ -267,7 +267,7 @@ describe('runwarden exec captures output; runwarden logs reads it', () => {
     const kept = await execToEnd('echo keep me');
     const doctor = await runJson<DoctorReport>(['doctor'], { store: dir.store });
     expect(doctor.body.ok && doctor.body.value.logs).toMatchObject({
-      dir: join(dir.path, 'logs'),
+      dir: `${dir.store}.logs`,
       capBytes: 8 * 1024 * 1024,
       budgetBytes: 1024 * 1024 * 1024,
     });
@@ -277,7 +277,7 @@ describe('runwarden exec captures output; runwarden logs reads it', () => {
     const human = await runCli(['doctor'], { store: dir.store });
     expect(human.stdout).toMatch(/logs\s+\S+ \S+ in \d+ file\(s\) of 1024\.0 MiB/);
 
-    const logFile = join(dir.path, 'logs', `${kept.runId}.log`);
+    const logFile = join(`${dir.store}.logs`, `${kept.runId}.log`);
     expect(fs.existsSync(logFile)).toBe(true);
     // The sweeper's retention step with a clock two days on: every finished run is older than a day.
     const store = openStore(dir.store, { clock: () => Date.now() + 2 * 86_400_000 });
@@ -288,7 +288,7 @@ describe('runwarden exec captures output; runwarden logs reads it', () => {
     expect(store.listRunLogs(kept.runId)).toEqual([]);
     store.close();
     expect(fs.existsSync(logFile)).toBe(false);
-    const remaining = fs.readdirSync(join(dir.path, 'logs'));
+    const remaining = fs.readdirSync(`${dir.store}.logs`);
     expect(remaining.filter((name) => name.startsWith(kept.runId))).toEqual([]);
   });
 });

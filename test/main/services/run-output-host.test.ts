@@ -98,7 +98,7 @@ describe('run output through the host', () => {
     expect(done.ok && done.value).toMatchObject({ live: false, records: [{ text: 'first' }] });
 
     expect(await host.dispatch('runs:openLog', { runId })).toEqual({ ok: true, value: { opened: true } });
-    expect(opened).toEqual([join(dir.path, 'logs', `${runId}.log`)]);
+    expect(opened).toEqual([join(`${dir.store}.logs`, `${runId}.log`)]);
   });
 
   it('a log whose runner was killed is not live: it will never grow again', async () => {
