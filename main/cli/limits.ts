@@ -20,6 +20,8 @@ export const RANGES = {
   limit: { min: 1, max: 500 },
   revision: { min: 0, max: Number.MAX_SAFE_INTEGER },
   effectId: { min: 1, max: Number.MAX_SAFE_INTEGER },
+  /** A process id (Linux caps them at 2^22). */
+  pid: { min: 1, max: 2 ** 31 - 1 },
   /** An exit code a command can return. */
   exitCode: { min: 1, max: 255 },
   liveMinutes: { min: 1, max: 24 * 60 },

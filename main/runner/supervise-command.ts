@@ -266,8 +266,8 @@ function recordCommand(session: RunSession, pid: number, ownGroup: boolean): voi
 const EFFECT_WATCH_MS = 1000;
 
 /**
- * An effect whose process died while applying (killed by a timeout, `kill -9`, an `effect begin` whose
- * program exited without `effect end`) becomes ambiguous at once, not only when the run ends
+ * An effect whose performer died while applying (killed by a timeout, `kill -9`, the process named by
+ * `effect begin --performer-pid` exited without `effect end`) becomes ambiguous at once, not only when the run ends
  * (docs/LIVENESS.md#unknown-outcomes). A read each time; a write only when one is found. Best effort: a busy
  * store is looked at again next time, and the run's ending catches whatever is left.
  */

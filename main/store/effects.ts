@@ -6,11 +6,13 @@ import type { Actor, Effect } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
 import { activeAttempt } from './attempt-rows';
 import { ambiguousPayload, loadEffectRow } from './effect-rows';
-import { toEffect, type EffectRow } from './row-mapping';
+import { toEffect, type EffectRow, type LeaseRow } from './row-mapping';
 import { actorOf, commitRun, conflict, fence, runnerActor, type ClaimRef } from './run-state';
 import { requireText } from './input-checks';
 import { lineageEffect } from './run-lineage';
-import type { EffectProcess, ReserveEffectInput } from './store-types';
+import { outsideRun } from './run-membership';
+import type { AncestorProcess } from './process-identity';
+import type { EffectPerformer, EffectProcess, ReserveEffectInput } from './store-types';
 import type { StoreContext } from './store-context';
 
 function ownEffect(ctx: StoreContext, claim: ClaimRef, effectId: number): EffectRow {
@@ -96,14 +98,18 @@ export function reserveEffect(
   return toEffect(loadEffectRow(ctx, id));
 }
 
+/**
+ * pending → applying, recording who performs it: one process, the run itself (`'run'`: its supervisor as
+ * the lease names it now), or nobody (null: only the run's end or a takeover settles it).
+ */
 export function beginEffect(
   ctx: StoreContext,
   claim: ClaimRef,
   effectId: number,
-  process: EffectProcess | null,
+  performer: EffectPerformer | null,
   now: number,
 ): Effect {
-  if (process !== null && (!Number.isInteger(process.pid) || process.pid <= 0)) {
+  if (performer !== null && performer !== 'run' && (!Number.isInteger(performer.pid) || performer.pid <= 0)) {
     throw new RunwardenError('VALIDATION', 'An effect process pid must be a positive integer.');
   }
   const lease = fence(ctx, claim, now);
@@ -111,11 +117,12 @@ export function beginEffect(
   if (row.status !== 'pending') {
     throw conflict(ctx, claim.runId, `Effect ${effectId} is ${row.status}; only a pending effect can begin.`);
   }
+  const process = performer === 'run' ? supervisorOf(lease) : performer;
   ctx
     .prep(
       `UPDATE effects SET status = 'applying', attempt_count = attempt_count + 1, updated_at = @now,
          process_pid = @pid, process_start_id = @startId, process_hostname = @hostname,
-         process_boot_id = @bootId, process_pid_ns = @pidNs
+         process_boot_id = @bootId, process_pid_ns = @pidNs, performer = @performer
        WHERE id = @effectId`,
     )
     .run({
@@ -126,30 +133,64 @@ export function beginEffect(
       hostname: process?.hostname ?? null,
       bootId: process?.bootId ?? null,
       pidNs: process?.pidNs ?? null,
+      performer: performer === 'run' ? 'run' : null,
     });
   commitRun(ctx, claim.runId, now, {
     type: 'effect.applying',
     actor: runnerActor(lease, claim),
     leaseGeneration: lease.generation,
-    payload: { effectId, ...(process === null ? {} : { pid: process.pid }) },
+    payload: {
+      effectId,
+      ...(performer === 'run' ? { performer: 'run' } : {}),
+      ...(process === null ? {} : { pid: process.pid }),
+    },
   });
   return toEffect(loadEffectRow(ctx, effectId));
 }
 
+/**
+ * The run as an effect's performer: its supervisor, as the claim's lease records it. While the supervisor
+ * lives it answers for its command (and ends the run, turning the effect ambiguous, when the command dies);
+ * once it is verifiably gone, nobody will say how the effect went. Null when the lease names no process.
+ */
+function supervisorOf(lease: LeaseRow): EffectProcess | null {
+  if (lease.owner_pid === null || lease.owner_hostname === null) return null;
+  return {
+    pid: lease.owner_pid,
+    startId: lease.owner_start_id,
+    hostname: lease.owner_hostname,
+    bootId: lease.owner_boot_id ?? null,
+    pidNs: lease.owner_pid_ns ?? null,
+  };
+}
+
 export type EffectSettlement = 'applied' | 'rejected' | 'ambiguous';
 
+/**
+ * applying → applied | rejected | ambiguous, by whoever holds the run's claim. `caller`, when given (the
+ * CLI's `effect end`), is the settling process's ancestry: a process that carries the claim but is not of
+ * the run (run-membership.ts) is refused with FORBIDDEN and nothing changes.
+ */
 export function settleEffect(
   ctx: StoreContext,
   claim: ClaimRef,
   effectId: number,
   status: EffectSettlement,
   now: number,
+  caller?: readonly AncestorProcess[],
 ): Effect {
   if (status !== 'applied' && status !== 'rejected' && status !== 'ambiguous') {
     throw new RunwardenError('VALIDATION', 'An effect settles as applied, rejected or ambiguous.');
   }
   const lease = fence(ctx, claim, now);
   const row = ownEffect(ctx, claim, effectId);
+  const outside = caller === undefined ? null : outsideRun(ctx, claim.runId, caller);
+  if (outside !== null) {
+    throw new RunwardenError(
+      'FORBIDDEN',
+      `Effect ${effectId} was not settled: ${outside}. Say how it went from a process the run started. Nothing was changed.`,
+    );
+  }
   if (row.status !== 'applying') {
     throw conflict(
       ctx,
@@ -175,10 +216,11 @@ interface ApplyingProcessRow {
   process_hostname: string | null;
   process_boot_id: string | null;
   process_pid_ns: string | null;
+  performer: 'run' | null;
 }
 
 const APPLYING_PROCESS_COLUMNS = `id, run_id, process_pid, process_start_id, process_hostname, process_boot_id,
-  process_pid_ns`;
+  process_pid_ns, performer`;
 
 /** The liveness check's verdict on an effect's recorded process: the same rules as a lease owner's. */
 function processGone(ctx: StoreContext, row: ApplyingProcessRow): boolean {
@@ -198,36 +240,51 @@ function processGone(ctx: StoreContext, row: ApplyingProcessRow): boolean {
 }
 
 /**
- * Effects of `runId` still applying whose process is verifiably gone (killed mid-command, or a program
- * that called `effect begin` and exited without `effect end`). A read: a supervisor asks it often, and
- * writes only when it finds one (indexed by effects_applying).
+ * Effects of `runId` still applying whose performer is verifiably gone (a process killed mid-command, a
+ * program that began it with `--performer-pid` and exited without `effect end`, the run's supervisor). A
+ * read: a supervisor asks it often, and writes only when it finds one (indexed by effects_applying).
  */
 export function goneApplyingEffects(ctx: StoreContext, runId: string): number[] {
+  return goneRows(ctx, runId).map((row) => row.id);
+}
+
+function goneRows(ctx: StoreContext, runId: string): ApplyingProcessRow[] {
   const rows = ctx
     .prep(
       `SELECT ${APPLYING_PROCESS_COLUMNS} FROM effects
        WHERE run_id = ? AND status = 'applying' AND process_pid IS NOT NULL`,
     )
     .all(runId) as ApplyingProcessRow[];
-  return rows.filter((row) => processGone(ctx, row)).map((row) => row.id);
+  return rows.filter((row) => processGone(ctx, row));
 }
 
-const GONE_WHY = 'its process ended without saying how it went (killed, or it exited before "effect end")';
+/** Why effects whose performer is gone are ambiguous, in the words of the run's timeline. */
+function goneWhy(rows: readonly ApplyingProcessRow[]): string {
+  if (rows.length > 0 && rows.every((row) => row.performer === 'run')) {
+    return 'but the run\'s supervisor ended before "effect end" said how it went (killed, or its machine went down)';
+  }
+  return 'but its process ended without saying how it went (killed, or it exited before "effect end")';
+}
 
 /**
- * The run's supervisor saw an effect's process gone mid-command: the effect becomes ambiguous at once, not
- * only when the run ends (docs/LIVENESS.md#unknown-outcomes). Fenced; re-checked inside the transaction.
- * Returns the ids it changed.
+ * The run's supervisor saw an effect's performer gone mid-command: the effect becomes ambiguous at once,
+ * not only when the run ends (docs/LIVENESS.md#unknown-outcomes). Fenced; re-checked inside the
+ * transaction. Returns the ids it changed.
  */
 export function ambiguateGoneEffects(ctx: StoreContext, claim: ClaimRef, now: number): number[] {
   const lease = fence(ctx, claim, now);
-  const ids = markGone(ctx, goneApplyingEffects(ctx, claim.runId), now);
+  const rows = goneRows(ctx, claim.runId);
+  const ids = markGone(
+    ctx,
+    rows.map((row) => row.id),
+    now,
+  );
   if (ids.length > 0) {
     commitRun(ctx, claim.runId, now, {
       type: 'effect.ambiguous',
       actor: runnerActor(lease, claim),
       leaseGeneration: lease.generation,
-      payload: { effectId: ids[0], ...ambiguousPayload(ids, `but ${GONE_WHY}`) },
+      payload: { effectId: ids[0], ...ambiguousPayload(ids, goneWhy(rows)) },
     });
   }
   return ids;
@@ -245,18 +302,22 @@ export function ambiguateGoneEffectsOnHost(
   afterId: number,
   now: number,
 ): number {
-  const byRun = new Map<string, number[]>();
+  const byRun = new Map<string, ApplyingProcessRow[]>();
   for (const row of goneOnHost(ctx, limit, afterId).gone)
-    byRun.set(row.run_id, [...(byRun.get(row.run_id) ?? []), row.id]);
+    byRun.set(row.run_id, [...(byRun.get(row.run_id) ?? []), row]);
   let changed = 0;
-  for (const [runId, candidates] of byRun) {
-    const ids = markGone(ctx, candidates, now);
+  for (const [runId, rows] of byRun) {
+    const ids = markGone(
+      ctx,
+      rows.map((row) => row.id),
+      now,
+    );
     if (ids.length === 0) continue;
     changed += ids.length;
     commitRun(ctx, runId, now, {
       type: 'effect.ambiguous',
       actor: actorOf(actor),
-      payload: { effectId: ids[0], ...ambiguousPayload(ids, `but ${GONE_WHY}`) },
+      payload: { effectId: ids[0], ...ambiguousPayload(ids, goneWhy(rows)) },
     });
   }
   return changed;

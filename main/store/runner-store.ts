@@ -19,6 +19,7 @@ import type {
 import * as attempts from './attempts';
 import * as effects from './effects';
 import { loadEffectRow } from './effect-rows';
+import type { AncestorProcess } from './process-identity';
 import { loadInteractionRow } from './interaction-rows';
 import * as leases from './leases';
 import * as notifications from './notifications';
@@ -39,7 +40,7 @@ import type {
   ClaimResult,
   ClaimRunOptions,
   CommandIdentity,
-  EffectProcess,
+  EffectPerformer,
   HeartbeatAnswer,
   RequestInteractionInput,
   ReserveEffectInput,
@@ -206,16 +207,16 @@ export class RunnerStore {
   }
 
   /**
-   * `process`: who performs it (docs/LIVENESS.md#unknown-outcomes); once it is verifiably gone while the
-   * effect is still applying, the effect becomes ambiguous.
+   * `performer`: who performs it, one process or the run itself (docs/LIVENESS.md#unknown-outcomes); once
+   * it is verifiably gone while the effect is still applying, the effect becomes ambiguous.
    */
   beginEffect(
     this: Writes<RunnerStore>,
     claim: ClaimKey,
     effectId: number,
-    process: EffectProcess | null = null,
+    performer: EffectPerformer | null = null,
   ): Effect {
-    return this.write((ctx, now) => effects.beginEffect(ctx, claim, effectId, process, now));
+    return this.write((ctx, now) => effects.beginEffect(ctx, claim, effectId, performer, now));
   }
 
   /**
@@ -244,8 +245,9 @@ export class RunnerStore {
     claim: ClaimKey,
     effectId: number,
     status: effects.EffectSettlement,
+    caller?: readonly AncestorProcess[],
   ): Effect {
-    return this.write((ctx, now) => effects.settleEffect(ctx, claim, effectId, status, now));
+    return this.write((ctx, now) => effects.settleEffect(ctx, claim, effectId, status, now, caller));
   }
 
   notify(

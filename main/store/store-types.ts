@@ -101,9 +101,9 @@ export interface CommandIdentity {
 }
 
 /**
- * The process performing an effect, recorded when it begins applying (docs/LIVENESS.md#unknown-outcomes):
- * `runwarden effect -- CMD` itself, or the program that called `effect begin`. Its pid means something
- * only on the same host, boot and pid namespace, as a lease owner's does.
+ * One process performing an effect, recorded when it begins applying (docs/LIVENESS.md#unknown-outcomes):
+ * `runwarden effect -- CMD` itself, or the process `effect begin --performer-pid PID` names. Its pid means
+ * something only on the same host, boot and pid namespace, as a lease owner's does.
  */
 export interface EffectProcess {
   pid: number;
@@ -112,6 +112,13 @@ export interface EffectProcess {
   bootId: string | null;
   pidNs: string | null;
 }
+
+/**
+ * Who performs an effect: one process, or `'run'` — the run itself, as its supervisor holds it when the effect
+ * begins (what `effect begin` records for a shell that exits before `effect end`). The effect turns
+ * ambiguous when its performer is verifiably gone (docs/LIVENESS.md#unknown-outcomes).
+ */
+export type EffectPerformer = EffectProcess | 'run';
 
 export interface RequestInteractionInput {
   kind: 'decision' | 'input';

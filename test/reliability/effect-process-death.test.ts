@@ -1,7 +1,7 @@
 /**
  * docs/LIVENESS.md#unknown-outcomes with real processes: an effect whose `runwarden effect` process dies
- * while its run's supervisor lives (a Python subprocess timeout, `kill -9`, `effect begin` with no
- * `effect end`, a release whose publish is killed) ends ambiguous, in Needs you, and `retry` is refused
+ * while its run's supervisor lives (a Python subprocess timeout, `kill -9`, `effect begin --performer-pid`
+ * with no `effect end`, a release whose publish is killed) ends ambiguous, in Needs you, and `retry` is refused
  * until a person says what happened; the effect's command never runs twice. The oracle is the effect's
  * own output file.
  */
@@ -135,7 +135,7 @@ it('kill -9 of the effect process: ambiguous at once while the run goes on; then
   }
 }, 240_000);
 
-it('effect begin with no effect end by a process that then exits: ambiguous when it is gone', async () => {
+it('effect begin --performer-pid with no effect end by that process, which then exits: ambiguous when it is gone', async () => {
   const file = join(dir.path, 'begin.txt');
   const exec = spawnCli(
     [
@@ -143,8 +143,8 @@ it('effect begin with no effect end by a process that then exits: ambiguous when
       '--',
       'sh',
       '-c',
-      // The inner shell begins the effect, performs it and exits without "effect end".
-      `sh -c 'runwarden effect begin --key begin-1 > /dev/null; echo x >> "$1"' sh "$1"; sleep 60`,
+      // The inner shell begins the effect as its performer, performs it and exits without "effect end".
+      `sh -c 'runwarden effect begin --key begin-1 --performer-pid $$ > /dev/null; echo x >> "$1"' sh "$1"; sleep 60`,
       'sh',
       file,
     ],

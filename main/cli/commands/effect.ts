@@ -9,8 +9,13 @@ import type { Effect } from '../../../shared/domain';
 import { RunwardenError } from '../../../shared/errors';
 import type { EnclosingClaim } from '../../runner/runner-env';
 import type { RunnerStore } from '../../store/runner-store';
-import { machineIdentity, processStartId } from '../../store/process-identity';
-import type { EffectProcess } from '../../store/store-types';
+import {
+  isProcessAlive,
+  machineIdentity,
+  processAncestry,
+  processStartId,
+} from '../../store/process-identity';
+import type { EffectPerformer, EffectProcess } from '../../store/store-types';
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
@@ -43,6 +48,7 @@ const OPTIONS = {
   rejected: { type: 'boolean' },
   unknown: { type: 'boolean' },
   'unknown-exit': { type: 'string' },
+  'performer-pid': { type: 'string' },
 } as const;
 
 /** What CMD exits with to say "I cannot tell whether it happened". The same code `effect` exits with when it parks. */
@@ -66,11 +72,14 @@ under the idempotency key K, so it happens at most once:
     decides: 0 → applied (exit 0); 75 → outcome unknown (parked, exit 75); anything else →
     rejected, it did not happen (exit with CMD's code). If this process is killed while CMD runs,
     the run's supervisor makes the effect ambiguous at once; a run never ends with it applying.
-"effect begin" records the start for a program that performs the effect itself (its caller, this
-command's parent process, is recorded as performing it: if it exits without "effect end", the
-effect becomes ambiguous). It prints the effect's id when you should go ahead, and prints nothing
-(exit 0) when it was already applied.
-Finish with "effect end ID --applied | --rejected | --unknown" (--unknown parks the run, exit 75).
+"effect begin" records the start for a program that performs the effect itself. It prints the
+effect's id when you should go ahead, and prints nothing (exit 0) when it was already applied.
+The run performs it: the shell that called "effect begin" may exit (a Makefile's recipe line, a
+command substitution), and any process of the run may finish it. It becomes ambiguous if the
+run's supervisor dies, or the run ends, before "effect end". With --performer-pid PID, that one
+process performs it instead: once PID is gone without "effect end", it becomes ambiguous.
+Finish with "effect end ID --applied | --rejected | --unknown" (--unknown parks the run, exit 75),
+from a process the run started.
 
 Options:
   --key K            idempotency key (required; the same key is the same effect)
@@ -78,12 +87,14 @@ Options:
   --summary S        what it does, in words, for the person who may have to resolve it
                      (default: the command line)
   --unknown-exit N   the exit code of CMD that means "outcome unknown" (default 75)
+  --performer-pid PID  effect begin: the process that performs it (default: the run itself)
 ${JSON_HELP}
 ${COMMON_HELP}
 
 Exit status: 0 applied (now or before); CMD's exit code when rejected; 75 parked: the outcome is
 unknown and a person must resolve it; 2 outside a run or bad arguments; 6 the run lost its lease;
-5 the key was rejected before in this run (use a new key to try again).`,
+5 the key was rejected before in this run (use a new key to try again), or "effect end" of an
+effect that is no longer applying; 1 "effect end" from a process the run did not start.`,
   async run(ctx, argv) {
     const { own, commandArgv } = splitCommand(argv);
     const parsed = parseCommand(ctx, this, own, OPTIONS);
@@ -101,13 +112,10 @@ unknown and a person must resolve it; 2 outside a run or bad arguments; 6 the ru
     const store = openRunnerCliStore(ctx, values.store, { mustExist: true });
     const reserved = reserveOnce(ctx, store, claim, request);
     if (typeof reserved === 'number') return reserved;
-    // Who performs it: this process for CMD, the program that called `effect begin` (its parent) otherwise.
-    // Once that process is verifiably gone while the effect is applying, it becomes ambiguous.
-    const applying = store.beginEffect(
-      claim,
-      reserved.id,
-      effectProcess(request.begin ? process.ppid : process.pid),
-    );
+    // Who performs it: this process for CMD; for `effect begin` the run itself, or the process named by
+    // --performer-pid. Once that performer is verifiably gone while the effect is applying, it becomes
+    // ambiguous (docs/LIVENESS.md#unknown-outcomes).
+    const applying = store.beginEffect(claim, reserved.id, request.performer);
     if (request.begin) {
       if (ctx.json) printResult(ctx, { effect: applying, ran: false }, () => '');
       else ctx.stdout.write(`${applying.id}\n`);
@@ -132,7 +140,8 @@ function endEffect(
   if (endings !== 1) throw new UsageError('say how it ended: --applied, --rejected or --unknown');
   const store = openRunnerCliStore(ctx, values.store, { mustExist: true });
   const status = values.applied === true ? 'applied' : values.rejected === true ? 'rejected' : 'ambiguous';
-  const effect = store.settleEffect(claim, id, status);
+  // Any process the run started may settle it; one that merely carries the claim may not.
+  const effect = store.settleEffect(claim, id, status, processAncestry(process.pid));
   if (status === 'ambiguous') return parkAmbiguous(ctx, store, claim, effect);
   printResult(ctx, { effect, ran: true }, () => '');
   return EXIT.ok;
@@ -146,6 +155,8 @@ interface EffectRequest {
   type: string;
   summary: string;
   unknownExit: number;
+  /** Who performs it: this process for CMD; the run, or --performer-pid's process, for `effect begin`. */
+  performer: EffectPerformer;
 }
 
 function parseEffectRequest(
@@ -177,7 +188,17 @@ function parseEffectRequest(
   );
   const unknownExit =
     parseIntegerFlag(values['unknown-exit'], 'unknown-exit', RANGES.exitCode) ?? UNKNOWN_OUTCOME_EXIT;
-  return { begin, commandArgv, key, type, summary, unknownExit };
+  return { begin, commandArgv, key, type, summary, unknownExit, performer: performerOf(values, begin) };
+}
+
+/** `effect -- CMD`: this process. `effect begin`: the run, or the live process --performer-pid names. */
+function performerOf(values: EffectOptions, begin: boolean): EffectPerformer {
+  const pid = parseIntegerFlag(values['performer-pid'], 'performer-pid', RANGES.pid);
+  if (pid !== undefined && !begin) throw new UsageError('--performer-pid goes with "runwarden effect begin"');
+  if (!begin) return effectProcess(process.pid);
+  if (pid === undefined) return 'run';
+  if (!isProcessAlive(pid, null)) throw new UsageError(`--performer-pid ${pid}: no such process here`);
+  return effectProcess(pid);
 }
 
 /**

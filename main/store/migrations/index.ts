@@ -11,6 +11,7 @@ import { migration0010 } from './0010-agent-sessions';
 import { migration0011 } from './0011-host-effects-agent-runs';
 import { migration0012 } from './0012-run-counts-in-code';
 import { migration0013 } from './0013-request-keys-per-project';
+import { migration0014 } from './0014-effect-performer';
 import type { Migration } from './migration';
 
 export type { Migration } from './migration';
@@ -30,6 +31,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0011,
   migration0012,
   migration0013,
+  migration0014,
 ];
 
 export const SUPPORTED_SCHEMA_VERSION = MIGRATIONS.length;

@@ -229,6 +229,47 @@ describe('an effect whose process is gone becomes ambiguous at once', () => {
     for (const { effectId } of live) expect(s().getEffect(effectId).status).toBe('applying');
   });
 
+  it("the run as performer: its supervisor's identity, ambiguous only once the supervisor is gone", () => {
+    t = createTempStore({ liveness: createLivenessCheck(HERE, probe) });
+    alive.clear();
+    alive.add(4242);
+    const claim = reserveAndClaim(tt(), LEASE, runnerOwner('r', { bootId: HERE.bootId, pidNs: HERE.pidNs }));
+    s().markRunning(claim);
+    const e = s().reserveEffect(claim, { type: 'payment', idempotencyKey: 'by-run', summary: 'pay' });
+    s().beginEffect(claim, e.id, 'run');
+    const db = new Database(tt().path, { readonly: true });
+    expect(
+      db.prepare(`SELECT performer, process_pid, process_start_id FROM effects WHERE id = ?`).get(e.id),
+    ).toEqual({ performer: 'run', process_pid: 4242, process_start_id: '777' });
+    db.close();
+    expect(lastEvent(claim.runId).payload).toEqual({ effectId: e.id, performer: 'run', pid: 4242 });
+    // Whoever called "effect begin" is not watched: the supervisor lives, so nothing changes.
+    expect(s().noticeGoneEffects(claim)).toEqual([]);
+    expect(s().noticeGoneEffectsOnHost(SWEEPER, 100)).toEqual({ ambiguous: 0, next: 0 });
+    // Settled from a process the run started (its ancestry reaches the supervisor): applied.
+    const other = s().reserveEffect(claim, { type: 'payment', idempotencyKey: 'by-run-2', summary: 'pay' });
+    s().beginEffect(claim, other.id, 'run');
+    const inside = [
+      { pid: 9001, startId: '1' },
+      { pid: 4242, startId: '777' },
+    ];
+    expect(s().settleEffect(claim, other.id, 'applied', inside).status).toBe('applied');
+    // A process that only carries the claim is refused and nothing changes.
+    const before = s().getRun(claim.runId).revision;
+    expect(codeOf(() => s().settleEffect(claim, e.id, 'applied', [{ pid: 9002, startId: '1' }]))).toBe(
+      'FORBIDDEN',
+    );
+    expect(s().getRun(claim.runId).revision).toBe(before);
+    expect(s().getEffect(e.id).status).toBe('applying');
+    // The supervisor dies: the sweeper turns it ambiguous, saying so.
+    alive.delete(4242);
+    expect(s().noticeGoneEffectsOnHost(SWEEPER, 100)).toEqual({ ambiguous: 1, next: 0 });
+    expect(s().getEffect(e.id).status).toBe('ambiguous');
+    expect(String((lastEvent(claim.runId).payload as { reason?: string }).reason)).toMatch(
+      /the run's supervisor ended before "effect end"/,
+    );
+  });
+
   it('refuses a bad pid and writes nothing', () => {
     t = createTempStore();
     const claim = reserveAndClaim(tt(), LEASE);
