@@ -19,6 +19,7 @@ import {
   SWEEPER,
 } from '../../helpers/temp-store';
 import { expectHealthy, expectInvariants, expectRunCountsTrue } from './invariants';
+import { schemaBackTo } from './schema-back';
 
 let dir: string | undefined;
 afterEach(() => {
@@ -48,10 +49,11 @@ it('0012 from version 11: the trigger goes, the counters are rebuilt and then ke
   for (let i = 0; i < 3; i += 1) reserve(before, `queued ${i}`);
   before.close();
   const db = new Database(file);
+  schemaBackTo(db, migration0012.version);
   db.exec(
     `${TRIGGER_V11}; UPDATE run_counts SET n = n + 5; PRAGMA user_version = ${migration0012.version - 1}`,
   );
-  expect(migrate(db, MIGRATIONS)).toBe(migration0012.version);
+  expect(migrate(db, MIGRATIONS.slice(0, migration0012.version))).toBe(migration0012.version);
   expect(db.prepare(`SELECT name FROM sqlite_master WHERE name = 'run_counts_update'`).get()).toBeUndefined();
   db.close();
 

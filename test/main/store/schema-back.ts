@@ -1,0 +1,25 @@
+/**
+ * Takes a store made by this version back to the schema of an older one, for the migration tests that
+ * start from a store made now and then undo their own migration: each migration after it is undone first,
+ * newest first, so the whole chain runs again on open. A migration that changes the schema adds its undo
+ * here.
+ */
+import type Database from 'better-sqlite3';
+import { SUPPORTED_SCHEMA_VERSION } from '../../../main/store/migrations';
+
+const UNDO: Readonly<Record<number, string>> = {
+  14: `ALTER TABLE effects DROP COLUMN performer;`,
+  13: `UPDATE runs SET request_key = project_request_key WHERE project_request_key IS NOT NULL;
+    DROP INDEX runs_project_request_key;
+    ALTER TABLE runs DROP COLUMN project_request_key;`,
+};
+
+/** The schema as migration `version` left it (its own undo is the caller's), user_version set to it. */
+export function schemaBackTo(db: Database.Database, version: number): void {
+  for (let v = SUPPORTED_SCHEMA_VERSION; v > version; v -= 1) {
+    const undo = UNDO[v];
+    if (undo === undefined) throw new Error(`no undo for migration ${v}: add it to schema-back.ts`);
+    db.exec(undo);
+  }
+  db.pragma(`user_version = ${version}`);
+}
