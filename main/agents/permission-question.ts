@@ -13,6 +13,7 @@ import type { HookPayload } from './hook-payload';
 export const ALLOW = 'allow';
 export const DENY = 'deny';
 export const ALLOW_ALWAYS = 'allow-always';
+const PERSON_DENIED = 'A person denied this in Runwarden.';
 
 export interface PermissionQuestion {
   title: string;
@@ -59,24 +60,25 @@ export function permissionQuestion(
 }
 
 /** Claude Code's and Codex's PermissionRequest decision for an answer. */
-export function permissionDecision(payload: HookPayload, answer: string): Record<string, unknown> {
+export function permissionDecision(
+  payload: HookPayload,
+  answer: string,
+  why = PERSON_DENIED,
+): Record<string, unknown> {
   const decision: Record<string, unknown> =
-    answer === DENY
-      ? { behavior: 'deny', message: 'A person denied this in Runwarden.' }
-      : { behavior: 'allow' };
+    answer === DENY ? { behavior: 'deny', message: why } : { behavior: 'allow' };
   if (answer === ALLOW_ALWAYS && payload.suggestions.length > 0)
     decision.updatedPermissions = payload.suggestions;
   return { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision } };
 }
 
 /** The same decision through PreToolUse (Codex's `exec`, pi): allow or deny with the person's reason. */
-export function preToolUseDecision(answer: string): Record<string, unknown> {
+export function preToolUseDecision(answer: string, why = PERSON_DENIED): Record<string, unknown> {
   return {
     hookSpecificOutput: {
       hookEventName: 'PreToolUse',
       permissionDecision: answer === DENY ? 'deny' : 'allow',
-      permissionDecisionReason:
-        answer === DENY ? 'A person denied this in Runwarden.' : 'A person allowed this in Runwarden.',
+      permissionDecisionReason: answer === DENY ? why : 'A person allowed this in Runwarden.',
     },
   };
 }

@@ -23,12 +23,16 @@ import {
   type AgentSessionStore,
   type SessionStep,
 } from '../store/agent-session-store';
-import { agentOwner } from './agent-process';
+import type { OwnerInfo } from '../store';
+import { runnerOwner } from '../runner/owner-info';
+import { agentOwner, namedAgentPid } from './agent-process';
+import { codexClientOf, isCodexDaemon, nearestAgentAncestor } from './codex-session';
 import { MAX_PAYLOAD_BYTES, parseHookPayload, type HookPayload } from './hook-payload';
 import {
   agentQuestions,
   askUserQuestionDecision,
   permissionDecision,
+  DENY,
   permissionQuestion,
   preToolUseDecision,
 } from './permission-question';
@@ -94,16 +98,54 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function sessionInput(ctx: CliContext, agent: AgentName, payload: HookPayload): AgentSessionInput {
+function sessionInput(
+  ctx: CliContext,
+  agent: AgentName,
+  payload: HookPayload,
+  owner: OwnerInfo,
+): AgentSessionInput {
   const projectPath = projectFolder(undefined, payload.cwd ?? ctx.cwd);
   return {
     agent,
     sessionId: payload.sessionId,
     projectPath,
     title: fitText(`${AGENT_LABELS[agent]} in ${basename(projectPath) || projectPath}`, 'title'),
-    owner: agentOwner(agent, ctx.env),
+    owner,
   };
 }
+
+/**
+ * The process whose life is the session (docs/AGENTS.md#whose-life-is-the-session), and whether it is gone.
+ * A hook run by Codex's shared daemon belongs to the terminal UI the session was first found under; a session
+ * whose terminal UI is gone stays gone (the daemon may carry on without it, but nobody is there).
+ */
+function sessionOwner(
+  ctx: CliContext,
+  store: AgentSessionStore,
+  agent: AgentName,
+  payload: HookPayload,
+): { owner: OwnerInfo; gone: boolean } {
+  if (agent !== 'codex' || namedAgentPid(agent, ctx.env) !== null)
+    return { owner: agentOwner(agent, ctx.env), gone: false };
+  const near = nearestAgentAncestor();
+  if (near === null || !isCodexDaemon(near.pid)) return { owner: agentOwner(agent, ctx.env), gone: false };
+  const recorded = store.agentSessionOwner(agent, payload.sessionId);
+  if (recorded !== null && recorded.pid !== near.pid) {
+    const owner = { ...runnerOwner(agent, recorded.pid), startId: recorded.startId };
+    return { owner, gone: !isProcessAlive(recorded.pid, recorded.startId) };
+  }
+  const client = codexClientOf(near.pid, payload.cwd, store.openAgentSessionPids(agent));
+  return { owner: runnerOwner(agent, client ?? near.pid), gone: false };
+}
+
+/** A session whose agent process is gone: nobody can answer, so nothing it asks may go ahead. */
+function goneDecision(options: HookOptions, payload: HookPayload): Record<string, unknown> | null {
+  if (payload.event === 'PermissionRequest') return permissionDecision(payload, DENY, SESSION_GONE);
+  if (payload.event === 'PreToolUse' && options.gatePreToolUse) return preToolUseDecision(DENY, SESSION_GONE);
+  return null;
+}
+
+const SESSION_GONE = 'The terminal this session was started from is gone, so nobody can answer.';
 
 async function handleEvent(
   ctx: CliContext,
@@ -111,14 +153,17 @@ async function handleEvent(
   options: HookOptions,
   payload: HookPayload,
 ): Promise<Record<string, unknown> | null> {
-  const input = sessionInput(ctx, options.agent, payload);
+  const { owner, gone } = sessionOwner(ctx, store, options.agent, payload);
+  if (gone) return goneDecision(options, payload);
+  const input = sessionInput(ctx, options.agent, payload, owner);
   const step = (s: SessionStep): null => {
     store.agentSession(input, s);
     return null;
   };
   switch (payload.event) {
     case 'SessionStart':
-      return step({ kind: 'activity', detail: WORKING });
+      // A session starts waiting for its first prompt (UserPromptSubmit says when it works).
+      return step({ kind: 'activity', detail: WAITING_FOR_PROMPT });
     case 'UserPromptSubmit':
       return step({ kind: 'activity', detail: WORKING, withdraw: 'asker_interrupted' });
     case 'PostToolUse':
@@ -137,12 +182,15 @@ async function handleEvent(
       return step({ kind: 'end', reason: payload.reason ?? 'ended' });
     case 'PermissionRequest': {
       const answer = await askPermission(ctx, store, options, input, payload);
+      // An answer that came as the session's agent went away is never acted on.
+      if (!ownerAlive(input)) return goneDecision(options, payload);
       return answer === null ? null : permissionDecision(payload, answer);
     }
     case 'PreToolUse':
       if (payload.toolName === 'AskUserQuestion') return askUserQuestion(ctx, store, options, input, payload);
       if (options.gatePreToolUse) {
         const answer = await askPermission(ctx, store, options, input, payload);
+        if (!ownerAlive(input)) return goneDecision(options, payload);
         // Codex refuses a PreToolUse "allow" (its hook then counts as failed): no decision lets the call go on.
         if (answer === null || (answer !== 'deny' && options.agent === 'codex')) return null;
         return preToolUseDecision(answer);
@@ -151,6 +199,10 @@ async function handleEvent(
     default:
       return step({ kind: 'touch' });
   }
+}
+
+function ownerAlive(input: AgentSessionInput): boolean {
+  return isProcessAlive(input.owner.pid, input.owner.startId ?? null);
 }
 
 async function askPermission(
@@ -227,7 +279,7 @@ async function ask(
         if (store.now() >= deadlineAt) {
           store.expireAgentQuestionIfDue(interaction.id, actor);
           current = store.getInteraction(interaction.id);
-        } else if (!isProcessAlive(input.owner.pid, input.owner.startId ?? null)) {
+        } else if (!ownerAlive(input)) {
           store.withdrawAgentQuestions(claim, 'asker_gone');
           return null;
         }

@@ -80,6 +80,19 @@ export class AgentSessionStore extends RunnerStore {
     return this.write((ctx, now) => expireDueInteractions(ctx, [interactionId], actor, now)) > 0;
   }
 
+  /** The process an open session is recorded under, or null (docs/AGENTS.md#whose-life-is-the-session). */
+  agentSessionOwner(
+    agent: sessions.AgentName,
+    sessionId: string,
+  ): { pid: number; startId: string | null } | null {
+    return this.read((ctx) => sessions.agentSessionOwner(ctx, agent, sessionId));
+  }
+
+  /** The pids the agent's open sessions are recorded under. */
+  openAgentSessionPids(agent: sessions.AgentName): Set<number> {
+    return this.read((ctx) => sessions.openAgentSessionPids(ctx, agent));
+  }
+
   /** The hook was interrupted, or the agent is gone, while it waited: its question is withdrawn. */
   withdrawAgentQuestions(claim: Claim, withdrawal: Withdrawal): string[] {
     return this.write((ctx, now) => sessions.withdrawAgentQuestions(ctx, claim, withdrawal, now));

@@ -318,3 +318,36 @@ export function endGoneAgentSessions(ctx: StoreContext, limit: number, now: numb
   }
   return gone.length;
 }
+
+/** The process an open session is recorded under (its run's lease owner), or null when none is open. */
+export function agentSessionOwner(
+  ctx: StoreContext,
+  agent: AgentName,
+  sessionId: string,
+): { pid: number; startId: string | null } | null {
+  const row = ctx
+    .prep(
+      `SELECT l.owner_pid, l.owner_start_id FROM agent_sessions a
+         CROSS JOIN runs r ON r.id = a.run_id
+         CROSS JOIN leases l ON l.run_id = a.run_id
+       WHERE a.agent = ? AND a.session_id = ? AND r.status IN ('queued', 'running', 'waiting')
+         AND l.owner_type = 'runner' AND l.generation = a.generation`,
+    )
+    .get(agent, sessionId) as { owner_pid: number | null; owner_start_id: string | null } | undefined;
+  if (row === undefined || row.owner_pid === null) return null;
+  return { pid: row.owner_pid, startId: row.owner_start_id };
+}
+
+/** The pids the agent's open sessions are recorded under. */
+export function openAgentSessionPids(ctx: StoreContext, agent: AgentName): Set<number> {
+  const rows = ctx
+    .prep(
+      `SELECT l.owner_pid FROM agent_sessions a
+         CROSS JOIN runs r ON r.id = a.run_id
+         CROSS JOIN leases l ON l.run_id = a.run_id
+       WHERE a.agent = ? AND r.status IN ('queued', 'running', 'waiting') AND l.owner_type = 'runner'
+         AND l.generation = a.generation AND l.owner_pid IS NOT NULL`,
+    )
+    .all(agent) as Array<{ owner_pid: number }>;
+  return new Set(rows.map((row) => row.owner_pid));
+}

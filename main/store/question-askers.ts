@@ -7,7 +7,7 @@
  * run that asked is refused with SELF_ANSWER and changes nothing.
  */
 import { OPEN_INTERACTION_STATUSES, type Actor } from '../../shared/domain';
-import type { Verdict } from '../../shared/display-status';
+import { AGENT_SESSION_ORIGIN, type Verdict } from '../../shared/display-status';
 import { RunwardenError } from '../../shared/errors';
 import { resumeWaitingAttempts } from './attempt-rows';
 import { countOpenInteractions, loadInteractionRow, waitingDetail } from './interaction-rows';
@@ -151,6 +151,17 @@ export function withdrawGoneAskers(ctx: StoreContext, limit: number, actor: Acto
 }
 
 /**
+ * A coding agent's session whose agent process is verifiably gone (docs/AGENTS.md#died): its hook may still
+ * wait (Codex's daemon outlives the terminal), but nobody is in the session to act on an answer.
+ */
+function agentSessionGone(ctx: StoreContext, runId: string): boolean {
+  const run = loadRunRow(ctx, runId);
+  if (!(run.origin_session ?? '').startsWith(AGENT_SESSION_ORIGIN)) return false;
+  const lease = loadLeaseRow(ctx, runId);
+  return lease.owner_type === 'runner' && ctx.liveness.judge(toLease(lease)).supervisor === 'gone';
+}
+
+/**
  * An answer nobody would read: the question was withdrawn, or its asker is verifiably gone (then it is
  * withdrawn here, in the answer's transaction). Null when someone may still be waiting.
  */
@@ -161,17 +172,18 @@ export function nobodyWaitingRefusal(
   now: number,
 ): RunwardenError | null {
   let withdrawal = row.withdrawal;
-  if (
-    withdrawal === null &&
-    OPEN_INTERACTION_STATUSES.includes(row.status) &&
-    askerVerdict(ctx, row) === 'gone'
-  ) {
-    withdrawInteraction(ctx, row.id, 'asker_gone', actor, now);
-    withdrawal = 'asker_gone';
+  let sessionGone = false;
+  if (withdrawal === null && OPEN_INTERACTION_STATUSES.includes(row.status)) {
+    sessionGone = agentSessionGone(ctx, row.run_id);
+    if (sessionGone || askerVerdict(ctx, row) === 'gone') {
+      withdrawInteraction(ctx, row.id, 'asker_gone', actor, now);
+      withdrawal = 'asker_gone';
+    }
   }
   if (withdrawal === null) return null;
-  const why =
-    withdrawal === 'asker_interrupted'
+  const why = sessionGone
+    ? "the agent's session it belongs to is gone"
+    : withdrawal === 'asker_interrupted'
       ? 'the process that asked it was interrupted'
       : 'the process that asked it is gone';
   return new RunwardenError(

@@ -13,6 +13,8 @@ export interface MockModel {
   requests: Array<{ path: string; body: unknown }>;
   /** The shell command the next conversations ask for. */
   setCommand(command: string): void;
+  /** Codex: ask to run the command outside its sandbox (`require_escalated`), which its terminal UI asks a person about. */
+  setEscalated(escalated: boolean): void;
   /** Holds every answer to a request that carries a tool's result until `release` (the agent stays mid-turn). */
   hold(): void;
   release(): void;
@@ -23,6 +25,7 @@ type Json = Record<string, unknown>;
 
 export async function startMockModel(command: string): Promise<MockModel> {
   let current = command;
+  let escalated = false;
   const requests: MockModel['requests'] = [];
   let callSeq = 0;
   let held: Promise<void> | null = null;
@@ -50,7 +53,7 @@ export async function startMockModel(command: string): Promise<MockModel> {
   });
   function reply(res: ServerResponse, path: string, body: Json, shell: string, seq: number): void {
     if (path.endsWith('/messages')) return anthropic(res, body, shell, seq);
-    if (path.endsWith('/responses')) return openaiResponses(res, body, shell, seq);
+    if (path.endsWith('/responses')) return openaiResponses(res, body, shell, seq, escalated);
     if (path.endsWith('/models')) return sendJson(res, { data: [], object: 'list' });
     return sendJson(res, {});
   }
@@ -61,6 +64,9 @@ export async function startMockModel(command: string): Promise<MockModel> {
     requests,
     setCommand(next) {
       current = next;
+    },
+    setEscalated(next) {
+      escalated = next;
     },
     hold() {
       held = new Promise((resolve) => (releaseHeld = resolve));
@@ -196,7 +202,13 @@ function anthropic(res: ServerResponse, body: Json, command: string, seq: number
 
 // ── OpenAI Responses ───────────────────────────────────────────────────────────
 
-function openaiResponses(res: ServerResponse, body: Json, command: string, seq: number): void {
+function openaiResponses(
+  res: ServerResponse,
+  body: Json,
+  command: string,
+  seq: number,
+  escalated: boolean,
+): void {
   const tools = Array.isArray(body.tools) ? (body.tools as Json[]) : [];
   const names = tools.map((tool) => String(tool.name ?? (tool.function as Json | undefined)?.name ?? ''));
   const shellName = ['exec_command', 'shell', 'local_shell', 'shell_command'].find((name) =>
@@ -216,7 +228,9 @@ function openaiResponses(res: ServerResponse, body: Json, command: string, seq: 
   if (shellName !== undefined && !answered) {
     const args =
       shellName === 'exec_command'
-        ? { cmd: command }
+        ? escalated
+          ? { cmd: command, sandbox_permissions: 'require_escalated', justification: 'The file is needed.' }
+          : { cmd: command }
         : shellName === 'shell_command'
           ? { command }
           : { command: ['bash', '-lc', command] };

@@ -114,6 +114,28 @@ describe('agent sessions', () => {
     expect(next.claim.runId).not.toBe(claim.runId);
   });
 
+  it('refuses an answer once the session’s agent is gone, before any sweep, and withdraws the question', () => {
+    // The question's own asker (the hook) still waits, as Codex's daemon keeps it running: only the agent is gone.
+    const { claim, interaction } = agents.askAgentQuestion(session(100, 'codex'), {
+      ...QUESTION,
+      asker: { pid: 200, startId: '1', hostname: HERE.hostname, bootId: HERE.bootId, pidNs: HERE.pidNs },
+    });
+    alive.delete(100);
+    const answer = () =>
+      host.answerInteraction(interaction.id, {
+        interactionRevision: interaction.revision,
+        idempotencyKey: 'a1',
+        payload: 'allow',
+        actor: { type: 'human', id: 'person', surface: 'app' },
+      });
+    expect(answer).toThrow(/agent's session it belongs to is gone/);
+    expect(host.getInteraction(interaction.id)).toMatchObject({
+      status: 'cancelled',
+      provenance: 'asker_gone',
+    });
+    expect(host.getRun(claim.runId).status).not.toBe('completed');
+  });
+
   it('ends a Codex session whose process is gone while it waits for the next prompt', () => {
     const { claim } = agents.agentSession(session(100, 'codex'), {
       kind: 'activity',
