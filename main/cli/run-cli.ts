@@ -51,6 +51,12 @@ export async function runCli(ctx: CliContext, argv: string[]): Promise<number> {
     return reportError(ctx, new UsageError(`unknown command "${sanitizeLine(name)}"`), 'runwarden');
   }
   try {
+    // `NAME:ID`: the command runs on that machine (docs/REMOTES.md#listing-and-acting).
+    if (rest.some((arg) => arg.includes(':'))) {
+      const remote = await import('./remote/forward');
+      const target = remote.remoteTarget(entry.name, rest);
+      if (target !== null) return await remote.forwardToRemote(ctx, target);
+    }
     const command = await entry.load();
     return await command.run(ctx, rest);
   } catch (error) {

@@ -109,6 +109,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./demo')).demoCommand,
   },
   {
+    name: 'remote',
+    summary: 'attach other machines over SSH: remote add, remote ls, remote rm',
+    load: async () => (await import('./remote')).remoteCommand,
+  },
+  {
     name: 'serve',
     summary: 'browser mode: the app over loopback HTTP with a token',
     load: async () => (await import('./serve')).serveCommand,

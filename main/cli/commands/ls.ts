@@ -15,6 +15,7 @@ import {
   type Command,
 } from '../command';
 import { openCliStore } from '../open-cli-store';
+import { listRemotes } from '../../services/remote/remotes';
 import { EXIT } from '../exit-codes';
 import { checkOptionalText, parseIntegerFlag, RANGES, rangeText } from '../limits';
 import { projectLabels, realFolder } from '../project-path';
@@ -31,6 +32,7 @@ const OPTIONS = {
   search: { type: 'string' },
   limit: { type: 'string' },
   cursor: { type: 'string' },
+  machine: { type: 'string' },
 } as const;
 
 const VIEWS = [...DISPLAY_STATUSES, 'all'] as const;
@@ -58,6 +60,8 @@ Options:
   --needs-you     only runs that need a person (questions, stale, parked, ambiguous, unattended)
   --search TEXT   title / workflow search
   --limit N       at most N runs (${rangeText(RANGES.limit)}, default 50); --cursor C continues from the "next" cursor
+  --machine M     the runs of remote machine M, or of this machine and every remote (all), each
+                  naming its machine; their ids are M:ID (runwarden remote; docs/REMOTES.md)
 ${JSON_HELP}
 ${COMMON_HELP}`,
   async run(ctx, argv) {
@@ -65,6 +69,10 @@ ${COMMON_HELP}`,
     if (parsed === null) return EXIT.ok;
     const { values, positionals } = parsed;
     noExtraPositionals(positionals, 0);
+    if (values.machine !== undefined) {
+      const { listMachines } = await import('../remote/machines-ls');
+      return listMachines(ctx, values.machine, withoutMachineFlag(argv), values.store);
+    }
     let view: View = 'all';
     if (values.status !== undefined && values.view !== undefined && values.status !== values.view) {
       throw new UsageError('--status and --view are the same filter: give one');
@@ -105,7 +113,11 @@ ${COMMON_HELP}`,
     printResult(ctx, page, () => {
       // Two projects with the same folder name get enough of their paths to tell them apart.
       const labels = projectLabels(page.items.map((item) => item.run.projectPath));
-      return renderRuns(page.items, page.nextCursor, ctx.now(), ctx.paint, labels);
+      const table = renderRuns(page.items, page.nextCursor, ctx.now(), ctx.paint, labels);
+      const remotes = listRemotes(store).length;
+      if (remotes === 0) return table;
+      const others = remotes === 1 ? '1 other machine is' : `${remotes} other machines are`;
+      return `${table}${others} attached: runwarden ls --machine all\n`;
     });
     return EXIT.ok;
   },
@@ -142,16 +154,36 @@ function listByState(
   }
 }
 
-function renderRuns(
+/** `--machine M` and its value taken out of ls's arguments. */
+function withoutMachineFlag(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] as string;
+    if (arg === '--machine') i += 1;
+    else if (!arg.startsWith('--machine=')) out.push(arg);
+  }
+  return out;
+}
+
+/** The runs as a table; `machineOf` adds a MACHINE column and writes remote ids as MACHINE:ID. */
+export function renderRuns(
   items: RunListItem[],
   nextCursor: string | null,
   now: number,
   paint: Paint,
   labels: Map<string, string>,
+  machineOf?: (item: RunListItem) => string | null,
 ): string {
   if (items.length === 0) return 'No runs.\n';
+  const idOf = (item: RunListItem): string => {
+    const machine = machineOf?.(item) ?? null;
+    return machine === null ? item.run.id : `${machine}:${item.run.id}`;
+  };
   const columns: Column<RunListItem>[] = [
-    { header: 'RUN', value: (item) => item.run.id },
+    ...(machineOf === undefined
+      ? []
+      : [{ header: 'MACHINE', value: (item: RunListItem) => machineOf(item) ?? 'this' }]),
+    { header: 'RUN', value: idOf },
     {
       header: 'STATUS',
       value: (item) => statusLabel(item),

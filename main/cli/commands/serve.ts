@@ -22,8 +22,14 @@ export const serveCommand: Command = {
 
 Serves the Runwarden UI and its API on 127.0.0.1 with a random token, for machines without a
 desktop. Run "runwarden serve --help" for its options once browser mode is built in.
+"runwarden serve --stdio" serves this machine to another one over SSH instead (docs/REMOTES.md).
 ${COMMON_HELP}`,
   async run(ctx, argv) {
+    // The other machines' way in, over SSH (docs/REMOTES.md): no HTTP, no port.
+    if (argv.includes('--stdio')) {
+      const { runStdioServer } = await import('../remote/stdio-server');
+      return runStdioServer(argv, ctx.binPath);
+    }
     const load = Object.values(serveModules)[0];
     if (load === undefined) {
       if (argv.includes('--help') || argv.includes('-h')) {

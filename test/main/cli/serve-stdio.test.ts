@@ -1,0 +1,151 @@
+/**
+ * `runwarden serve --stdio` spoken to directly, without SSH (docs/REMOTES.md#the-protocol): the hello both
+ * ways, requests by id, forwarded commands and what they may not do, the change feed, and the bounds.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_LINE_BYTES, PROTOCOL_VERSION } from '../../../main/services/remote/protocol';
+import { runCli, tempDir, waitFor, type TempDir } from '../../helpers/cli';
+import { testCliBin } from '../../helpers/paths';
+
+let dir: TempDir;
+beforeAll(async () => {
+  dir = tempDir('runwarden-stdio-');
+  const first = await runCli(['exec', '--project', dir.path, '--title', 'first', '--', 'true'], {
+    store: dir.store,
+  });
+  if (first.code !== 0) throw new Error(`exec failed: ${first.stderr}`);
+});
+afterAll(() => dir.remove());
+
+/** A line from the server, loosely: each test reads the fields its message has. */
+interface Message {
+  t: string;
+  id?: number;
+  protocol?: number;
+  store?: string;
+  message: string;
+  event?: string;
+  payload: { runIds: string[] };
+  result: {
+    ok: boolean;
+    value: { items: Array<{ run: { title: string } }>; code: number; stdout: string };
+    error: { code: string };
+  };
+}
+
+interface Server {
+  child: ChildProcessWithoutNullStreams;
+  messages: Array<Message>;
+  send(message: unknown): void;
+  next(predicate: (m: Message) => boolean, what: string): Promise<Message>;
+  exited: Promise<number | null>;
+}
+
+function serve(): Server {
+  const child = spawn(process.execPath, [testCliBin(), 'serve', '--stdio'], {
+    env: { ...process.env, RUNWARDEN_STORE: dir.store },
+  });
+  const messages: Array<Message> = [];
+  let buffer = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    buffer += chunk;
+    let end;
+    while ((end = buffer.indexOf('\n')) !== -1) {
+      messages.push(JSON.parse(buffer.slice(0, end)));
+      buffer = buffer.slice(end + 1);
+    }
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    messages,
+    exited,
+    send: (message) =>
+      child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`),
+    next: (predicate, what) => waitFor(what, () => messages.find(predicate), 20_000, 20),
+  };
+}
+
+const hello = (extra: Record<string, unknown> = {}) => ({
+  t: 'hello',
+  protocol: PROTOCOL_VERSION,
+  runwarden: 'test',
+  person: 'ada@laptop',
+  via: 'box',
+  surface: 'cli',
+  feed: false,
+  ...extra,
+});
+
+describe('serve --stdio', () => {
+  it('says hello first, answers calls and forwarded commands by id, and ends with stdin', async () => {
+    const server = serve();
+    const first = await server.next((m) => m.t === 'hello', 'the hello');
+    expect(first).toMatchObject({ protocol: PROTOCOL_VERSION, store: dir.store });
+    server.send(hello());
+    server.send({ t: 'call', id: 7, channel: 'runs:list', input: { limit: 5 } });
+    server.send({ t: 'cli', id: 8, argv: ['ls', '--json'] });
+    server.send({ t: 'call', id: 9, channel: 'runs:list', input: { limit: 'x' } });
+    const list = await server.next((m) => m.id === 7, 'the list');
+    expect(list.result.ok).toBe(true);
+    expect(list.result.value.items[0]?.run.title).toBe('first');
+    const ls = await server.next((m) => m.id === 8, 'the ls');
+    expect(ls.result.value.code).toBe(0);
+    expect(JSON.parse(ls.result.value.stdout).value.items[0].run.title).toBe('first');
+    expect((await server.next((m) => m.id === 9, 'the bad call')).result.error.code).toBe('VALIDATION');
+    server.child.stdin.end();
+    expect(await server.exited).toBe(0);
+  });
+
+  it('runs only the commands another machine may run, on its own store only', async () => {
+    const server = serve();
+    server.send(hello());
+    server.send({ t: 'cli', id: 1, argv: ['exec', '--', 'touch', '/tmp/x'] });
+    server.send({ t: 'cli', id: 2, argv: ['ls', '--store', '/tmp/other.sqlite'] });
+    server.send({ t: 'cli', id: 3, argv: ['show', 'other:run_01'] });
+    server.send({ t: 'cli', id: 4, argv: ['show', 'run_01'] });
+    for (const id of [1, 2, 3]) {
+      const refused = await server.next((m) => m.id === id, `refusal ${id}`);
+      expect(refused.result).toMatchObject({ ok: false, error: { code: 'VALIDATION' } });
+    }
+    expect((await server.next((m) => m.id === 4, 'the show')).result.value.code).toBe(4);
+    server.child.stdin.end();
+    expect(await server.exited).toBe(0);
+  });
+
+  it('says which side to upgrade when the protocols differ, and ends', async () => {
+    const server = serve();
+    server.send(hello({ protocol: PROTOCOL_VERSION + 1, runwarden: '9.0.0' }));
+    const bye = await server.next((m) => m.t === 'bye', 'the bye');
+    expect(bye.message).toContain('upgrade Runwarden on');
+    expect(bye.message).toContain(`remote protocol ${PROTOCOL_VERSION + 1}`);
+    expect(await server.exited).toBe(0);
+  });
+
+  it('ends the session on a line over the bound or one that is not a message', async () => {
+    const server = serve();
+    server.send(hello());
+    server.send('x'.repeat(MAX_LINE_BYTES + 10));
+    expect((await server.next((m) => m.t === 'bye', 'the bye')).message).toContain('longer than');
+    expect(await server.exited).toBe(0);
+    const other = serve();
+    other.send('[1,2]');
+    expect((await other.next((m) => m.t === 'bye', 'the bye')).message).toContain('not a message');
+    expect(await other.exited).toBe(0);
+  });
+
+  it('with the feed on, pushes a change made by another process', async () => {
+    const server = serve();
+    server.send(hello({ feed: true, surface: 'app' }));
+    await server.next((m) => m.t === 'push' && m.event === 'attention', 'the first attention push');
+    expect(
+      (await runCli(['exec', '--project', dir.path, '--title', 'second', '--', 'true'], { store: dir.store }))
+        .code,
+    ).toBe(0);
+    const changed = await server.next((m) => m.t === 'push' && m.event === 'changed', 'a changed push');
+    expect(changed.payload.runIds.length).toBeGreaterThan(0);
+    server.child.stdin.end();
+    expect(await server.exited).toBe(0);
+  });
+});
