@@ -48,8 +48,9 @@ export default defineConfig({
   main: {
     build: {
       outDir: fromRoot('out/main'),
-      // Bundle valibot and @noble/hashes; leave only the native better-sqlite3 (rebuilt per Electron ABI) external.
-      externalizeDeps: { exclude: ['valibot', '@noble/hashes'] },
+      // Bundle valibot, @noble/hashes and electron-updater (with what it requires); leave only the native
+      // better-sqlite3 external.
+      externalizeDeps: { exclude: ['valibot', '@noble/hashes', 'electron-updater'] },
       rolldownOptions: {
         input: { index: fromRoot('main/electron/main.ts') },
         external: ['better-sqlite3'],

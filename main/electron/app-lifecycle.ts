@@ -30,6 +30,8 @@ import { createRunwardenTray, TRAY_MENU_RUNS, type RunwardenTray } from './tray'
 import { runCommand } from './run-command';
 import { canHideToTray, detectTrayHost, type TrayHost } from './tray-host';
 import { createTestHooks, testHooksEnabled } from './test-hooks';
+import { startAppUpdates } from './updater';
+import { macDeveloperIdSigned } from './update-policy';
 import { appEntryPoints, createMainWindow, type AppEntryPoints, type MainWindow } from './window';
 
 const log = (message: string, error?: unknown): void => {
@@ -332,8 +334,34 @@ function startWhenReady({ state, actions, identity, mainModuleUrl, trayHostFound
   if (probe !== null) installTestHooks(state, tray, probe);
   void trayHostFound.then((found) => settleTrayHost(state, found, startHidden, window, actions.reveal));
   applyLoginItemAtStart(host.settings);
+  startUpdates(state, host);
   host.start();
   actions.redrawTray();
+}
+
+/**
+ * Phase "updates" (docs/DESKTOP-CHECKLIST.md#updates): electron-updater in installed builds that name a
+ * release feed; checked at start and every few hours, restarted into a download only while idle with no
+ * question open. An AppImage renamed by its update has its autostart entry and link handler rewritten.
+ */
+function startUpdates(state: ShellState, host: AppHost): void {
+  const updates = startAppUpdates({
+    macSigned: app.isPackaged && process.platform === 'darwin' && macDeveloperIdSigned(process.execPath),
+    openQuestions: () => state.attention?.questions.length ?? 0,
+    onChange: (update) => {
+      if (update.phase === 'failed' || update.phase === 'ready' || update.phase === 'available') {
+        log(`runwarden: update ${update.phase}: ${update.latestVersion ?? ''} ${update.message ?? ''}`);
+      }
+    },
+    onAppImageMoved: (path) => {
+      process.env.APPIMAGE = path;
+      if (host.settings.launchAtLogin) linuxAutostart(true);
+      claimDeepLinkScheme();
+    },
+    log: (message) => log(`runwarden: updater: ${message}`),
+  });
+  updates.setAutomatic(true);
+  state.disposables.add(() => updates.dispose());
 }
 
 /** Phase "menu": none in a packaged app (no DevTools, Reload, Help), Electron's default in development. */
