@@ -17,6 +17,7 @@ import type {
   RunStatus,
   Submission,
 } from './domain';
+import type { TriageCounts, TriageGroup } from './triage';
 
 export type StatusCounts = Partial<Record<DisplayStatus, number>>;
 
@@ -29,9 +30,8 @@ export interface ProjectSummary extends Project {
 /** Runs per page the window's list asks for, and notifications its panel keeps (the host reads both first). */
 export const LIST_PAGE_SIZE = 200;
 /**
- * The first page of a view in the store's order: two screens of rows. The window shows ~30; a full page
- * (200 rows, a few hundred KB of JSON) took serve longer to send than to read, and the page longer to parse. Needs
- * you is sorted by the window (triage order), so it keeps the full page it sorts.
+ * The first page of a view: two screens of rows. The window shows ~30; a full page (200 rows, a few hundred KB
+ * of JSON) took serve longer to send than to read, and the page longer to parse.
  */
 export const LIST_FIRST_PAGE_SIZE = 60;
 export const NOTIFICATION_HISTORY = 200;
@@ -71,11 +71,15 @@ export interface RunListItem {
   ambiguousEffects: number;
   /** The soonest deadline among the run's open questions (null: none has one), for ordering what needs you. */
   nextDeadlineAt: number | null;
+  /** Needs you only: the triage group the store placed the run in (shared/triage.ts). */
+  triageGroup?: TriageGroup;
 }
 
 export interface RunPage {
   items: RunListItem[];
   nextCursor: string | null;
+  /** Needs you's first page only: how many runs each triage group holds over every page. */
+  groups?: TriageCounts;
 }
 
 export interface RunDetail {

@@ -12,6 +12,15 @@ import { RunwardenError } from '../../shared/errors';
 import { VIEW_STATUSES } from '../../shared/views';
 import { filterPath, findProjectByPath } from './projects';
 import { listRowSnapshot, listRowsSql, type ListInteraction, type ListRow } from './list-page';
+import type { RunListItem } from '../../shared/views';
+import {
+  encodeTriageCursor,
+  NEEDS_YOU_BRANCHES,
+  triageCounts,
+  triageGroupAt,
+  triagePage,
+  type TriageFilters,
+} from './needs-you-queue';
 import { RUN_COLUMNS, RUN_FROM, RUN_FROM_SEARCH_WALK } from './row-mapping';
 import { ownerLiveness } from './run-state';
 import {
@@ -72,11 +81,7 @@ export function viewCondition(view: ListView): string {
 const MULTI_STATUS_VIEWS = ['running', 'parked', 'failed'] as const;
 
 const VIEW_BRANCHES: Partial<Record<ListView, string[]>> = {
-  'needs-you': [
-    `x.needs_you_static = 1`,
-    `x.owner_expires_at IS NOT NULL AND x.owner_expires_at <= @now`,
-    `x.unattended_since IS NOT NULL AND x.unattended_since <= @unattendedBefore`,
-  ],
+  'needs-you': [...NEEDS_YOU_BRANCHES],
   stale: [`x.display_base = 'stale'`, `x.owner_expires_at IS NOT NULL AND x.owner_expires_at <= @now`],
   // Several statuses: one index walk per status, newest first, merged. A live status's branch skips runs
   // whose owner's lease has expired (they are stale now), so every branch row is in the view and a page
@@ -99,59 +104,6 @@ const TIME_RANGE_VIEWS = new Set<ListView>(['needs-you', 'stale']);
 /** Views whose branches select only rows of the view (each branch condition implies the view's condition). */
 const BRANCHES_WITHIN_VIEW = new Set<ListView>(['needs-you', 'stale', ...MULTI_STATUS_VIEWS]);
 
-/**
- * Needs you is dense in some stores (many recent runs wait on a person) and sparse in others (a long history,
- * few live runs). Its union walks the lapsed-owner and unattended time ranges in full; where those grow with
- * the store, a walk of the newest runs testing the condition on each fills the page sooner
- * (docs/PERFORMANCE-HISTORY.md#round-7-needs-you-at-a-million-runs). The plan (one statement, index-only):
- * - `floor`, the static branch's @limit-th newest id. The union's page lies at or above it, so a walk down
- *   to it is exact. Fewer static runs than a page: no floor, the union.
- * - `above`, the runs of the filter at or above the floor, counted up to NEEDS_YOU_WINDOW pages' worth: the
- *   most the walk reads. A floor deeper than that (a sparse store): the union.
- * - the entries of the union's time ranges, counted up to NEEDS_YOU_WALK_COST × `above`: the walk is taken
- *   when they reach it (the union would walk more index entries than that per row the walk reads). Few of
- *   them is the common case, cheap to count, and leaves the union.
- */
-export const NEEDS_YOU_WINDOW = 50;
-export const NEEDS_YOU_WALK_COST = 1;
-
-/** NEEDS_YOU_SQL with its columns behind unary plus: tested on each row walked, never an index to walk. */
-const NEEDS_YOU_TESTED = NEEDS_YOU_SQL.replace(/\br\./g, '+r.');
-
-function filterTerms(alias: string, opts: { project: boolean; cursor: boolean }): string {
-  const where: string[] = [];
-  if (opts.project) where.push(`AND ${alias}.project_id = @projectId`);
-  if (opts.cursor) where.push(`AND ${alias}.id < @cursor`);
-  return where.join(' ');
-}
-
-/** The Needs-you plan's row: walk 1, down to `floor`; walk 0, the union. No row: the union. */
-export interface NeedsYouPlan {
-  floor: string;
-  walk: 0 | 1;
-}
-
-/**
- * The Needs-you plan statement (NEEDS_YOU_WINDOW). The time ranges' count names its cap through a subquery:
- * a LIMIT cannot name an outer column.
- */
-export function needsYouPlanSql(opts: { project: boolean; cursor: boolean }): string {
-  const window = `@limit * ${NEEDS_YOU_WINDOW}`;
-  const cap = `(SELECT above * ${NEEDS_YOU_WALK_COST} FROM needs_you_floor)`;
-  const ranges = `(SELECT count(*) FROM (
-      SELECT 1 FROM runs x WHERE x.owner_expires_at IS NOT NULL AND x.owner_expires_at <= @now ${filterTerms('x', opts)}
-      UNION ALL
-      SELECT 1 FROM runs x WHERE x.unattended_since IS NOT NULL AND x.unattended_since <= @unattendedBefore
-        ${filterTerms('x', opts)}
-      LIMIT ${cap}))`;
-  return `WITH needs_you_floor AS MATERIALIZED (SELECT f.id AS floor,
-      (SELECT count(*) FROM (SELECT 1 FROM runs w WHERE w.id >= f.id ${filterTerms('w', opts)} LIMIT ${window}))
-        AS above
-      FROM (SELECT x.id FROM runs x WHERE x.needs_you_static = 1 ${filterTerms('x', opts)}
-        ORDER BY x.id DESC LIMIT 1 OFFSET @limit - 1) f)
-    SELECT floor, CASE WHEN above < ${window} THEN ${ranges} >= ${cap} ELSE 0 END AS walk FROM needs_you_floor`;
-}
-
 function branchSql(condition: string, opts: { project: boolean; cursor: boolean; limited: boolean }): string {
   const where = [condition];
   if (opts.project) where.push('x.project_id = @projectId');
@@ -172,22 +124,16 @@ interface ListShape {
   search: boolean;
   cursor: boolean;
   indexedSearch?: boolean;
-  /** `r.id >= @floor`: a search's window, or the Needs-you walk's floor. */
+  /** `r.id >= @floor`: a search's window. */
   floor?: boolean;
-  /** Needs you as a walk of the newest runs (down to @floor), not as the union (NEEDS_YOU_WINDOW). */
-  walk?: boolean;
 }
 
 /** The page query's FROM and WHERE for a view and the filters given. */
 function listRunsParts(view: ListView, opts: ListShape): { from: string; where: string } {
-  const walk = view === 'needs-you' && opts.walk === true && !opts.search;
-  const branches = opts.search || walk ? undefined : VIEW_BRANCHES[view];
+  const branches = opts.search ? undefined : VIEW_BRANCHES[view];
   // A union of branches within the view is the view: its condition again would only let SQLite walk the
   // status index for it (two IN lists) and sort the page, rather than read the page's ids in order.
-  const where =
-    branches !== undefined && BRANCHES_WITHIN_VIEW.has(view)
-      ? []
-      : [walk ? NEEDS_YOU_TESTED : viewCondition(view)];
+  const where = branches !== undefined && BRANCHES_WITHIN_VIEW.has(view) ? [] : [viewCondition(view)];
   if (branches !== undefined) {
     const shape = { project: opts.project, cursor: opts.cursor, limited: true };
     // The newest page of the union lies at or above the page-th newest id of any one branch: the first
@@ -287,6 +233,10 @@ export function listRuns(ctx: StoreContext, q: ListRunsQuery, now: number): RunL
   }
   if (cursor !== null) params.cursor = cursor;
   const shape = { project: projectId !== null, search: search !== null, cursor: cursor !== null };
+  if (view === 'needs-you') {
+    const filters = { project: projectId !== null, search: search === null ? null : SEARCH_SQL };
+    return needsYouPage(ctx, params, filters, { cursor, limit: q.limit, now });
+  }
   const run = (sql: string, more: Record<string, unknown> = {}) => {
     const all = { ...params, ...more };
     if (sql.includes('@view')) all.view = view;
@@ -309,30 +259,60 @@ export function listRuns(ctx: StoreContext, q: ListRunsQuery, now: number): RunL
     );
     // The window held less than a page and older runs exist: the newest matches may be older still.
     if (rows.length <= q.limit && floor !== undefined) rows = byIndex();
-  } else if (view === 'needs-you' && search === null) {
-    const chosen = ctx.prep(needsYouPlanSql(shape)).get(params) as NeedsYouPlan | undefined;
-    rows =
-      chosen?.walk === 1
-        ? run(listPageSql(view, { ...shape, walk: true, floor: true }), { floor: chosen.floor })
-        : run(listPageSql(view, shape));
   } else {
     rows = run(listPageSql(view, shape));
   }
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
   return {
-    items: page.map((row) => {
-      const snapshot = listRowSnapshot(row);
-      return {
-        run: snapshot.run,
-        queue: snapshot.queue,
-        lease: snapshot.lease,
-        display: displayStatus(snapshot, now, ctx.displayOptions, ownerLiveness(ctx, snapshot)),
-        openInteractions: row.open_interactions,
-        ambiguousEffects: row.ambiguous_effects,
-        nextDeadlineAt: soonestOpenDeadline(snapshot.interactions),
-      };
-    }),
+    items: page.map((row) => listItem(ctx, row, now)),
     nextCursor: rows.length > q.limit && last !== undefined ? last.id : null,
+  };
+}
+
+/** A page row as the list shows it: the run, its display status and what orders it in Needs you. */
+function listItem(ctx: StoreContext, row: ListRow, now: number): RunListItem {
+  const snapshot = listRowSnapshot(row);
+  return {
+    run: snapshot.run,
+    queue: snapshot.queue,
+    lease: snapshot.lease,
+    display: displayStatus(snapshot, now, ctx.displayOptions, ownerLiveness(ctx, snapshot)),
+    openInteractions: row.open_interactions,
+    ambiguousEffects: row.ambiguous_effects,
+    nextDeadlineAt: soonestOpenDeadline(snapshot.interactions),
+  };
+}
+
+/**
+ * A page of Needs you, the store's triage queue (needs-you-queue.ts): its keys in queue order, then their
+ * rows in one statement; the first page carries the group counts of the whole queue.
+ */
+function needsYouPage(
+  ctx: StoreContext,
+  params: Record<string, unknown>,
+  filters: TriageFilters,
+  opts: { cursor: string | null; limit: number; now: number },
+): RunListPage {
+  const keys = triagePage(ctx, filters, params, opts.cursor);
+  const page = keys.slice(0, opts.limit);
+  const rows = ctx
+    .prep(listRowsSql(RUN_FROM, 'r.id IN (SELECT value FROM json_each(@ids))', { sorted: false }))
+    .all({ ids: JSON.stringify(page.map((k) => k.id)), limit: page.length }) as ListRow[];
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const items: RunListItem[] = [];
+  for (const key of page) {
+    const row = byId.get(key.id);
+    if (row !== undefined)
+      items.push({ ...listItem(ctx, row, opts.now), triageGroup: triageGroupAt(key.grp) });
+  }
+  const last = page[page.length - 1];
+  return {
+    items,
+    nextCursor:
+      keys.length > opts.limit && last !== undefined
+        ? encodeTriageCursor({ group: last.grp, deadline: last.dl, id: last.id })
+        : null,
+    ...(opts.cursor === null && { groups: triageCounts(ctx, filters, params) }),
   };
 }

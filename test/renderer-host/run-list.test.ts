@@ -56,12 +56,34 @@ describe('RunListState over the real host', () => {
     expect(h.count('listRuns')).toBe(3);
   });
 
-  it('gives Needs you its full first page: the window sorts what it loads into triage order', async () => {
-    for (let i = 0; i < 9; i++) seedQuestion(h);
-    const list = new RunListState(h.api, 20, 4);
+  it('pages Needs you in the store triage order: pages append, a refresh keeps the rows below in place', async () => {
+    // Newest question due soonest; the stale run comes after every question whatever its age.
+    seedStaleRun(h, 'stale one');
+    for (let i = 0; i < 9; i++) seedQuestion(h, { title: `q${i}` }, { deadlineAt: h.now() + 9_000_000 - i });
+    const list = new RunListState(h.api, 4, 4);
     await list.load({ ...ALL, view: 'needs-you' });
-    expect(list.items).toHaveLength(9);
-    expect(h.count('listRuns')).toBe(1);
+    expect(list.items).toHaveLength(4);
+    expect(list.groups).toEqual({ answer: 9, stale: 1 });
+    while (list.hasMore) await list.loadMore();
+    const store = h.store.listRuns({ view: 'needs-you', limit: 100 }).items.map((i) => i.run.title);
+    expect(list.items.map((i) => i.run.title)).toEqual(store);
+    expect(store.at(-1)).toBe('stale one');
+    expect(store[0]).toBe('q8');
+
+    // A refresh that re-reads fewer rows than are loaded keeps the rest below, in their order, once.
+    const small = new RunListState(h.api, 4, 4);
+    await small.load({ ...ALL, view: 'needs-you' });
+    await small.loadMore();
+    seedQuestion(h, { title: 'due first' }, { deadlineAt: h.now() + 1_000 });
+    await small.refresh();
+    const titles = small.items.map((i) => i.run.title);
+    expect(titles[0]).toBe('due first');
+    expect(new Set(titles).size).toBe(titles.length);
+    while (small.hasMore) await small.loadMore();
+    expect(small.items.map((i) => i.run.title)).toEqual(
+      h.store.listRuns({ view: 'needs-you', limit: 100 }).items.map((i) => i.run.title),
+    );
+    expect(small.groups).toEqual({ answer: 10, stale: 1 });
   });
 
   it('appends after a refresh without duplicates when newer runs pushed the loaded rows down', async () => {

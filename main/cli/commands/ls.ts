@@ -57,7 +57,8 @@ Options:
                   not cancelled
   --state S       only runs whose stored state is S, whatever they show (for scripts):
                   ${RUN_STATUSES.join(', ')}
-  --needs-you     only runs that need a person (questions, stale, parked, ambiguous, unattended)
+  --needs-you     only runs that need a person, in triage order (questions by soonest deadline,
+                  stale, ambiguous, parked, unattended)
   --search TEXT   title / workflow search
   --limit N       at most N runs (${rangeText(RANGES.limit)}, default 50); --cursor C continues from the "next" cursor
   --machine M     the runs of remote machine M, or of this machine and every remote (all), each

@@ -6,7 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DISPLAY_STATUSES } from '../../../shared/display-status';
 import { DEADLINE_SQL, EXPIRE_PRESENTERS_SQL } from '../../../main/store/interaction-deadlines';
 import { EXPIRED_LEASES_SQL, STALE_LEASES_SQL } from '../../../main/store/leases';
-import { listRunsSql, needsYouPlanSql, unionIdsSql } from '../../../main/store/run-views';
+import { triageCountsSql, triagePageSql } from '../../../main/store/needs-you-queue';
+import { listRunsSql, unionIdsSql } from '../../../main/store/run-views';
 import { CLAIM_NEXT_SQL } from '../../../main/store/runner-transitions';
 import type { ListView } from '../../../main/store/store-types';
 import { createTempStore, reserve, reserveAndClaim, type TempStore } from '../../helpers/temp-store';
@@ -40,6 +41,9 @@ const PARAMS = {
   projects: null,
   exclude: null,
   requireCommand: 0,
+  cGroup: 0,
+  cDeadline: 0,
+  cId: 'run_x',
 };
 
 function plan(sql: string, params: unknown = PARAMS): string[] {
@@ -99,22 +103,18 @@ describe('listRuns', () => {
     }
   });
 
-  it('the needs-you walk reads the id index newest first, and its plan reads indexes only', () => {
+  it('the needs-you queue reads its runs through the needs-you indexes, a question through its own', () => {
     for (const project of [false, true]) {
       for (const cursor of [false, true]) {
-        const walk = plan(
-          listRunsSql('needs-you', { project, search: false, cursor, walk: true, floor: true }),
-        );
-        expect(fullScans(walk), walk.join(' | ')).toEqual([]);
-        expect(walk.join(' | ')).not.toMatch(/TEMP B-TREE/);
-        expect(walk.join(' | ')).toMatch(
-          project
-            ? /SEARCH r USING INDEX runs_project \(project_id=\? AND id/
-            : /SEARCH r USING INDEX sqlite_autoindex_runs_1 \(id/,
-        );
-        const chosen = plan(needsYouPlanSql({ project, cursor }));
-        expect(fullScans(chosen), chosen.join(' | ')).toEqual([]);
-        expect(chosen.filter((d) => /^SCAN (x|w)\b/.test(d) && !/COVERING INDEX/.test(d))).toEqual([]);
+        const filters = { project, search: null };
+        for (const sql of [triagePageSql(filters, cursor), triageCountsSql(filters)]) {
+          const details = plan(sql);
+          expect(fullScans(details), details.join(' | ')).toEqual([]);
+          expect(details.join(' | ')).toMatch(/runs_needs_you/);
+          expect(details.join(' | ')).toMatch(/runs_owner_expiry/);
+          expect(details.join(' | ')).toMatch(/runs_unattended/);
+        }
+        expect(plan(triagePageSql(filters, cursor)).join(' | ')).toMatch(/interactions_open/);
       }
     }
   });

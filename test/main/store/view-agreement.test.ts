@@ -2,6 +2,7 @@
  * The SQL view filters (listRuns / attentionSummary / listProjects) must agree exactly with the
  * `displayStatus()` reducer (docs/ARCHITECTURE.md#display-status-and-views): for every view, at several times, SQL membership == reducer result.
  */
+import { TRIAGE_GROUPS, triageGroupFor } from '../../../shared/triage';
 import { VIEW_STATUSES, viewIncludes } from '../../../shared/views';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -37,7 +38,7 @@ function reducerMembers(store: RunStore, now: number, view: ListView, projectPat
   const ids = (store.db.prepare(`SELECT id FROM runs ORDER BY id DESC`).all() as Array<{ id: string }>).map(
     (r) => r.id,
   );
-  return ids.filter((id) => {
+  const members = ids.filter((id) => {
     const snap = store.getSnapshot(id);
     if (projectPath !== undefined && snap.run.projectPath !== projectPath) return false;
     const d = displayStatus(snap, now);
@@ -45,6 +46,30 @@ function reducerMembers(store: RunStore, now: number, view: ListView, projectPat
     if (view === 'needs-you') return d.needsYou;
     if (Object.hasOwn(VIEW_STATUSES, view)) return viewIncludes(view as keyof typeof VIEW_STATUSES, d.status);
     return d.status === view;
+  });
+  return view === 'needs-you' ? inTriageOrder(store, now, members) : members;
+}
+
+/**
+ * The reducer's members of Needs you in triage order (shared/triage.ts): by group, questions by their
+ * soonest open deadline (none last), newest first within that. The store keeps this order in SQL.
+ */
+function inTriageOrder(store: RunStore, now: number, newestFirst: string[]): string[] {
+  const key = new Map(
+    newestFirst.map((id, index) => {
+      const snap = store.getSnapshot(id);
+      const ambiguous = snap.effects.filter((e) => e.status === 'ambiguous').length;
+      const group = TRIAGE_GROUPS.indexOf(triageGroupFor(displayStatus(snap, now).status, ambiguous));
+      const open = snap.interactions.filter((i) => i.status === 'pending' || i.status === 'presenting');
+      const deadlines = open.map((i) => i.deadlineAt ?? Number.MAX_SAFE_INTEGER);
+      const deadline = group === 0 ? Math.min(Number.MAX_SAFE_INTEGER, ...deadlines) : 0;
+      return [id, { group, deadline, index }];
+    }),
+  );
+  return newestFirst.toSorted((a, b) => {
+    const x = key.get(a) as { group: number; deadline: number; index: number };
+    const y = key.get(b) as { group: number; deadline: number; index: number };
+    return x.group - y.group || x.deadline - y.deadline || x.index - y.index;
   });
 }
 

@@ -10,7 +10,7 @@ import {
   type RunListItem,
   type RunView,
 } from '../../../../shared/views';
-import { triageOrder } from '../format/triage-order';
+import type { TriageCounts } from '../../../../shared/triage';
 
 export interface ListQuery {
   view: RunView;
@@ -31,6 +31,8 @@ export class RunListState {
   /** The row j/k moves over (the keyboard cursor). */
   activeId = $state<string | null>(null);
   query = $state.raw<ListQuery>({ view: 'needs-you', projectPath: null, search: '' });
+  /** Needs you: runs per triage group over the whole queue, from its first page (null in other views). */
+  groups = $state.raw<TriageCounts | null>(null);
   /** True once the first page of the current query has arrived. */
   loaded = $state(false);
 
@@ -72,8 +74,7 @@ export class RunListState {
     this.loading = true;
     this.loadingMore = false;
     this.error = null;
-    const first = query.view === 'needs-you' ? this.#pageSize : this.#firstPageSize;
-    const result = await this.#request(query, first, null);
+    const result = await this.#request(query, this.#firstPageSize, null);
     if (generation !== this.#generation) return;
     this.loading = false;
     this.loaded = true;
@@ -81,9 +82,11 @@ export class RunListState {
       this.error = result.error;
       this.#setItems([]);
       this.nextCursor = null;
+      this.groups = null;
     } else {
       this.#setItems(result.value.items);
       this.nextCursor = result.value.nextCursor;
+      this.groups = result.value.groups ?? null;
       if (this.activeId === null || this.activeIndex === -1) this.activeId = this.items[0]?.run.id ?? null;
     }
     const after = this.#afterLoad;
@@ -106,14 +109,14 @@ export class RunListState {
     const fresh = result.value.items.filter((i) => !this.#ids.has(i.run.id));
     for (const item of fresh) this.#ids.add(item.run.id);
     // `$state.raw` signals by reference, so the list gets a new array: one pointer copy, no per-row work.
-    const joined = this.items.concat(fresh);
-    this.items = this.query.view === 'needs-you' ? triageOrder(joined) : joined;
+    // Pages come in the store's order (Needs you's too: a keyset on its triage order), so rows only append.
+    this.items = this.items.concat(fresh);
     this.nextCursor = result.value.nextCursor;
   }
 
-  /** Replaces the rows (first page, refresh) and their id set; Needs you is shown as a triage queue. */
+  /** Replaces the rows (first page, refresh) and their id set. */
   #setItems(items: RunListItem[]): void {
-    this.items = this.query.view === 'needs-you' ? triageOrder(items) : items;
+    this.items = items;
     this.#ids = new Set(items.map((i) => i.run.id));
   }
 
@@ -150,6 +153,7 @@ export class RunListState {
     const want = Math.min(Math.max(before.length, this.#pageSize), REFRESH_CAP);
     const head: RunListItem[] = [];
     let cursor: string | null = null;
+    let groups: TriageCounts | null = null;
     do {
       const result = await this.#request(this.query, Math.min(MAX_PAGE, want - head.length), cursor);
       if (generation !== this.#generation) return;
@@ -158,17 +162,17 @@ export class RunListState {
         return;
       }
       head.push(...result.value.items);
+      if (cursor === null) groups = result.value.groups ?? null;
       cursor = result.value.nextCursor;
     } while (cursor !== null && head.length < want);
     if (generation !== this.#generation) return;
 
     const activeIndexBefore = this.activeIndex;
-    const lastHeadId = head.at(-1)?.run.id;
-    if (cursor !== null && lastHeadId !== undefined && before.length > head.length) {
-      // Ids sort by creation time, newest first: rows older than the refreshed head keep their place.
-      const tail = before.filter((i) => i.run.id < lastHeadId);
+    this.groups = groups;
+    const tail = cursor === null ? [] : this.#tailAfter(before, head);
+    if (tail.length > 0) {
+      // Rows past the refreshed head keep their place; the old cursor still points past them.
       this.#setItems([...head, ...tail]);
-      // the old cursor still points past the tail
     } else {
       this.#setItems(head);
       this.nextCursor = cursor;
@@ -180,6 +184,20 @@ export class RunListState {
       const index = Math.min(Math.max(activeIndexBefore, 0), this.items.length - 1);
       this.activeId = this.items[index]?.run.id ?? null;
     }
+  }
+
+  /**
+   * The loaded rows that come after a refreshed head, in the list's order: by id (newest first) in a view in
+   * the store's order, and in Needs you the rows after the head's last row as it stood before.
+   */
+  #tailAfter(before: readonly RunListItem[], head: readonly RunListItem[]): RunListItem[] {
+    const lastHeadId = head.at(-1)?.run.id;
+    if (lastHeadId === undefined || before.length <= head.length) return [];
+    if (this.query.view !== 'needs-you') return before.filter((i) => i.run.id < lastHeadId);
+    const at = before.findIndex((i) => i.run.id === lastHeadId);
+    if (at === -1) return [];
+    const inHead = new Set(head.map((i) => i.run.id));
+    return before.slice(at + 1).filter((i) => !inHead.has(i.run.id));
   }
 
   /** Moves the keyboard cursor by `delta` rows, clamped; returns the new index. */

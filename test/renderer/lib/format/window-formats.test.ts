@@ -6,7 +6,7 @@ import { faviconSvg, windowTitle } from '../../../../renderer/src/lib/format/fav
 import { leaseLane } from '../../../../renderer/src/lib/format/lease-lane';
 import { markdownTree } from '../../../../renderer/src/lib/format/markdown-tree';
 import { nextStepText } from '../../../../renderer/src/lib/format/next-step';
-import { triageOrder } from '../../../../renderer/src/lib/format/triage-order';
+import { triageGroupOf } from '../../../../renderer/src/lib/format/triage-order';
 import { parseDecimal } from '../../../../renderer/src/lib/format/parse-decimal';
 import { fromDraft, toDraft } from '../../../../renderer/src/lib/settings-draft';
 
@@ -203,18 +203,16 @@ describe('next step', () => {
   });
 });
 
-describe('triage order', () => {
-  it('puts the soonest deadline first among questions when the store sends deadlines', () => {
-    const item = (id: string, status: string, extra: Record<string, unknown> = {}) =>
-      ({ run: { id }, display: { status }, ambiguousEffects: 0, ...extra }) as never;
-    const sorted = triageOrder([
-      item('q-late', 'needs-answer', { nextDeadlineAt: 900 }),
-      item('queued', 'queued'),
-      item('done', 'failed', { ambiguousEffects: 1 }),
-      item('q-none', 'needs-answer'),
-      item('q-soon', 'needs-answer', { nextDeadlineAt: 100 }),
-      item('stale', 'stale'),
-    ]).map((i: { run: { id: string } }) => i.run.id);
-    expect(sorted).toEqual(['q-soon', 'q-late', 'q-none', 'stale', 'done', 'queued']);
+describe('triage group', () => {
+  it('keeps the group the store placed a run in, else places it by what it shows', () => {
+    const item = (status: string, extra: Record<string, unknown> = {}) =>
+      ({ display: { status }, ambiguousEffects: 0, ...extra }) as never;
+    expect(triageGroupOf(item('running', { triageGroup: 'stale' }))).toBe('stale');
+    expect(triageGroupOf(item('needs-answer'))).toBe('answer');
+    expect(triageGroupOf(item('orphaned'))).toBe('stale');
+    expect(triageGroupOf(item('failed', { ambiguousEffects: 1 }))).toBe('effects');
+    expect(triageGroupOf(item('paused'))).toBe('parked');
+    expect(triageGroupOf(item('queued'))).toBe('queued');
+    expect(triageGroupOf(item('running'))).toBe('other');
   });
 });
