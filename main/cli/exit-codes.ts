@@ -21,6 +21,8 @@ export const EXIT = {
   storeRefused: 9,
   /** The run is parked for a person: an effect's outcome is unknown, or the command parked it. */
   parked: 75,
+  /** exec, worker: the run completed, but an effect's outcome is unknown: a person must resolve it. */
+  unresolved: 76,
   /** answer: the caller is inside the run that asked; only a person outside the run answers. */
   selfAnswer: 77,
   expired: 124,
@@ -42,6 +44,8 @@ export const EXIT_CODE_HELP = `Exit codes:
   9    the store refused: read-only, made by a newer Runwarden, not a Runwarden store, or damaged
   75   parked for a person: an effect's outcome is unknown (effect), or the command parked its run
        (exec, worker); a CMD run by "runwarden effect" exits 75 to say its outcome is unknown
+  76   exec, worker: the run completed, but an effect's outcome is unknown (ambiguous): it needs
+       a person to say whether it happened ("runwarden resolve EFFECT"); not a success
   77   answer: refused, the caller is inside the run that asked (only a person outside it answers)
   124  ask: the question expired with no default
   130  cancelled (ask: the question or run was cancelled; exec: the run was cancelled or interrupted)`;

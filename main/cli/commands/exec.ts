@@ -3,7 +3,7 @@ import { basename, delimiter, dirname } from 'node:path';
 import { recordEnvironment } from '../../../shared/command-environment';
 import { isTerminalRunStatus, type CommandSpec, type Run, type RunSnapshot } from '../../../shared/domain';
 import { isRunwardenError, RunwardenError } from '../../../shared/errors';
-import type { Claim, RunStore } from '../../store';
+import type { Claim, RunStore, StoreReader } from '../../store';
 import { openRunLog } from '../../runner/run-log';
 import { runnerEnv } from '../../runner/runner-env';
 import { DEFAULT_LEASE_MS, RunSession } from '../../runner/run-session';
@@ -80,7 +80,8 @@ Options:
                    another command or folder under it is refused (exit 5), nothing run
   -q, --quiet      do not print the run id and the outcome on stderr
   --json           end with one JSON line on stdout:
-                   {"ok":true,"value":{"runId","outcome","exitCode","message"}}
+                   {"ok":true,"value":{"runId","outcome","exitCode","message","unresolvedEffects"}}
+                   (unresolvedEffects: [{id,key,summary}] of effects whose outcome is unknown)
   --no-log         give CMD this terminal itself and keep no log of its output (a full-screen
                    program); by default its stdout and stderr are logged beside the store
                    ("runwarden logs RUN") and shown here as they come
@@ -88,7 +89,9 @@ ${COMMON_HELP}
 
 Exit status: CMD's exit code (128+N when killed by signal N); 6 if the lease was lost;
 130 if the run was cancelled or paused at a person's request; 127 if CMD could not be started;
-75 if CMD parked its run (an effect with an unknown outcome, or "runwarden park").`,
+75 if CMD parked its run (an effect with an unknown outcome, or "runwarden park"); 76 if the run
+completed but an effect's outcome is still unknown: the last line names each such effect and
+the "runwarden resolve" command that settles it (the run is completed, and needs you).`,
   async run(ctx, argv) {
     const request = parseExecArgs(ctx, this, argv);
     if (request === null) return EXIT.ok;
@@ -97,11 +100,12 @@ Exit status: CMD's exit code (128+N when killed by signal N); 6 if the lease was
     started.stopWatching();
     const { store, run, claim } = started;
     const parked = settlement.status === 'fenced' ? parkedByCommand(store, run.id, claim.generation) : null;
-    const result = execResult(run.id, settlement, outcome, parked);
+    const result = execResult(run.id, settlement, outcome, parked, unresolvedEffects(store, run.id));
     if (ctx.json) {
       ctx.stdout.write(`${safeJson({ ok: true, value: result })}\n`);
     } else if (
       !request.quiet ||
+      result.exitCode === EXIT.unresolved ||
       (parked === null && (settlement.status === 'fenced' || settlement.status === 'error'))
     ) {
       ctx.stderr.write(`runwarden: ${sanitizeLine(result.message)}\n`);
@@ -315,12 +319,45 @@ function endFailedStart(session: RunSession, error: unknown): void {
   }
 }
 
+/** An effect of the run whose outcome is unknown (ambiguous) when the run ended. */
+export interface UnresolvedEffect {
+  id: number;
+  key: string;
+  summary: string;
+}
+
 export interface ExecResult {
   runId: string;
   /** How the run ended here: completed, failed, cancelled, parked, fenced (lost the lease) or error. */
   outcome: Settlement['status'];
   exitCode: number;
   message: string;
+  /** Its effects whose outcome is unknown: a person must say whether each happened. */
+  unresolvedEffects: UnresolvedEffect[];
+}
+
+/** The run's effects of unknown outcome, read after it ended; none when the store cannot be read. */
+export function unresolvedEffects(store: StoreReader, runId: string): UnresolvedEffect[] {
+  try {
+    return store
+      .getSnapshot(runId)
+      .effects.filter((effect) => effect.status === 'ambiguous')
+      .map((effect) => ({ id: effect.id, key: effect.idempotencyKey, summary: effect.summary }));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * A run that completed with an effect of unknown outcome is no success: a script, `make` or CI must not go on
+ * as if it were (exit 76). The line names each effect and the command that settles it (docs/CLI.md#exit-codes).
+ */
+function completedUnresolved(runId: string, unresolved: readonly UnresolvedEffect[]): string {
+  const named = unresolved.map((effect) => `effect ${effect.id} (${sanitizeLine(effect.summary)})`);
+  const commands = unresolved.map(
+    (effect) => `runwarden resolve ${effect.id} --happened|--not-happened --note 'how you know'`,
+  );
+  return `run ${runId} completed, but whether ${named.join(', ')} happened is unknown: it needs you. Say so with: ${commands.join('; ')}`;
 }
 
 /** The outcome line of `exec` and of each run a `worker` executes, and the exit code it maps to. */
@@ -329,6 +366,7 @@ export function execResult(
   settlement: Settlement,
   outcome: CommandOutcome,
   parked: ReturnType<typeof parkedByCommand>,
+  unresolved: UnresolvedEffect[] = [],
 ): ExecResult {
   if (parked !== null) {
     return {
@@ -336,9 +374,18 @@ export function execResult(
       outcome: 'parked',
       exitCode: EXIT.parked,
       message: `run ${runId} parked by its command (${parked.code}${parked.detail === null ? '' : `: ${parked.detail}`}); see: runwarden show ${runId}`,
+      unresolvedEffects: unresolved,
     };
   }
-  const base = { runId, outcome: settlement.status, message: settlement.message };
+  const base = {
+    runId,
+    outcome: settlement.status,
+    message: settlement.message,
+    unresolvedEffects: unresolved,
+  };
+  if (settlement.status === 'completed' && unresolved.length > 0) {
+    return { ...base, exitCode: EXIT.unresolved, message: completedUnresolved(runId, unresolved) };
+  }
   switch (settlement.status) {
     case 'fenced':
       return { ...base, exitCode: EXIT.lostLease };

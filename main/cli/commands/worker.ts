@@ -31,7 +31,7 @@ import { parkedByCommand } from '../parked-by-command';
 import { projectFolder } from '../project-path';
 import { safeJson, sanitizeLine } from '../sanitize';
 import { shellCommand } from '../shell-quote';
-import { execResult } from './exec';
+import { execResult, unresolvedEffects } from './exec';
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -76,10 +76,13 @@ Options:
   --once          run at most one run, then exit
   --lease-ms N    lease length in ms (${rangeText(RANGES.leaseMs)}, default ${DEFAULT_LEASE_MS})
   --poll-ms N     how often to look for work (${rangeText(RANGES.pollMs)}, default 1000)
-  --json          one JSON line on stdout per run: {"ok":true,"value":{"runId","outcome","exitCode"}}
+  --json          one JSON line on stdout per run:
+                  {"ok":true,"value":{"runId","outcome","exitCode","message","unresolvedEffects"}}
+                  (exitCode 76: completed, but an effect's outcome is unknown, as exec says)
 ${COMMON_HELP}
 
-Exit status: 0 after a clean stop (with --once: the run's command exit code, or 0 if none was queued).`,
+Exit status: 0 after a clean stop (with --once: the run's command exit code, 76 if it completed with
+an effect of unknown outcome, or 0 if none was queued).`,
   async run(ctx, argv) {
     const parsed = parseCommand(ctx, this, argv, OPTIONS);
     if (parsed === null) return EXIT.ok;
@@ -125,8 +128,9 @@ Exit status: 0 after a clean stop (with --once: the run's command exit code, or 
       }
       const executed = await executeRun(ctx, store, session, storePath, log);
       if (executed === null) continue;
-      const { outcome, settlement, parked } = executed;
-      lastCode = parked === null ? exitCodeOf(outcome) : EXIT.parked;
+      const { outcome, settlement, parked, exitCode } = executed;
+      lastCode =
+        exitCode === EXIT.unresolved ? exitCode : parked === null ? exitCodeOf(outcome) : EXIT.parked;
       if (outcome.stopReason === 'interrupted') stopper.abort();
       if (values.once === true) return settlement.status === 'error' ? EXIT.failure : lastCode;
     }
@@ -149,6 +153,7 @@ async function executeRun(
   outcome: CommandOutcome;
   settlement: Settlement;
   parked: ReturnType<typeof parkedByCommand>;
+  exitCode: number;
 } | null> {
   const run = store.getRun(session.runId);
   const command = run.command;
@@ -179,8 +184,8 @@ async function executeRun(
   });
   const parked =
     settlement.status === 'fenced' ? parkedByCommand(store, run.id, session.claim.generation) : null;
-  const result = execResult(run.id, settlement, outcome, parked);
+  const result = execResult(run.id, settlement, outcome, parked, unresolvedEffects(store, run.id));
   log(result.message);
   if (ctx.json) ctx.stdout.write(`${safeJson({ ok: true, value: result })}\n`);
-  return { outcome, settlement, parked };
+  return { outcome, settlement, parked, exitCode: result.exitCode };
 }

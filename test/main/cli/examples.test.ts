@@ -65,7 +65,13 @@ describe.each(EXAMPLES)('the $name example', ({ name, argv, steps }) => {
     const last = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '');
     expect(last).toEqual({
       ok: true,
-      value: { runId, outcome: 'completed', exitCode: 0, message: `run ${runId} completed` },
+      value: {
+        runId,
+        outcome: 'completed',
+        exitCode: 0,
+        message: `run ${runId} completed`,
+        unresolvedEffects: [],
+      },
     });
     expect(readFileSync(join(out, 'published.txt'), 'utf8')).toBe('3.1.0\n');
 
