@@ -25,8 +25,13 @@ export function piExtensionPath(
   return join(agentDir, 'extensions', PI_EXTENSION_FILE);
 }
 
-/** How the extension runs the hook: the launch's argv and variables; a failure to start is said once. */
-const CALL_SOURCE = `let reported = false;
+/**
+ * How the extension runs the hook: the launch's argv and variables; a failure to start is said once. A hook
+ * that cannot start, fails, or says Runwarden is unavailable (no store) resolves UNAVAILABLE: pi then goes on
+ * as it would without Runwarden (docs/AGENTS.md#never-blocking-the-agent).
+ */
+const CALL_SOURCE = `const UNAVAILABLE = { runwarden: "unavailable" };
+let reported = false;
 function report(error) {
   if (reported) return;
   reported = true;
@@ -44,7 +49,7 @@ function call(payload, signal) {
       });
     } catch (error) {
       report(error);
-      resolve(null);
+      resolve(UNAVAILABLE);
       return;
     }
     const stop = () => child.kill("SIGTERM");
@@ -53,14 +58,16 @@ function call(payload, signal) {
     child.stdin.on("error", () => {});
     child.on("error", (error) => {
       report(error);
-      resolve(null);
+      resolve(UNAVAILABLE);
     });
-    child.on("close", () => {
+    child.on("close", (code) => {
       signal?.removeEventListener("abort", stop);
+      if (signal?.aborted) return resolve(null);
+      if (code !== 0) return resolve(UNAVAILABLE);
       try {
         resolve(out.trim() === "" ? null : JSON.parse(out));
       } catch {
-        resolve(null);
+        resolve(UNAVAILABLE);
       }
     });
     child.stdin.end(JSON.stringify(payload));
@@ -102,6 +109,7 @@ export default function (pi) {
       { ...base(ctx, "PreToolUse"), tool_name: event.toolName, tool_input: event.input },
       ctx.signal,
     );
+    if (reply?.runwarden === "unavailable") return undefined;
     const decision = reply?.hookSpecificOutput?.permissionDecision;
     if (decision === "allow") return undefined;
     if (decision === "deny") return { block: true, reason: reply.hookSpecificOutput.permissionDecisionReason ?? "Denied in Runwarden" };

@@ -5,7 +5,7 @@
  * store that cannot be opened, a payload it cannot read or any error prints nothing on stdout (the agent
  * asks as usual), says why on stderr and exits 0.
  */
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Interaction } from '../../shared/domain';
 import { isRunwardenError } from '../../shared/errors';
 import { fitText } from '../../shared/text-caps';
@@ -37,7 +37,7 @@ import {
   preToolUseDecision,
 } from './permission-question';
 
-const { readFileSync } = process.getBuiltinModule('node:fs');
+const { closeSync, openSync, readFileSync } = process.getBuiltinModule('node:fs');
 
 export interface HookOptions {
   agent: AgentName;
@@ -53,9 +53,13 @@ export interface HookOptions {
 export const WORKING = 'Working';
 
 export async function runHook(ctx: CliContext, options: HookOptions, stdinText?: string): Promise<number> {
+  let sessionId: string | null = null;
   const say = (message: string): void => {
+    // The pi extension reads this as "go on as without Runwarden" (Claude Code and Codex read no output so).
+    if (options.agent === 'pi') ctx.rawStdout.write(`${JSON.stringify({ runwarden: 'unavailable' })}\n`);
+    if (!firstTimeSaid(options.agent, sessionId, message)) return;
     ctx.stderr.write(
-      `runwarden: ${sanitizeLine(message)}; ${AGENT_LABELS[options.agent]} goes on as usual\n`,
+      `runwarden: ${sanitizeLine(message)}; ${AGENT_LABELS[options.agent]} goes on as usual (said once per session)\n`,
     );
   };
   let text: string;
@@ -70,6 +74,7 @@ export async function runHook(ctx: CliContext, options: HookOptions, stdinText?:
     say('the hook input is not the JSON object an agent sends (hook_event_name, session_id)');
     return 0;
   }
+  sessionId = payload.sessionId;
   let store: AgentSessionStore;
   try {
     store = openAgentSessionStore(storePathOf(ctx, options.storeFlag), { quickCheck: false });
@@ -85,6 +90,28 @@ export async function runHook(ctx: CliContext, options: HookOptions, stdinText?:
     say(messageOf(error));
   }
   return 0;
+}
+
+/**
+ * Whether this fault is new for the session (docs/AGENTS.md#never-blocking-the-agent): a store that cannot be
+ * reached fails every hook call, and a few lines on every turn say nothing more than the first. A small file
+ * in the temporary folder, named by a hash of the agent, the session (else the agent's process) and the
+ * message, records that it was said.
+ */
+function firstTimeSaid(agent: AgentName, sessionId: string | null, message: string): boolean {
+  // Loaded only here: a hook that meets no fault never pays for them.
+  const { createHash } = process.getBuiltinModule('node:crypto');
+  const { tmpdir } = process.getBuiltinModule('node:os');
+  const key = createHash('sha256')
+    .update(`${agent}\0${sessionId ?? `ppid:${process.ppid}`}\0${message}`)
+    .digest('hex')
+    .slice(0, 32);
+  try {
+    closeSync(openSync(join(tmpdir(), `runwarden-said-${key}`), 'wx', 0o600));
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'EEXIST';
+  }
 }
 
 function readStdin(): string {

@@ -110,4 +110,26 @@ describe.skipIf(skipAgents)('pi', () => {
       provenance: 'expired_no_default',
     });
   });
+
+  it('goes on as without Runwarden when the store cannot be reached, and says why once', async () => {
+    // A store that cannot be created (its folder would sit under a file): every hook call fails to open it.
+    const blocker = join(world.dir, 'not-a-folder');
+    writeFileSync(blocker, 'a file\n');
+    const installed = await runwarden(world, [
+      'agents',
+      'install',
+      'pi',
+      '--store',
+      join(blocker, 'inside', 'store.sqlite'),
+    ]);
+    expect(installed.code, installed.stderr).toBe(0);
+    const agent = pi();
+    const ran = await agent.done;
+    expect(ran.code, agent.output()).toBe(0);
+    expect(existsSync(world.marker), agent.output()).toBe(true);
+    expect(ran.stdout).not.toContain('Nobody answered');
+    // Six hook calls (start, prompt, tool call, result, end of turn, shutdown) fail; the reason is said once.
+    expect(ran.stderr.match(/the store cannot be opened/g) ?? [], ran.stderr).toHaveLength(1);
+    expect(ran.stderr).toContain('pi goes on as usual');
+  });
 });

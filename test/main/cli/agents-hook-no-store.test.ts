@@ -12,11 +12,13 @@ import { tempDir } from '../../helpers/cli';
 import { testCliBin } from '../../helpers/paths';
 
 const dir = tempDir('runwarden-hook-');
+// Session ids no earlier run used: why a hook cannot reach the store is said once per session.
+const STAMP = `${process.pid}-${Date.now()}`;
 afterAll(() => dir.remove());
 
 function hook(agent: string, store: string, event: Record<string, unknown>) {
   return spawnSync(process.execPath, [testCliBin(), 'agents', 'hook', agent, '--store', store], {
-    input: JSON.stringify({ session_id: 'no-store', cwd: dir.path, ...event }),
+    input: JSON.stringify({ session_id: `no-store-${STAMP}`, cwd: dir.path, ...event }),
     env: { ...process.env, NO_COLOR: '1', CLAUDE_PID: String(process.pid) },
     encoding: 'utf8',
     // Far longer than a hook that gave up should take, far shorter than a question's wait.
@@ -49,6 +51,22 @@ describe('agents hook with a store it cannot open', () => {
       });
     }
   }
+
+  it('tells the pi extension to go on as without Runwarden, and says why once per session', () => {
+    const first = hook('pi', notAStore, {
+      ...PERMISSION,
+      hook_event_name: 'PreToolUse',
+      session_id: `pi-${STAMP}`,
+    });
+    expect(first.status, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toEqual({ runwarden: 'unavailable' });
+    expect(first.stderr).toMatch(/the store cannot be opened: .+; pi goes on as usual/);
+    const again = hook('pi', notAStore, { hook_event_name: 'Stop', session_id: `pi-${STAMP}` });
+    expect(JSON.parse(again.stdout)).toEqual({ runwarden: 'unavailable' });
+    expect(again.stderr).toBe('');
+    const other = hook('pi', notAStore, { hook_event_name: 'Stop', session_id: `pi-other-${STAMP}` });
+    expect(other.stderr).toMatch(/the store cannot be opened/);
+  });
 
   it('leaves a file that is not a store as it was', () => {
     hook('claude-code', notAStore, { hook_event_name: 'PostToolUse', tool_name: 'Bash' });
