@@ -132,6 +132,11 @@ export interface StopCommandStarted {
 export interface AnswerOutcome {
   outcome: 'accepted' | 'adopted';
   interaction: Interaction;
+  /**
+   * Accepted from a process the self-answer check could not place inside or outside the run, and why
+   * (docs/LIVENESS.md#what-cannot-be-told). Left out when it could, and for a person's window.
+   */
+  callerUnchecked?: string;
 }
 
 /**

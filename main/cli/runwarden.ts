@@ -6,6 +6,7 @@ import type { CliContext } from './command';
 import { colourEnabled, guardedStream, lazyPainter, lazyStream } from './output';
 import { runCli } from './run-cli';
 import { stopBetweenStatements } from './stop-between-statements';
+import { becomeSubreaper } from '../runner/subreaper';
 
 // node:fs and node:tty as Node's own objects, not through `import`: their ESM wrappers read every export,
 // which loads fs/promises, readline, net and the stream modules (docs/CLI.md#start-up).
@@ -19,7 +20,11 @@ function binPath(): string {
   return process.argv[1] ?? beside;
 }
 
+/** The commands that supervise a run keep its processes below them (docs/LIVENESS.md#only-a-person-outside-the-run-answers). */
+const SUPERVISORS = new Set(['exec', 'worker']);
+
 async function main(): Promise<void> {
+  if (SUPERVISORS.has(process.argv[2] ?? '')) becomeSubreaper();
   stopBetweenStatements();
   const cleanups: Array<() => void> = [];
   const stdout = lazyStream(

@@ -16,6 +16,7 @@ import { groupAlive, markedProcesses, processStartId } from '../store';
 import { launchArgv } from './launch-command';
 import { signalTree } from './process-tree';
 import { signalMarked } from './stop-command';
+import { containment } from './subreaper';
 import type { RunSession } from './run-session';
 import { teeOutput, type OutputSink } from './tee-output';
 
@@ -256,6 +257,7 @@ function recordCommand(session: RunSession, pid: number, ownGroup: boolean): voi
       pid,
       pgid: ownGroup ? pid : null,
       startId: processStartId(pid),
+      containment: containment(),
     });
   } catch {
     // Busy or full: the sweeper then only knows the supervisor, as before.
@@ -276,6 +278,8 @@ function watchEffects(session: RunSession): NodeJS.Timeout {
     if (session.fenced) return;
     try {
       session.store.noticeGoneEffects(session.claim);
+      // A question whose asker was killed stops waiting now (docs/LIVENESS.md#questions-and-their-askers).
+      session.store.noticeGoneAskers(session.claim);
     } catch {
       // Busy, full, or fenced meanwhile: the next look, or the ending, settles it.
     }

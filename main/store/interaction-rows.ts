@@ -39,14 +39,19 @@ export interface CancelledQuestion {
  * person's cancel, a runner's own cancel, complete, fail, time out — goes through here, in creation order.
  */
 export function cancelOpenInteractions(ctx: StoreContext, runId: string, now: number): CancelledQuestion[] {
+  // A question whose asker is verifiably gone was not cancelled by anybody: it says so (asker_gone).
+  const gone = goneAskerQuestions(ctx, runId);
   const cancelled = ctx
     .prep(
       `UPDATE interactions SET status = 'cancelled', revision = revision + 1, settled_at = ?, presenter_id = NULL,
-         presenter_expires_at = NULL, provenance = CASE WHEN kind = 'decision' THEN 'explicit_cancel' ELSE provenance END
+         presenter_expires_at = NULL,
+         withdrawal = CASE WHEN id IN (SELECT value FROM json_each(?)) THEN 'asker_gone' ELSE withdrawal END,
+         provenance = CASE WHEN kind = 'decision' AND id NOT IN (SELECT value FROM json_each(?)) THEN 'explicit_cancel'
+           ELSE provenance END
        WHERE run_id = ? AND status IN ${OPEN_INTERACTION_SQL}
        RETURNING id, kind, title, created_at`,
     )
-    .all(now, runId)
+    .all(now, JSON.stringify(gone), JSON.stringify(gone), runId)
     .map((row) => row as CancelledQuestion & { title: string; created_at: number })
     .sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : 1));
   // A finished run must not read "Waiting for an answer: …" (docs/LIVENESS.md#questions-and-their-askers).
@@ -58,6 +63,35 @@ export function cancelOpenInteractions(ctx: StoreContext, runId: string, now: nu
       .run(runId, JSON.stringify(cancelled.map((q) => waitingDetail(q.title))));
   }
   return cancelled.map(({ id, kind }) => ({ id, kind }));
+}
+
+/** The run's open questions whose recorded asker is verifiably gone (docs/LIVENESS.md#questions-and-their-askers). */
+export function goneAskerQuestions(ctx: StoreContext, runId: string): string[] {
+  const rows = ctx
+    .prep(
+      `SELECT id, asker_pid, asker_start_id, asker_hostname, asker_boot_id, asker_pid_ns FROM interactions
+       WHERE run_id = ? AND asker_pid IS NOT NULL AND status IN ${OPEN_INTERACTION_SQL}`,
+    )
+    .all(runId) as Array<{
+    id: string;
+    asker_pid: number;
+    asker_start_id: string | null;
+    asker_hostname: string | null;
+    asker_boot_id: string | null;
+    asker_pid_ns: string | null;
+  }>;
+  return rows
+    .filter(
+      (row) =>
+        ctx.liveness.judgeProcess({
+          pid: row.asker_pid,
+          startId: row.asker_start_id,
+          hostname: row.asker_hostname,
+          bootId: row.asker_boot_id,
+          pidNs: row.asker_pid_ns,
+        }) === 'gone',
+    )
+    .map((row) => row.id);
 }
 
 /**

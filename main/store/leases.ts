@@ -140,7 +140,11 @@ export function recordCommand(
     type: 'run.command_started',
     actor: runnerActor(lease, claim),
     leaseGeneration: lease.generation,
-    payload: { pid: command.pid, pgid: command.pgid },
+    payload: {
+      pid: command.pid,
+      pgid: command.pgid,
+      ...(command.containment !== undefined && { containment: command.containment }),
+    },
   });
 }
 

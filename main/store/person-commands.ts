@@ -12,19 +12,21 @@ import {
   type Run,
 } from '../../shared/domain';
 import { responseIssues } from '../../shared/answer-rules';
-import { displayStatus, hasLiveOwner, isAgentSessionRun, isTerminal } from '../../shared/display-status';
+import {
+  displayStatus,
+  hasLiveOwner,
+  isAgentSessionRun,
+  isLeaseStale,
+  isOrphaned,
+  isTerminal,
+} from '../../shared/display-status';
 import { RunwardenError } from '../../shared/errors';
 import { interruptActiveAttempts } from './attempt-rows';
 import { applyCancel, cascadePreview } from './cancel-cascade';
 import { loadEffectRow } from './effect-rows';
 import { requirePayloadWithin, requireReason, requireText } from './input-checks';
 import { loadInteractionRow } from './interaction-rows';
-import {
-  nobodyWaitingRefusal,
-  OUTSIDE_EVERY_RUN,
-  selfAnswerRefusal,
-  type CallerIdentity,
-} from './question-askers';
+import { nobodyWaitingRefusal, OUTSIDE_EVERY_RUN, checkCaller, type CallerIdentity } from './question-askers';
 import { takeLease } from './lease-rows';
 import { setQueueEntry } from './queue-rows';
 import { toEffect, toInteraction, toJson, toLease, toRun, type InteractionRow } from './row-mapping';
@@ -396,7 +398,12 @@ function recordSubmission(
     );
 }
 
-function refusal(ctx: StoreContext, row: InteractionRow, input: AnswerInput): RunwardenError | null {
+function refusal(
+  ctx: StoreContext,
+  row: InteractionRow,
+  input: AnswerInput,
+  now: number,
+): RunwardenError | null {
   const fresh = toInteraction(row);
   if (!OPEN_INTERACTION_STATUSES.includes(row.status)) {
     return new RunwardenError('CONFLICT', `This question is no longer open (it is ${row.status}).`, {
@@ -419,11 +426,41 @@ function refusal(ctx: StoreContext, row: InteractionRow, input: AnswerInput): Ru
   if (run.paused === 1) {
     return new RunwardenError('CONFLICT', `Run ${run.id} is paused; resume it before answering.`, { fresh });
   }
+  const unheld = nothingWouldAct(ctx, run.id, now);
+  if (unheld !== null) return unheld;
   const issues = responseIssues(fresh, input.payload);
   if (issues.length > 0) {
     return new RunwardenError('VALIDATION', `The answer does not fit the question: ${issues.join(' ')}`, {
       issues,
     });
+  }
+  return null;
+}
+
+/**
+ * An answer goes to something that will act on it (docs/LIVENESS.md#an-answer-goes-to-something-that-acts-on-it):
+ * a run whose supervisor is gone — orphaned or stale, exactly when the window offers no Answer — has
+ * nothing that would read it and carry the run on, so the answer is refused with the next step. A run
+ * nobody holds (parked, queued) is answered: the runner that takes it next reads the answer.
+ */
+function nothingWouldAct(ctx: StoreContext, runId: string, now: number): RunwardenError | null {
+  const lease = toLease(loadLeaseRow(ctx, runId));
+  const liveness = ctx.liveness.judge(lease);
+  const run = toRun(loadRunRow(ctx, runId));
+  const runner = `its runner ${lease.ownerId ?? ''}`.trimEnd();
+  if (isOrphaned(lease, liveness)) {
+    return new RunwardenError(
+      'CONFLICT',
+      `Nothing would act on this answer: run ${runId} is orphaned (${runner} is gone, so the run cannot go on; what its command left running would not read it either). Your answer was not recorded. Stop what is left and cancel the run: runwarden cancel --stop-command ${runId}`,
+      { recovery: { kind: 'stopCommand', runId } },
+    );
+  }
+  if (isLeaseStale(run, lease, now, liveness)) {
+    const how = liveness.supervisor === 'gone' ? 'is gone' : 'stopped heartbeating';
+    return new RunwardenError(
+      'CONFLICT',
+      `Nothing would act on this answer: run ${runId} is stale (${runner} ${how}, so nothing is left to read it). Your answer was not recorded. Cancel the run, then retry it: runwarden cancel ${runId}`,
+    );
   }
   return null;
 }
@@ -441,8 +478,8 @@ export function answerInteraction(
 ): AnswerResult | RunwardenError {
   const row = loadInteractionRow(ctx, interactionId);
   // Only a person outside the run answers; refused before anything is written (docs/LIVENESS.md#only-a-person-outside-the-run-answers).
-  const self = selfAnswerRefusal(ctx, row, input.caller ?? OUTSIDE_EVERY_RUN);
-  if (self !== null) return self;
+  const caller = checkCaller(ctx, row, input.caller ?? OUTSIDE_EVERY_RUN);
+  if (caller.refusal !== null) return caller.refusal;
   const prior = ctx
     .prep(
       `SELECT payload_json FROM submissions WHERE interaction_id = ? AND idempotency_key = ? AND outcome = 'accepted' LIMIT 1`,
@@ -463,7 +500,7 @@ export function answerInteraction(
     recordSubmission(ctx, row, input, 'adopted', null, now);
     return { outcome: 'adopted', interaction: toInteraction(row) };
   }
-  const refused = nobodyWaitingRefusal(ctx, row, input.actor, now) ?? refusal(ctx, row, input);
+  const refused = nobodyWaitingRefusal(ctx, row, input.actor, now) ?? refusal(ctx, row, input, now);
   if (refused !== null) {
     recordSubmission(ctx, row, input, 'rejected', `${refused.code}: ${refused.message}`, now);
     return refused;
@@ -481,9 +518,18 @@ export function answerInteraction(
   commitRun(ctx, row.run_id, now, {
     type: 'interaction.answered',
     actor: actorOf(input.actor),
-    payload: { interactionId: row.id, idempotencyKey: input.idempotencyKey },
+    payload: {
+      interactionId: row.id,
+      idempotencyKey: input.idempotencyKey,
+      // Given by a process the self-answer check could not place (docs/LIVENESS.md#what-cannot-be-told).
+      ...(caller.unchecked !== null && { callerUnchecked: caller.unchecked }),
+    },
   });
-  return { outcome: 'accepted', interaction: toInteraction(loadInteractionRow(ctx, row.id)) };
+  return {
+    outcome: 'accepted',
+    interaction: toInteraction(loadInteractionRow(ctx, row.id)),
+    ...(caller.unchecked !== null && { callerUnchecked: caller.unchecked }),
+  };
 }
 
 /** Claims a question for one presenter (a dialog showing it) for `ttlMs`; no run revision change. */

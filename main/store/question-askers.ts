@@ -6,16 +6,30 @@
  * `asker_gone` — and an answer to it is refused with NOBODY_WAITING. An answer whose caller is inside the
  * run that asked is refused with SELF_ANSWER and changes nothing.
  */
-import { OPEN_INTERACTION_STATUSES, type Actor } from '../../shared/domain';
+import { OPEN_INTERACTION_STATUSES, type Actor, type Lease } from '../../shared/domain';
 import { AGENT_SESSION_ORIGIN, type Verdict } from '../../shared/display-status';
 import { RunwardenError } from '../../shared/errors';
 import { resumeWaitingAttempts } from './attempt-rows';
-import { countOpenInteractions, loadInteractionRow, waitingDetail } from './interaction-rows';
+import {
+  countOpenInteractions,
+  goneAskerQuestions,
+  loadInteractionRow,
+  waitingDetail,
+} from './interaction-rows';
 import { pidsTrusted, processTrusted } from './liveness';
 import type { AncestorProcess } from './process-identity';
 import { toInteraction, toLease, type InteractionRow } from './row-mapping';
 import { setRunStatus } from './run-rows';
-import { actorOf, commitRun, loadLeaseRow, loadQueueRow, loadRunRow } from './run-state';
+import {
+  actorOf,
+  commitRun,
+  fence,
+  loadLeaseRow,
+  loadQueueRow,
+  loadRunRow,
+  runnerSurface,
+  type ClaimRef,
+} from './run-state';
 import type { StoreContext } from './store-context';
 
 /** Why a question was withdrawn; the interaction's provenance says the same. */
@@ -36,10 +50,12 @@ export interface CallerIdentity {
   runId: string | null;
   /** The caller's process and its ancestors, nearest first, read on this machine (empty when unknown). */
   ancestry: readonly AncestorProcess[];
+  /** The desktop host or the browser server, answering for a person in its window. */
+  host?: true;
 }
 
 /** A caller known to be outside every run: the desktop host or the browser server answering for a person. */
-export const OUTSIDE_EVERY_RUN: CallerIdentity = { runId: null, ancestry: [] };
+export const OUTSIDE_EVERY_RUN: CallerIdentity = { runId: null, ancestry: [], host: true };
 
 /** Checks an asker given to `requestInteraction` (VALIDATION when malformed). */
 export function checkAsker(asker: unknown): AskerIdentity {
@@ -126,6 +142,22 @@ export function withdrawInteraction(
   return true;
 }
 
+/**
+ * The supervisor's own look, each second while its command runs: its run's open questions whose asker is
+ * verifiably gone are withdrawn (`asker_gone`) at once, not when the run ends or a sweeper passes. Ids.
+ */
+export function withdrawGoneAskersOfRun(ctx: StoreContext, claim: ClaimRef, now: number): string[] {
+  const lease = fence(ctx, claim, now);
+  const actor: Actor = {
+    type: 'runner',
+    id: lease.owner_id ?? claim.runId,
+    surface: runnerSurface(claim.surface),
+  };
+  return goneAskerQuestions(ctx, claim.runId).filter((id) =>
+    withdrawInteraction(ctx, id, 'asker_gone', actor, now),
+  );
+}
+
 /** Open questions with a recorded asker, oldest first: the few the sweeper looks at. */
 export function askedOpenInteractions(ctx: StoreContext): InteractionRow[] {
   return ctx
@@ -194,27 +226,46 @@ export function nobodyWaitingRefusal(
 }
 
 /**
- * SELF_ANSWER when the caller is inside the run that asked: its RUNWARDEN_RUN_ID names the run, or one of
- * its ancestors is the run's supervisor, its command, or the process that asked (compared by pid and start
- * identity, and only when those pids mean something on this machine). Null otherwise.
+ * Whether an answer came from inside the run that asked (docs/LIVENESS.md#only-a-person-outside-the-run-answers):
+ * `refusal` (SELF_ANSWER) when the caller's RUNWARDEN_RUN_ID names the run, or one of its ancestors is the
+ * run's supervisor, its command, or a process that asked (compared by pid and start identity, only when
+ * those pids mean something on this machine). `unchecked` says why the ancestry could not settle it for a
+ * process outside by it: the supervisor did not keep its processes below it (no child subreaper), is gone,
+ * or runs elsewhere, or the caller's ancestry could not be read. Null for the host, which answers for a person.
  */
-export function selfAnswerRefusal(
+export function checkCaller(
   ctx: StoreContext,
   row: InteractionRow,
   caller: CallerIdentity,
-): RunwardenError | null {
+): { refusal: RunwardenError | null; unchecked: string | null } {
   const refuse = (how: string): RunwardenError =>
     new RunwardenError(
       'SELF_ANSWER',
       `Only a person outside run ${row.run_id} can answer "${row.title}": this answer came from inside the run (${how}). Nothing was changed.`,
     );
   if (caller.runId !== null && caller.runId === row.run_id) {
-    return refuse(`its RUNWARDEN_RUN_ID is ${row.run_id}`);
+    return { refusal: refuse(`its RUNWARDEN_RUN_ID is ${row.run_id}`), unchecked: null };
   }
-  if (caller.ancestry.length === 0) return null;
-  const recorded: AncestorProcess[] = [];
+  if (caller.host === true) return { refusal: null, unchecked: null };
   const lease = toLease(loadLeaseRow(ctx, row.run_id));
-  if (lease.ownerType === 'runner' && lease.ownerPid !== null && pidsTrusted(lease, ctx.liveness.here)) {
+  const supervised = lease.ownerType === 'runner' && lease.ownerPid !== null;
+  const trusted = supervised && pidsTrusted(lease, ctx.liveness.here);
+  const recorded = recordedProcesses(ctx, row.run_id, trusted ? lease : null);
+  const inside = caller.ancestry.find((a) =>
+    recorded.some(
+      (r) => r.pid === a.pid && (r.startId === null || a.startId === null || r.startId === a.startId),
+    ),
+  );
+  if (inside !== undefined) {
+    return { refusal: refuse(`it was started by process ${inside.pid} of the run`), unchecked: null };
+  }
+  return { refusal: null, unchecked: whyUnchecked(ctx, lease, supervised, trusted, caller) };
+}
+
+/** The run's supervisor and command (when trusted here) and every process that asked one of its questions. */
+function recordedProcesses(ctx: StoreContext, runId: string, lease: Lease | null): AncestorProcess[] {
+  const recorded: AncestorProcess[] = [];
+  if (lease !== null && lease.ownerPid !== null) {
     recorded.push({ pid: lease.ownerPid, startId: lease.ownerStartId });
     if (lease.commandPid !== null && lease.commandPid !== undefined) {
       recorded.push({ pid: lease.commandPid, startId: lease.commandStartId ?? null });
@@ -222,7 +273,7 @@ export function selfAnswerRefusal(
   }
   const askers = ctx
     .prep(`SELECT * FROM interactions WHERE run_id = ? AND asker_pid IS NOT NULL`)
-    .all(row.run_id) as InteractionRow[];
+    .all(runId) as InteractionRow[];
   for (const asker of askers) {
     const asked = {
       pid: asker.asker_pid as number,
@@ -233,10 +284,36 @@ export function selfAnswerRefusal(
     };
     if (processTrusted(asked, ctx.liveness.here)) recorded.push({ pid: asked.pid, startId: asked.startId });
   }
-  const inside = caller.ancestry.find((a) =>
-    recorded.some(
-      (r) => r.pid === a.pid && (r.startId === null || a.startId === null || r.startId === a.startId),
-    ),
-  );
-  return inside === undefined ? null : refuse(`it was started by process ${inside.pid} of the run`);
+  return recorded;
+}
+
+/** Why a caller not found inside the run may still be one of its processes; null when the check holds. */
+function whyUnchecked(
+  ctx: StoreContext,
+  lease: Lease,
+  supervised: boolean,
+  trusted: boolean,
+  caller: CallerIdentity,
+): string | null {
+  if (caller.ancestry.length === 0) return "the caller's process ancestry could not be read here";
+  // Nobody holds the run: no process of it is running, so none can be answering.
+  if (lease.ownerType === null) return null;
+  if (!supervised) return `the run is held by a ${lease.ownerType}, not a supervisor keeping its processes`;
+  if (!trusted) return "the run's supervisor runs on another machine, boot or pid namespace";
+  if (ctx.liveness.judge(lease).supervisor !== 'alive') {
+    return "the run's supervisor is gone, so its processes are no longer kept below it";
+  }
+  const started = ctx
+    .prep(
+      `SELECT payload_json FROM events WHERE run_id = ? AND type = 'run.command_started' AND lease_generation = ?
+       ORDER BY seq DESC LIMIT 1`,
+    )
+    .get(lease.runId, lease.generation) as { payload_json: string } | undefined;
+  if (started === undefined) return "the run's supervisor has not recorded its command";
+  const payload = JSON.parse(started.payload_json) as { containment?: { subreaper: boolean; why?: string } };
+  if (payload.containment === undefined)
+    return "the run's supervisor did not say whether it keeps its processes";
+  return payload.containment.subreaper
+    ? null
+    : `the run's supervisor is not a child subreaper: ${payload.containment.why ?? 'unknown'}`;
 }

@@ -20,7 +20,7 @@ import * as attempts from './attempts';
 import * as effects from './effects';
 import { loadEffectRow } from './effect-rows';
 import type { AncestorProcess } from './process-identity';
-import { loadInteractionRow } from './interaction-rows';
+import { goneAskerQuestions, loadInteractionRow } from './interaction-rows';
 import * as leases from './leases';
 import * as notifications from './notifications';
 import * as askers from './question-askers';
@@ -196,6 +196,16 @@ export class RunnerStore {
     actor: Actor,
   ): boolean {
     return this.write((ctx, now) => askers.withdrawInteraction(ctx, interactionId, withdrawal, actor, now));
+  }
+
+  /**
+   * The run's open questions whose asker is verifiably gone are withdrawn (a read first; a write only when
+   * it found one). Returns their ids.
+   */
+  noticeGoneAskers(this: Writes<RunnerStore>, claim: ClaimKey): string[] {
+    const gone = this.read((ctx) => goneAskerQuestions(ctx, claim.runId));
+    if (gone.length === 0) return [];
+    return this.write((ctx, now) => askers.withdrawGoneAskersOfRun(ctx, claim, now));
   }
 
   resumeAfterInteraction(this: Writes<RunnerStore>, claim: ClaimKey): void {

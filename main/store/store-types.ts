@@ -98,6 +98,11 @@ export interface CommandIdentity {
    * carry (docs/LIVENESS.md#terminal-mode).
    */
   runId?: string | null;
+  /**
+   * Whether the supervisor is a child subreaper, so every process of the run keeps it among its ancestors
+   * (docs/LIVENESS.md#only-a-person-outside-the-run-answers); when not, why. Left out: not known.
+   */
+  containment?: { subreaper: true } | { subreaper: false; why: string };
 }
 
 /**

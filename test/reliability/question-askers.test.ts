@@ -107,29 +107,54 @@ it('SIGINT and SIGHUP withdraw too', async () => {
   }
 });
 
-it('SIGKILL of the asking process: the sweeper withdraws its question and the run goes on', async () => {
+it('SIGKILL of the asking process: its supervisor withdraws the question at once, no sweeper needed', async () => {
   const exec = execAsking('kill', 'while [ ! -e kill.go ]; do sleep 0.1; done');
   const runId = await runIdOf(exec);
   const question = await openQuestion(runId);
   const askPid = await waitFor('the ask pid', () => readNumber('kill.pid'));
-  const sweeper = inProcessSweeper(dir.store);
   try {
-    expect(sweeper.tick().questionsWithdrawn).toBe(0);
     expect((await detail(runId)).display.status).toBe('needs-answer');
     process.kill(askPid, 'SIGKILL');
     expect(await waitFor('ask to be reaped', () => readText('kill.ask'))).toBe('137\n');
+    // No sweeper runs: exec looks at its run's askers every second while its command runs.
+    const after = await waitFor('the supervisor to withdraw', async () => {
+      const d = await detail(runId);
+      return d.snapshot.interactions[0]?.status === 'cancelled' ? d : undefined;
+    });
+    expect(after.snapshot.interactions[0]).toMatchObject({ id: question.id, provenance: 'asker_gone' });
+    expect(after.snapshot.run.status).toBe('running');
+    expect(after.display.status).toBe('running');
+  } finally {
+    writeFileSync(join(project, 'kill.go'), '');
+  }
+  expect((await exec.done).code).toBe(0);
+  expect((await detail(runId)).snapshot.interactions[0]).toMatchObject({ provenance: 'asker_gone' });
+});
+
+it('the sweeper withdraws a SIGKILLed asker of a run whose supervisor cannot look', async () => {
+  // The supervisor is stopped (SIGSTOP), so only the sweeper can notice the asker's death.
+  const exec = execAsking('sweep', 'while [ ! -e sweep.go ]; do sleep 0.1; done');
+  const runId = await runIdOf(exec);
+  const question = await openQuestion(runId);
+  const askPid = await waitFor('the ask pid', () => readNumber('sweep.pid'));
+  const sweeper = inProcessSweeper(dir.store);
+  exec.child.kill('SIGSTOP');
+  try {
+    expect(sweeper.tick().questionsWithdrawn).toBe(0);
+    process.kill(askPid, 'SIGKILL');
     const withdrawn = await waitFor('the sweeper to withdraw', () => {
       const n = sweeper.tick().questionsWithdrawn;
       return n > 0 ? n : undefined;
     });
     expect(withdrawn).toBe(1);
-    const after = await detail(runId);
-    expect(after.snapshot.interactions[0]).toMatchObject({ id: question.id, provenance: 'asker_gone' });
-    expect(after.snapshot.run.status).toBe('running');
-    expect(after.display.status).toBe('running');
+    expect((await detail(runId)).snapshot.interactions[0]).toMatchObject({
+      id: question.id,
+      provenance: 'asker_gone',
+    });
   } finally {
     sweeper.close();
-    writeFileSync(join(project, 'kill.go'), '');
+    exec.child.kill('SIGCONT');
+    writeFileSync(join(project, 'sweep.go'), '');
   }
   expect((await exec.done).code).toBe(0);
 });
@@ -171,6 +196,11 @@ it('answer from inside the run is refused SELF_ANSWER and changes nothing; a per
     `while [ ! -e self.qid ]; do sleep 0.1; done; q=$(cat self.qid); ` +
     `runwarden answer "$q" yes 2> self.err1; echo $? > self.code1; ` +
     `env -u RUNWARDEN_RUN_ID -u RUNWARDEN_RUN_TOKEN runwarden answer "$q" yes 2> self.err2; echo $? > self.code2; ` +
+    // A cleared environment, then the double fork of the issue: setsid -f leaves the shell's session and
+    // its parent exits at once, so the answering process is an orphan (kept below the supervisor).
+    `env -i PATH="$PATH" RUNWARDEN_STORE="$RUNWARDEN_STORE" HOME="$HOME" runwarden answer "$q" yes 2> self.err3; echo $? > self.code3; ` +
+    `setsid -f env -i PATH="$PATH" RUNWARDEN_STORE="$RUNWARDEN_STORE" HOME="$HOME" ` +
+    `sh -c "runwarden answer $q yes 2> $PWD/self.err4; echo \\$? > $PWD/self.code4"; ` +
     `wait`;
   const exec = spawnRunwarden(['exec', '--project', project, '--', 'sh', '-c', script], {
     store: dir.store,
@@ -184,6 +214,9 @@ it('answer from inside the run is refused SELF_ANSWER and changes nothing; a per
   expect(await waitFor('the second self-answer', () => readText('self.code2'))).toBe('77\n');
   expect(readText('self.err1')).toContain(`Only a person outside run ${runId}`);
   expect(readText('self.err2')).toContain('started by process');
+  expect(await waitFor('the env -i self-answer', () => readText('self.code3'))).toBe('77\n');
+  expect(await waitFor('the double-forked self-answer', () => readText('self.code4'))).toBe('77\n');
+  expect(readText('self.err4')).toContain(`Only a person outside run ${runId}`);
   const still = await detail(runId);
   expect(still.snapshot.run.revision).toBe(before);
   expect(still.snapshot.interactions[0]).toMatchObject({ status: 'pending', revision: question.revision });
@@ -191,7 +224,63 @@ it('answer from inside the run is refused SELF_ANSWER and changes nothing; a per
 
   const person = await runCli(['answer', question.id, 'no'], { store: dir.store });
   expect(person.code, person.stderr).toBe(0);
+  expect(person.stderr).not.toContain('could not check');
   const end = await exec.done;
   expect(end.code, end.stderr).toBe(0);
   expect(readText('self.answer')).toBe('no\n');
+});
+
+it('a supervisor that cannot keep its processes (no python3): a double-forked answer is recorded as unchecked', async () => {
+  const script =
+    `runwarden ask --title "loose?" --choice yes --choice no > loose.answer & ` +
+    `while [ ! -e loose.qid ]; do sleep 0.1; done; q=$(cat loose.qid); ` +
+    `setsid -f env -i PATH="$PATH" RUNWARDEN_STORE="$RUNWARDEN_STORE" HOME="$HOME" ` +
+    `sh -c "runwarden answer $q yes 2> $PWD/loose.err; echo \\$? > $PWD/loose.code"; ` +
+    `wait`;
+  const exec = spawnRunwarden(['exec', '--project', project, '--', 'sh', '-c', script], {
+    store: dir.store,
+    cwd: project,
+    env: { RUNWARDEN_PYTHON: '' },
+  });
+  const runId = await runIdOf(exec);
+  const question = await openQuestion(runId);
+  writeFileSync(join(project, 'loose.qid'), question.id);
+  expect(await waitFor('the double-forked answer', () => readText('loose.code'))).toBe('0\n');
+  expect(readText('loose.err')).toContain('could not check that this answer came from outside the run');
+  expect(readText('loose.err')).toContain('no python3 was found');
+  const end = await exec.done;
+  expect(end.code, end.stderr).toBe(0);
+  expect(readText('loose.answer')).toBe('yes\n');
+  const answered = (await detail(runId)).events.find((e) => e.type === 'interaction.answered');
+  expect(answered?.payload).toMatchObject({
+    interactionId: question.id,
+    callerUnchecked: expect.stringContaining('not a child subreaper'),
+  });
+});
+
+it('an answer nothing would act on: the supervisor is SIGKILLed, the answer is refused with the next step', async () => {
+  // The shell that would act on the answer dies with its supervisor; `ask` lives on in the group.
+  const script = `a=$(runwarden ask --title "act?" --choice yes --choice no); echo "$a" > acted`;
+  const exec = spawnRunwarden(['exec', '--project', project, '--', 'sh', '-c', script], {
+    store: dir.store,
+    cwd: project,
+  });
+  const runId = await runIdOf(exec);
+  const question = await openQuestion(runId);
+  exec.child.kill('SIGKILL');
+  await exec.done;
+  const answer = await runCli(['answer', question.id, 'yes'], { store: dir.store });
+  expect(answer.code, answer.stderr).toBe(5);
+  expect(answer.stderr).toContain('Nothing would act on this answer');
+  expect(answer.stderr).toContain(`runwarden cancel --stop-command ${runId}`);
+  const after = await detail(runId);
+  expect(after.snapshot.interactions[0]).toMatchObject({ status: 'pending', response: null });
+  expect(after.display.actions).not.toContain('answer');
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  expect(readText('acted')).toBeUndefined();
+  // The step it names works: the ask is stopped with the rest, and the run ends cancelled.
+  const stop = await runCli(['cancel', '--stop-command', runId, '--yes'], { store: dir.store });
+  expect(stop.code, stop.stderr).toBe(0);
+  expect((await detail(runId)).snapshot.run.status).toBe('cancelled');
+  expect(readText('acted')).toBeUndefined();
 });

@@ -44,11 +44,14 @@ Options:
 ${COMMON_HELP}
 
 Only a person outside the run answers: from inside the run that asked (RUNWARDEN_RUN_ID is the
-run, or the caller was started by its runner, command or asking process) the answer is refused.
+run, or the caller descends from its runner, command or asking process — on Linux the runner keeps
+every process of its run below it, double-forked ones too) the answer is refused. When that cannot
+be checked here, the answer is accepted with a note, and its record says so.
 
 Exit status: 0 accepted (or adopted); 2 the answer does not fit the question;
-4 unknown question; 5 no longer pending, changed, its run is paused or finished, or nobody is
-waiting for it any more (its asking process was interrupted or is gone: the question was withdrawn);
+4 unknown question; 5 no longer pending, changed, its run is paused or finished, nobody is
+waiting for it any more (its asking process was interrupted or is gone: the question was withdrawn),
+or nothing would act on it (the run's runner is gone: orphaned or stale);
 77 refused: the caller is inside the run that asked.`,
   async run(ctx, argv) {
     const parsed = parseCommand(ctx, this, argv, OPTIONS);
@@ -92,6 +95,12 @@ waiting for it any more (its asking process was interrupted or is gone: the ques
         ? `Already answered with this key: ${interactionId}.`
         : `Answered ${interactionId}: ${sanitizeLine(JSON.stringify(payload))}`,
     );
+    if (!ctx.json && result.callerUnchecked !== undefined) {
+      // Recorded with the answer too (docs/LIVENESS.md#what-cannot-be-told).
+      ctx.stderr.write(
+        `runwarden: note: could not check that this answer came from outside the run: ${sanitizeLine(result.callerUnchecked)}.\n`,
+      );
+    }
     return EXIT.ok;
   },
 };

@@ -282,6 +282,108 @@ it('a run that ends with a question open does not read "Waiting for an answer"',
   expect(run.statusDetail).toBeNull();
 });
 
+it('a run that ends with a killed asker records asker_gone, not a cancel nobody made', async () => {
+  const claim = reserveAndClaim(t);
+  t.store.markRunning(claim);
+  const { child, asker } = await liveProcess();
+  const gone = ask(claim, asker, 'Killed asker');
+  const live = ask(claim, thisProcessAsAsker(), 'Live asker');
+  await killAndReap(child);
+  t.store.completeRun(claim, null);
+  expect(t.store.getInteraction(gone.id)).toMatchObject({ status: 'cancelled', provenance: 'asker_gone' });
+  expect(t.store.getInteraction(live.id)).toMatchObject({
+    status: 'cancelled',
+    provenance: 'explicit_cancel',
+  });
+});
+
+/** A claim held by this test process (a live supervisor on this machine), its command recorded. */
+function claimHeldHere(containment?: { subreaper: true } | { subreaper: false; why: string }): Claim {
+  const here = machineIdentity();
+  const owner = runnerOwner('runner-here', {
+    pid: process.pid,
+    startId: processStartId(process.pid),
+    hostname: here.hostname,
+    bootId: here.bootId,
+    pidNs: here.pidNs,
+  });
+  const claim = reserveAndClaim(t, 30_000, owner);
+  t.store.recordCommand(claim, {
+    pid: process.pid,
+    pgid: null,
+    startId: processStartId(process.pid),
+    ...(containment !== undefined && { containment }),
+  });
+  return claim;
+}
+
+describe('what the self-answer check could not tell is recorded with the answer', () => {
+  // An ancestry of a process outside the run: neither this process (the "supervisor") nor its command.
+  const outsider = [{ pid: 999_999, startId: '1' }];
+
+  it('a subreaper supervisor alive here: checked, nothing extra recorded', () => {
+    const claim = claimHeldHere({ subreaper: true });
+    const question = ask(claim, null);
+    const result = answer(question.id, { caller: { runId: null, ancestry: outsider } });
+    expect(result.outcome).toBe('accepted');
+    expect(result.callerUnchecked).toBeUndefined();
+    const answered = t.store.getRunDetail(claim.runId, { eventsLimit: 5 }).events[0];
+    expect(answered).toMatchObject({ type: 'interaction.answered' });
+    expect(answered?.payload).not.toHaveProperty('callerUnchecked');
+    t.store.completeRun(claim, null);
+  });
+
+  it('no subreaper, or no ancestry: accepted, with why in the result and the event', () => {
+    const claim = claimHeldHere({ subreaper: false, why: 'no python3 was found to set the child subreaper' });
+    const loose = answer(ask(claim, null, 'Loose').id, { caller: { runId: null, ancestry: outsider } });
+    expect(loose.callerUnchecked).toBe(
+      "the run's supervisor is not a child subreaper: no python3 was found to set the child subreaper",
+    );
+    expect(t.store.getRunDetail(claim.runId, { eventsLimit: 5 }).events[0]?.payload).toMatchObject({
+      callerUnchecked: loose.callerUnchecked,
+    });
+    const blind = answer(ask(claim, null, 'Blind').id, { caller: { runId: null, ancestry: [] } });
+    expect(blind.callerUnchecked).toBe("the caller's process ancestry could not be read here");
+    // The window answers for a person: nothing to check.
+    const person = answer(ask(claim, null, 'Person').id);
+    expect(person.callerUnchecked).toBeUndefined();
+    t.store.completeRun(claim, null);
+  });
+});
+
+it('a run whose supervisor is verifiably gone: an answer is refused, nothing would act on it', async () => {
+  const { child, asker: supervisor } = await liveProcess();
+  const claim = reserveAndClaim(
+    t,
+    30_000,
+    runnerOwner('runner-gone', {
+      pid: supervisor.pid,
+      startId: supervisor.startId,
+      hostname: supervisor.hostname,
+      bootId: supervisor.bootId,
+      pidNs: supervisor.pidNs,
+    }),
+  );
+  t.store.markRunning(claim);
+  const question = ask(claim, thisProcessAsAsker());
+  await killAndReap(child);
+  const refused = errorOf(() => answer(question.id));
+  expect(refused.code).toBe('CONFLICT');
+  expect(refused.message).toContain('Nothing would act on this answer');
+  expect(refused.message).toContain(`is stale (its runner runner-gone is gone`);
+  expect(refused.message).toContain(`runwarden cancel ${claim.runId}`);
+  expect(t.store.getInteraction(question.id)).toMatchObject({
+    status: 'pending',
+    revision: question.revision,
+  });
+  expect(t.store.getRunDetail(claim.runId, { eventsLimit: 5 }).display.actions).not.toContain('answer');
+  t.store.cancelRun(claim.runId, {
+    expectedRevision: t.store.getRun(claim.runId).revision,
+    reason: 'test',
+    actor: HUMAN,
+  });
+});
+
 it('migration 0010 adds the asker columns and the withdrawal check to an existing store', () => {
   const dir = makeTempDir();
   try {
