@@ -5,6 +5,7 @@ import { EXIT } from '../cli/exit-codes';
 import { projectFolder } from '../cli/project-path';
 import { sanitizeLine, sanitizeText } from '../cli/sanitize';
 import { AGENT_LABELS, AGENT_NAMES, type AgentName } from '../store/agent-sessions';
+import { unstableHome } from '../cli/stable-cli-path';
 import { currentCli, hookCommandLine } from './cli-command';
 import { install, status, uninstall, type InstallContext, type Scope } from './installers';
 
@@ -65,6 +66,12 @@ export function runInstallAction(
     }
     if (agent === undefined) return EXIT.usage;
     const context = installContext(ctx, values, agent);
+    // Hooks must name a CLI that is still there tomorrow (docs/DESKTOP-CHECKLIST.md#a-stable-home).
+    const unstable = action === 'install' ? unstableHome(context.cliArgv.join(' '), process.platform) : null;
+    if (unstable !== null) {
+      ctx.stderr.write(`runwarden: ${unstable}\n`);
+      return EXIT.failure;
+    }
     const result =
       action === 'install'
         ? install(agent, scope, context, dryRun)

@@ -13,7 +13,7 @@ import { homedir } from 'node:os';
 import { delimiter as hostDelimiter, posix, win32 } from 'node:path';
 import { RunwardenError } from '../../shared/errors';
 import type { CliPathStatus } from '../../shared/views';
-import { installedLauncher } from './stable-cli-path';
+import { installedLauncher, unstableHome } from './stable-cli-path';
 
 export interface CommandResult {
   code: number;
@@ -77,7 +77,8 @@ function unavailableReason(sys: CliPathSystem): string | null {
   if (sys.appImage !== null) {
     return 'The AppImage cannot run its command outside its own mount: install the deb for the runwarden command.';
   }
-  return null;
+  // A translocated or mounted copy on macOS: a link to it would dangle after the first quit.
+  return unstableHome(sys.launcher, sys.platform);
 }
 
 export function cliPathStatus(sys: CliPathSystem): CliPathStatus {

@@ -165,3 +165,19 @@ function currentProcessProbe(): StableCliProbe {
     },
   };
 }
+
+/**
+ * Why a path of this app must not be baked into other programs' settings, or null when it may: on macOS an
+ * app started from a downloaded or mounted copy runs from a temporary App Translocation folder or from the
+ * disk image under /Volumes, and both are gone after it quits (docs/DESKTOP-CHECKLIST.md#a-stable-home).
+ */
+export function unstableHome(path: string, platform: NodeJS.Platform): string | null {
+  if (platform !== 'darwin') return null;
+  if (path.includes('/AppTranslocation/')) {
+    return 'Runwarden is running from a temporary copy macOS made of a downloaded app (App Translocation), which is gone once it quits: move Runwarden to Applications, start it from there, then try again.';
+  }
+  if (path.startsWith('/Volumes/')) {
+    return 'Runwarden is running from its disk image, which is gone once it is ejected: drag Runwarden to Applications, start it from there, then try again.';
+  }
+  return null;
+}

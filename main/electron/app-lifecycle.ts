@@ -16,6 +16,7 @@ import type { AppHost, ShellAttention } from '../services/host-types';
 import { resolveStorePath } from '../store';
 import { applyAppIdentity, type AppIdentity } from './app-identity';
 import { applicationMenu } from './app-menu';
+import { offerApplicationsFolder } from './applications-folder';
 import { registerAppImageScheme } from './appimage-scheme';
 import { DEEP_LINK_SCHEME, findDeepLink, parseDeepLink } from './deep-link';
 import { DisposableStore } from './disposables';
@@ -319,6 +320,15 @@ interface NotificationProbe {
 
 /** On ready, the phases in order; a store that cannot be opened ends start-up with a dialog. */
 function startWhenReady({ state, actions, identity, mainModuleUrl, trayHostFound }: ReadyContext): void {
+  const home = offerApplicationsFolder({
+    packaged: app.isPackaged,
+    platform: process.platform,
+    app,
+    execPath: process.execPath,
+    ask: (options) => dialog.showMessageBoxSync(options),
+    log,
+  });
+  if (home === 'moved') return;
   guardSession(session.defaultSession, state.entry.indexUrl);
   applyShellMenu(identity);
   const probe: NotificationProbe | null = testHooksEnabled(app.isPackaged, process.env)
