@@ -72,21 +72,27 @@ export function becomeSubreaper(env: NodeJS.ProcessEnv = process.env): void {
   try {
     process.execve(
       python,
-      [
-        python,
-        '-I',
-        '-S',
-        '-c',
-        PYTHON_STEP,
-        process.execPath,
-        ...process.execArgv,
-        ...process.argv.slice(1),
-      ],
-      { ...env, [MARK]: `${process.pid}:` },
+      [python, '-I', '-S', '-c', PYTHON_STEP, process.execPath, ...process.execArgv, ...sameCommand()],
+      { ...env, ...nodeMode(), [MARK]: `${process.pid}:` },
     );
   } catch (error) {
     decided = { subreaper: false, why: `python3 could not be started (${(error as Error).message})` };
   }
+}
+
+/**
+ * This command's script and arguments. An installed app's CLI names its launcher as its own path (argv[1]) for
+ * the commands it starts; its entry script, which the app's executable runs in Node mode, says where it is.
+ */
+function sameCommand(): string[] {
+  const entry = (globalThis as Record<symbol, unknown>)[Symbol.for('runwarden.entry')];
+  const script = typeof entry === 'string' ? entry : process.argv[1];
+  return script === undefined ? process.argv.slice(1) : [script, ...process.argv.slice(2)];
+}
+
+/** The app's executable runs the CLI only in Node mode, which its entry script took off this process's env. */
+function nodeMode(): NodeJS.ProcessEnv {
+  return process.versions.electron === undefined ? {} : { ELECTRON_RUN_AS_NODE: '1' };
 }
 
 function findPython(env: NodeJS.ProcessEnv): string | null {

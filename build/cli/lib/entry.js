@@ -15,6 +15,8 @@ const launcher = fileURLToPath(
   new URL(process.platform === 'win32' ? '../bin/runwarden.cmd' : '../bin/runwarden', import.meta.url),
 );
 if (existsSync(launcher)) process.argv[1] = launcher;
+// A supervisor that re-executes itself (main/runner/subreaper.ts) starts this file again, not the launcher.
+globalThis[Symbol.for('runwarden.entry')] = fileURLToPath(import.meta.url);
 
 // Runners start the CLI often: keep V8's compiled code in the person's own cache folder (the app's folder is
 // not theirs to write, and a shared temporary folder is anyone's to write).

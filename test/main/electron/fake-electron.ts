@@ -391,6 +391,9 @@ class FakeApp extends EventEmitter {
   getName(): string {
     return this.name;
   }
+  getVersion(): string {
+    return '0.1.0';
+  }
   setPath(name: string, path: string): void {
     this.paths.set(name, path);
   }
@@ -435,6 +438,14 @@ class FakeApp extends EventEmitter {
 }
 
 export const app = new FakeApp();
+
+/** The idle time the updater's restart-when-idle reads. */
+export const powerMonitor = {
+  idleSeconds: 0,
+  getSystemIdleTime(): number {
+    return powerMonitor.idleSeconds;
+  },
+};
 
 export function resetFakeElectron(): void {
   app.reset();
