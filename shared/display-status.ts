@@ -285,6 +285,11 @@ function attentionDisplay({ snapshot, liveOwner, base, ambiguous }: DisplayCase)
   if (queue.status !== 'parked') return null;
   const parkReason = parkCodeOf(queue);
   const detail = queue.errorDetail ? ` ${sentence(queue.errorDetail)}` : '';
+  // Parked for an unknown outcome that a person has since resolved: say so, and what is left to decide.
+  const settled =
+    parkReason === 'effectAmbiguous' && !liveOwner
+      ? ' Every side effect is resolved now: resume it to go on, or cancel it.'
+      : '';
   const actions: RunAction[] = liveOwner
     ? ['requestCancel']
     : parkReason === 'sourceChanged'
@@ -294,7 +299,7 @@ function attentionDisplay({ snapshot, liveOwner, base, ambiguous }: DisplayCase)
     ...base,
     status: 'parked',
     parkReason,
-    reason: `${parkedLabel(parkReason)}.${detail}`,
+    reason: `${parkedLabel(parkReason)}.${detail}${settled}`,
     needsYou: parkReason !== null && !liveOwner,
     actions,
   };

@@ -165,9 +165,14 @@ test('an ambiguous effect is resolved and the parked run resumed', async ({ page
   await rowFor(page, target.run.title).first().click();
   const effects = page.getByRole('region', { name: 'Effects' });
   await effects.getByRole('textbox').first().fill('The payment provider shows the charge went through.');
-  await effects.getByRole('button', { name: 'It happened' }).first().click();
-  // Resolved: still parked for the effect, but now a person may resume it.
+  await effects.getByRole('button', { name: 'It happened…' }).first().click();
+  const confirm = page.getByRole('dialog', { name: 'Record that it happened?' });
+  await expect(confirm).toContainText('will not run it again');
+  await screenshot(page, 'resolve-confirm-light');
+  await confirm.getByRole('button', { name: 'Record: it happened' }).click();
+  // Resolved: still parked for the effect, and the reason says a person may resume it now.
   await expect(page.getByTestId('run-reason')).toContainText(/^Parked/);
+  await expect(page.getByTestId('run-reason')).toContainText('Every side effect is resolved now');
 
   const actions = page.getByRole('toolbar', { name: 'Run actions' });
   await actions.getByRole('button', { name: /^resume/i }).click();

@@ -88,6 +88,12 @@ test('a question is answered from its list row, with the deadline and default sh
   await expect(dialog.locator('strong')).toHaveText('green');
   await expect(dialog.getByRole('button', { name: /^later\s*\(default\)$/ })).toBeVisible();
   await screenshot(page, 'quick-answer-list');
+  // Enter right after `a` picks nothing: the heading has focus, the question stays open, the ask waits.
+  await expect(dialog.getByRole('heading', { level: 2 })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Space');
+  await expect(dialog).toBeVisible();
+  expect((await show(runId)).snapshot.interactions[0]?.status).not.toBe('settled');
   await dialog.getByRole('button', { name: 'now', exact: true }).focus();
   await page.keyboard.press('Enter');
   await expect(dialog).toHaveCount(0);
@@ -169,7 +175,11 @@ test('keyboard only, on the demo: answer, resolve an effect, cancel a stale run,
   await page.keyboard.press('a');
   const quick = page.getByRole('dialog', { name: 'Answer: Deploy to production?' });
   await expect(quick).toBeVisible();
-  await expect(quick.getByRole('button', { name: 'yes', exact: true })).toBeFocused();
+  // `a` then Enter answers nothing: focus starts on the question's heading, not on a choice.
+  await expect(quick.getByRole('heading', { name: 'Answer: Deploy to production?' })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(quick).toBeVisible();
+  await tabUntil(page, 'yes', 10);
   await page.keyboard.press('Enter');
   await expect(quick).toHaveCount(0);
   expect(await focused(page)).not.toBe('body');
@@ -180,9 +190,17 @@ test('keyboard only, on the demo: answer, resolve an effect, cancel a stale run,
   await tabUntil(page, 'Resolve effects');
   await page.keyboard.press('Enter');
   await page.keyboard.type('The provider shows no refund.');
-  await tabUntil(page, 'It did not happen');
+  await tabUntil(page, 'It did not happen…');
   await page.keyboard.press('Enter');
-  await expect(page.getByRole('region', { name: 'Effects' })).toContainText('It did not happen');
+  // Nothing is recorded before the confirmation, which names the effect and starts on "Go back".
+  const confirm = page.getByRole('dialog', { name: 'Record that it did not happen?' });
+  await expect(confirm).toContainText('Refund');
+  await expect(confirm).toContainText('A retry runs it again');
+  expect(await focused(page)).toMatch(/:Go back$/);
+  await tabUntil(page, 'Record: it did not happen', 5);
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('region', { name: 'Effects' })).toContainText('It did not happen (said by');
+  await expect(page.getByTestId('effect-status').first()).toHaveText('did not happen');
   // The resolver went away with the focus on its button: focus is on the run again, not on the page.
   await expect.poll(() => focused(page), { message: 'focus after resolving' }).not.toBe('body');
   await page.keyboard.press('Escape');

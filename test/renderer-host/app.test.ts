@@ -282,16 +282,25 @@ describe('run detail', () => {
     const { user } = renderApp(h, `#/needs-you?run=${runId}`);
     await screen.findByRole('heading', { level: 2, name: 'Charge card' });
     expect(screen.getByText('chg-1')).toBeTruthy();
-    await user.click(screen.getByRole('button', { name: 'It did not happen' }));
+    await user.click(screen.getByRole('button', { name: 'It did not happen…' }));
     expect(screen.getByText('Say how you know (required).')).toBeTruthy();
     expect(h.count('resolveEffect')).toBe(0);
     await user.type(
       screen.getByRole('textbox', { name: 'How do you know? (required)' }),
       'No charge in Stripe',
     );
-    await user.click(screen.getByRole('button', { name: 'It did not happen' }));
+    await user.click(screen.getByRole('button', { name: 'It did not happen…' }));
+    const confirm = screen.getByRole('dialog', { name: 'Record that it did not happen?' });
+    expect(confirm.textContent).toContain('charge $20');
+    expect(h.count('resolveEffect')).toBe(0);
+    await user.click(within(confirm).getByRole('button', { name: 'Record: it did not happen' }));
     await screen.findByText(/did not happen\./);
     expect(h.store.getEffect(effect.id)).toMatchObject({ resolution: 'not_applied' });
+    // The run's reason follows at once: the outcome is no longer unknown, and it says what is left to do.
+    expect((await screen.findByTestId('run-reason')).textContent).toContain(
+      'Every side effect is resolved now',
+    );
+    expect(screen.getByTestId('effect-status').textContent).toBe('did not happen');
     const toolbar = await screen.findByRole('toolbar', { name: 'Run actions' });
     await user.click(await within(toolbar).findByRole('button', { name: 'Resume' }));
     await screen.findByText('Resumed: the run is queued again.');

@@ -145,7 +145,7 @@ describe('retry', () => {
     expect(within(toolbar).queryByRole('button', { name: 'Retry…' })).toBeNull();
     expect(within(toolbar).getByRole('button', { name: 'Resolve effects' })).toBeTruthy();
     expect(screen.getByTestId('run-reason').textContent).toMatch(/Resolve it before retrying\./);
-    expect(screen.getByRole('button', { name: 'It happened' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'It happened…' })).toBeTruthy();
   });
 });
 

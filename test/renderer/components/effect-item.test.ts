@@ -40,22 +40,47 @@ describe('effect item', () => {
     const user = userEvent.setup();
     const { detail, calls } = fakeDetail();
     render(EffectItem, { props: { effect: AMBIGUOUS, detail, canResolve: true } });
-    await user.click(screen.getByRole('button', { name: 'It happened' }));
+    await user.click(screen.getByRole('button', { name: 'It happened…' }));
     expect(calls).toEqual([]);
+    expect(screen.queryByRole('dialog')).toBeNull();
     const note = screen.getByRole('textbox', { name: 'How do you know? (required)' });
     expect(note.getAttribute('aria-invalid')).toBe('true');
     expect(screen.getByText('Say how you know (required).').id).toBe(note.getAttribute('aria-describedby'));
     expect(document.activeElement).toBe(note);
   });
 
-  it('resolves with the trimmed note, either way', async () => {
+  it('confirms first, naming the effect, the note and what the answer means; then resolves', async () => {
     const user = userEvent.setup();
     const { detail, calls } = fakeDetail();
     render(EffectItem, { props: { effect: AMBIGUOUS, detail, canResolve: true } });
     await user.type(screen.getByRole('textbox'), '   the bank shows no charge  ');
-    await user.click(screen.getByRole('button', { name: 'It did not happen' }));
+    await user.click(screen.getByRole('button', { name: 'It did not happen…' }));
+    const dialog = screen.getByRole('dialog', { name: 'Record that it did not happen?' });
+    expect(calls).toEqual([]);
+    expect(dialog.textContent).toContain('Charge the card');
+    expect(dialog.textContent).toContain('charge-42');
+    expect(dialog.textContent).toContain('the bank shows no charge');
+    expect(dialog.textContent).toContain('A retry runs it again');
+    expect(dialog.textContent).toContain('A resume of this run refuses the same key');
+    // The neutral control has focus: Enter goes back, it records nothing.
+    expect(document.activeElement?.textContent).toBe('Go back');
+    await user.keyboard('{Enter}');
+    expect(calls).toEqual([]);
+    expect(screen.queryByRole('dialog')).toBeNull();
+    await user.click(screen.getByRole('button', { name: 'It did not happen…' }));
+    await user.click(screen.getByRole('button', { name: 'Record: it did not happen' }));
     expect(calls).toEqual([{ id: 7, resolution: 'not_applied', note: 'the bank shows no charge' }]);
     expect(screen.getByRole('textbox').getAttribute('aria-invalid')).toBeNull();
+  });
+
+  it('says what "it happened" means: a resume or retry skips it', async () => {
+    const user = userEvent.setup();
+    const { detail } = fakeDetail();
+    render(EffectItem, { props: { effect: AMBIGUOUS, detail, canResolve: true } });
+    await user.type(screen.getByRole('textbox'), 'seen in the ledger');
+    await user.click(screen.getByRole('button', { name: 'It happened…' }));
+    const dialog = screen.getByRole('dialog', { name: 'Record that it happened?' });
+    expect(dialog.textContent).toContain('will not run it again');
   });
 
   it('offers no resolver when the person may not resolve, or the effect is not ambiguous', () => {
@@ -90,6 +115,8 @@ describe('effect item', () => {
       },
     });
     const article = screen.getByRole('article', { name: 'Charge the card' });
-    expect(article.textContent).toMatch(/Resolved\s*It did not happen\s*\(alice\): refunded/);
+    expect(article.textContent).toMatch(/Resolved\s*It did not happen \(said by alice\): refunded/);
+    expect(screen.getByTestId('effect-status').textContent).toBe('did not happen');
+    expect(article.textContent).not.toMatch(/rejected/);
   });
 });

@@ -135,10 +135,13 @@ function payloadDetails(event: RunEvent, seenErrors: Set<string>): string[] {
     if (payload.stale === true) lines.push('Stale run: no live runner held it.');
     else if (payload.requested === true) lines.push('The runner stopped on request.');
   }
-  for (const key of ['reason', 'note', 'detail', 'code', 'step', 'title', 'summary', 'resolution']) {
+  for (const key of ['reason', 'note', 'detail', 'code', 'step', 'title', 'summary']) {
     const value = payload[key];
     if (typeof value === 'string' && value !== '') lines.push(`${key}: ${value}`);
   }
+  // A resolution is what the person said, in their words, not the stored code.
+  if (payload.resolution === 'applied') lines.push('said: it happened');
+  else if (payload.resolution === 'not_applied') lines.push('said: it did not happen');
   // A failure's error is usually recorded twice (the step, then the run): show its text once.
   const error = payload.error;
   if (typeof error === 'string' && error !== '') {
@@ -163,6 +166,11 @@ export function eventTitle(type: string): string {
 
 /** The title of one event: a finished step says how it finished. */
 function entryTitle(event: RunEvent): string {
+  if (event.type === 'effect.resolved') {
+    const said = record(event.payload).resolution;
+    if (said === 'applied') return 'A person said the side effect happened';
+    if (said === 'not_applied') return 'A person said the side effect did not happen';
+  }
   const outcome = stepOutcome(event);
   return (outcome !== null ? STEP_TITLES[outcome] : undefined) ?? eventTitle(event.type);
 }
