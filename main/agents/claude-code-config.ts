@@ -4,6 +4,7 @@
  * to, after the person's own, and finds its groups again by their command (`agents hook claude-code`).
  */
 import { homedir } from 'node:os';
+import { notParsable } from './config-file';
 import { join } from 'node:path';
 import { isRunwardenHook } from './cli-command';
 
@@ -46,10 +47,7 @@ function parseSettings(text: string | null, path: string): Json {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new Error(
-      `${path} is not valid JSON (${error instanceof Error ? error.message : String(error)}); fix it first, nothing was changed`,
-      { cause: error },
-    );
+    throw notParsable(path, 'JSON', error);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new Error(`${path} does not hold a JSON object; nothing was changed`);

@@ -6,6 +6,8 @@
  * as one marked block at the end of the file, so uninstalling removes exactly that block.
  */
 import { createHash } from 'node:crypto';
+import { parse as parseToml } from 'smol-toml';
+import { notParsable } from './config-file';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { HookStatus, Scope } from './claude-code-config';
@@ -60,16 +62,77 @@ export function codexHookHash(label: string, command: string, timeoutSec: number
   return `sha256:${createHash('sha256').update(JSON.stringify(identity)).digest('hex')}`;
 }
 
-function withoutBlock(text: string): string {
-  const start = text.indexOf(`\n${BLOCK_START}\n`);
-  const at = text.startsWith(`${BLOCK_START}\n`) ? 0 : start === -1 ? -1 : start + 1;
-  if (at === -1) return text;
-  const end = text.indexOf(`${BLOCK_END}\n`, at);
-  if (end === -1) return text;
-  // The block was appended after one blank separator line, which goes with it.
-  const before = text.slice(0, at);
-  const trimmed = before.endsWith('\n\n') ? before.slice(0, -1) : before;
-  return trimmed + text.slice(end + BLOCK_END.length + 1);
+const HEADER =
+  /^\s*\[\[?\s*(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*")(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"))*\s*\]\]?\s*(?:#.*)?$/;
+/** What every Runwarden hook command holds, wherever Node or the CLI lives. */
+const OUR_COMMAND = /^\s*command\s*=\s*".* agents hook codex(?:\s|")/;
+
+/**
+ * The file without Runwarden's entries, found by what they are, not by where they sit: Codex rewrites its
+ * config and appends its own tables (`[tui]`) at the end, which can land inside the marked block, so only
+ * Runwarden's own lines go — its `[[hooks.Event]]` groups (their command runs `agents hook codex`), their
+ * `[hooks.state."…"]` trust, the two marker comments and the blank line before the first. Every other line stays.
+ */
+export function withoutOurs(text: string): string {
+  return splitOurs(text).base;
+}
+
+/** The file split into the person's (and Codex's) lines and Runwarden's own. */
+function splitOurs(text: string): { base: string; ours: string } {
+  const endsWithNewline = text.endsWith('\n');
+  const lines = (endsWithNewline ? text.slice(0, -1) : text).split('\n');
+  const ours = lines.map(() => false);
+  const headers = lines.flatMap((line, at) => (HEADER.test(line) ? [at] : []));
+  const chunkEnd = (k: number): number => headers[k + 1] ?? lines.length;
+  const groups = new Map<string, number>();
+  const ourGroups = new Set<string>();
+  for (let k = 0; k < headers.length; k += 1) {
+    const group = /^\s*\[\[\s*hooks\s*\.\s*"?(\w+)"?\s*\]\]/.exec(lines[headers[k] ?? 0] ?? '');
+    if (group === null) continue;
+    const event = group[1] ?? '';
+    const index = groups.get(event) ?? 0;
+    groups.set(event, index + 1);
+    const next = headers[k + 1];
+    if (next === undefined) continue;
+    const handler = new RegExp(`^\\s*\\[\\[\\s*hooks\\s*\\.\\s*"?${event}"?\\s*\\.\\s*hooks\\s*\\]\\]`);
+    if (!handler.test(lines[next] ?? '')) continue;
+    if (!lines.slice(next, chunkEnd(k + 1)).some((line) => OUR_COMMAND.test(line))) continue;
+    ours.fill(true, headers[k], chunkEnd(k + 1));
+    const label = CODEX_EVENTS.find((entry) => entry.event === event)?.label ?? event;
+    ourGroups.add(`${label}:${index}`);
+  }
+  for (let k = 0; k < headers.length; k += 1) {
+    const state = /^\s*\[\s*hooks\s*\.\s*state\s*\.\s*("(?:[^"\\]|\\.)*")\s*\]/.exec(
+      lines[headers[k] ?? 0] ?? '',
+    );
+    if (state === null) continue;
+    const key = JSON.parse(state[1] ?? '""') as string;
+    const parts = key.split(':');
+    if (ourGroups.has(`${parts.at(-3)}:${parts.at(-2)}`)) ours.fill(true, headers[k], chunkEnd(k));
+  }
+  lines.forEach((line, at) => {
+    if (line !== BLOCK_START && line !== BLOCK_END) return;
+    ours[at] = true;
+    // The block was appended after one blank separator line, which goes with it.
+    if (line === BLOCK_START && at > 0 && lines[at - 1]?.trim() === '') ours[at - 1] = true;
+  });
+  const kept = lines.filter((_, at) => !ours[at]);
+  if (kept.length === lines.length) return { base: text, ours: '' };
+  const out = kept.join('\n');
+  return {
+    base: out === '' ? '' : endsWithNewline ? `${out}\n` : out,
+    ours: lines.filter((_, at) => ours[at]).join('\n'),
+  };
+}
+
+/** Refuses a config.toml that is not valid TOML, in the words every agent's installer uses. */
+function checkToml(text: string | null, path: string): void {
+  if (text === null || text.trim() === '') return;
+  try {
+    parseToml(text);
+  } catch (error) {
+    throw notParsable(path, 'TOML', error);
+  }
 }
 
 /** How many matcher groups the person already has for `event` (ours are appended after them). */
@@ -123,7 +186,8 @@ export function installCodex(
   command: (waits: boolean) => string,
   gate = false,
 ): string {
-  const base = withoutBlock(text ?? '');
+  checkToml(text, path);
+  const base = withoutOurs(text ?? '');
   for (const { event } of CODEX_EVENTS) {
     if (inlineEventArray(base, event)) {
       throw new Error(
@@ -154,7 +218,7 @@ export function installCodex(
 
 export function uninstallCodex(text: string | null, _path: string): string | null {
   if (text === null) return null;
-  return withoutBlock(text);
+  return withoutOurs(text);
 }
 
 /**
@@ -166,10 +230,10 @@ export function codexStatus(
   path: string,
   command: (waits: boolean) => string,
 ): HookStatus {
-  if (text === null || !text.includes(BLOCK_START)) return { installed: false, problems: [], events: [] };
-  const start = text.indexOf(BLOCK_START);
-  const block = text.slice(start, text.indexOf(BLOCK_END, start));
-  const base = withoutBlock(text);
+  if (text === null) return { installed: false, problems: [], events: [] };
+  // Runwarden's lines, wherever Codex moved them to.
+  const { base, ours: block } = splitOurs(text);
+  if (block === '') return { installed: false, problems: [], events: [] };
   const gate = block.includes('[[hooks.PreToolUse]]');
   const problems: string[] = [];
   const events: string[] = [];

@@ -15,6 +15,14 @@ export interface InstallRecord {
   written: string;
 }
 
+/** The one sentence every agent's installer refuses a file it cannot parse with; nothing is changed. */
+export function notParsable(path: string, format: 'JSON' | 'TOML', error: unknown): Error {
+  const detail = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+  return new Error(`${path} is not valid ${format} (${detail}); fix it first, nothing was changed`, {
+    cause: error,
+  });
+}
+
 export function recordPathOf(configPath: string): string {
   return `${configPath}.runwarden-install.json`;
 }
@@ -52,15 +60,31 @@ export function writeAtomic(path: string, content: string | Buffer, mode = 0o644
   renameSync(temporary, path);
 }
 
-/** Writes `next` as the agent's configuration, recording the original bytes on the first install. */
-export function writeInstalled(configPath: string, before: Buffer | null, next: string): void {
+/**
+ * Writes `next` as the agent's configuration, recording the original bytes on the first install. A file
+ * changed since Runwarden wrote it (the person, or the agent rewriting its own config) is recorded without
+ * Runwarden's entries (`withoutOurs`), so a later uninstall never puts them back.
+ */
+export function writeInstalled(
+  configPath: string,
+  before: Buffer | null,
+  next: string,
+  withoutOurs: (text: string) => string | null = (text) => text,
+): void {
   const record = readRecord(configPath);
-  const original =
-    record !== null && before !== null && sha256(before) === record.written
-      ? record.original
-      : before === null
+  let original: string | null;
+  if (record !== null && before !== null && sha256(before) === record.written) original = record.original;
+  else if (before === null) original = null;
+  else {
+    const text = before.toString('utf8');
+    const clean = withoutOurs(text);
+    original =
+      clean === null
         ? null
-        : before.toString('base64');
+        : clean === text
+          ? before.toString('base64')
+          : Buffer.from(clean).toString('base64');
+  }
   writeAtomic(configPath, next);
   writeAtomic(
     recordPathOf(configPath),

@@ -105,7 +105,10 @@ export function install(agent: AgentName, scope: Scope, ctx: InstallContext, dry
   if (dryRun || !result.changed) return result;
   // pi's extension is a file of Runwarden's own: nothing of the person's to keep beside it.
   if (agent === 'pi') writeAtomic(path, after);
-  else writeInstalled(path, bytes, after);
+  else
+    writeInstalled(path, bytes, after, (text) =>
+      status(agent, scope, ctx).installed ? transformUninstall(agent, path, text) : text,
+    );
   return result;
 }
 

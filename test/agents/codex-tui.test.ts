@@ -164,6 +164,18 @@ describe.skipIf(skipAgents)('Codex in its terminal', () => {
     await new Promise((resolve) => setTimeout(resolve, world.host.settings.sweepIntervalMs * 2 + 500));
     expect(world.store.getRun(waiting.id)).toMatchObject({ status: 'completed' });
     expect(runsOf(world, 'codex').filter((run) => run.status === 'failed')).toEqual([]);
+
+    // Codex rewrote its config at its first start, appending its own tables: uninstalling keeps them.
+    const config = join(codexHome, 'config.toml');
+    const written = readFileSync(config, 'utf8');
+    expect(written).toMatch(/^\[tui\]$/m);
+    const uninstalled = await runwarden(world, ['agents', 'uninstall', 'codex']);
+    expect(uninstalled.code, uninstalled.stderr).toBe(0);
+    const left = readFileSync(config, 'utf8');
+    expect(left).not.toContain('agents hook codex');
+    expect(left).not.toContain('hooks.state');
+    expect(left).toContain('[model_providers.mock]');
+    expect(left).toMatch(/^\[tui\]$/m);
   });
 
   it('records a killed terminal as died, withdraws its question at once and refuses an answer', async () => {

@@ -112,7 +112,9 @@ describe('Claude Code', () => {
     writeFileSync(settings(), '{ "theme": ');
     const broken = await agents(['install', 'claude-code']);
     expect(broken.code).toBe(1);
-    expect(broken.stderr).toContain('is not valid JSON');
+    expect(broken.stderr).toMatch(
+      /settings\.json is not valid JSON \(.+\); fix it first, nothing was changed/,
+    );
     expect(readFileSync(settings(), 'utf8')).toBe('{ "theme": ');
   });
 
@@ -168,6 +170,41 @@ describe('Codex', () => {
     const status = await agents(['status', 'codex']);
     expect(status.code).toBe(1);
     expect(status.stdout).toContain('Codex skips the SessionStart hook');
+  });
+
+  it('keeps the tables Codex appends inside the marked block across re-install and uninstall', async () => {
+    mkdirSync(env.CODEX_HOME ?? '', { recursive: true });
+    writeFileSync(config(), ORIGINAL);
+    expect((await agents(['install', 'codex'])).code).toBe(0);
+    // What Codex 0.171 does at its first start: it rewrites the file and appends [tui] before the last comment.
+    const tui = '[tui]\nscreen_reader_detection_done = true\n';
+    const edited = readFileSync(config(), 'utf8').replace(/(# <<< runwarden agent hooks\n)$/, `\n${tui}$1`);
+    writeFileSync(config(), edited);
+    expect((await agents(['install', 'codex'])).code).toBe(0);
+    const reinstalled = readFileSync(config(), 'utf8');
+    expect(reinstalled).toContain(tui);
+    expect(reinstalled.match(/agents hook codex/g)).toHaveLength(5);
+    expect((await agents(['status', 'codex'])).code).toBe(0);
+
+    const uninstalled = await agents(['uninstall', 'codex']);
+    expect(uninstalled.code, uninstalled.stderr).toBe(0);
+    const left = readFileSync(config(), 'utf8');
+    expect(left).not.toContain('agents hook codex');
+    expect(left).not.toContain('runwarden');
+    expect(left).not.toContain('hooks.state');
+    expect(left.startsWith(ORIGINAL)).toBe(true);
+    expect(left).toContain(tui);
+    const status = await agents(['status', 'codex', '--json']);
+    expect(JSON.parse(status.stdout)).toMatchObject({ ok: true, value: [{ installed: false }] });
+  });
+
+  it('refuses a config that is not valid TOML with the sentence every agent uses, changing nothing', async () => {
+    mkdirSync(env.CODEX_HOME ?? '', { recursive: true });
+    writeFileSync(config(), 'model = \n');
+    const result = await agents(['install', 'codex']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/config\.toml is not valid TOML \(.+\); fix it first, nothing was changed/);
+    expect(readFileSync(config(), 'utf8')).toBe('model = \n');
   });
 
   it('refuses a config whose hooks are an inline array (TOML cannot mix both), changing nothing', async () => {
