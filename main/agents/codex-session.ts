@@ -7,8 +7,9 @@
  * this user. Of several clients, the one in the session's folder that holds no other open session is
  * preferred, then the newest.
  */
-import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+// Builtins through getBuiltinModule, and child_process only where `ss` runs: every hook loads this module,
+// and a hook that needs no person must stay cheap (docs/AGENTS.md#never-blocking-the-agent).
+const { readdirSync, readFileSync, readlinkSync, realpathSync } = process.getBuiltinModule('node:fs');
 
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'fish', 'ksh', 'busybox', 'env', 'node', 'timeout']);
 
@@ -72,6 +73,7 @@ function isCodexClient(pid: number): boolean {
 export function socketPeers(daemon: number, ssOutput?: string): number[] | null {
   let text = ssOutput;
   if (text === undefined) {
+    const { spawnSync } = process.getBuiltinModule('node:child_process');
     const ran = spawnSync('ss', ['-xpn'], { encoding: 'utf8', timeout: 2_000 });
     if (ran.status !== 0 || typeof ran.stdout !== 'string') return null;
     text = ran.stdout;
