@@ -106,4 +106,20 @@ test('Needs you past one page: soonest deadline first, whole-queue counts, no ro
   await scroller.evaluate((el) => el.scrollTo(0, 0));
   await expect.poll(async () => (await drawnTitles(page)).slice(0, before.length)).toEqual(before);
   await expect(grid).toHaveAttribute('aria-rowcount', String(QUESTIONS + PARKED + 1));
+
+  // The keyboard reaches the end and comes back: End, PageUp, Home.
+  await grid.focus();
+  await page.keyboard.press('End');
+  const active = () =>
+    grid.evaluate(
+      (el) =>
+        document.getElementById(el.getAttribute('aria-activedescendant') ?? '')?.querySelector('.c-title')
+          ?.textContent,
+    );
+  await expect.poll(active).toBe('parked 0');
+  await page.keyboard.press('PageUp');
+  await expect.poll(active).toBe('parked 15');
+  await page.keyboard.press('Home');
+  await expect.poll(active).toBe('question 000');
+  await expect(grid).toBeFocused();
 });

@@ -48,6 +48,39 @@ describe('AppState over the real host', () => {
     expect(h.listenerCount()).toBe(0);
   });
 
+  it('the selection is what the list shows: a search or a view change drops the picked runs out of sight', async () => {
+    seedCompletedRun(h, 'done one');
+    seedCompletedRun(h, 'done two');
+    const stale = seedStaleRun(h, 'stale one');
+    const app = new AppState(h.api, new MemoryHistory(), h.now);
+    app.start();
+    await app.setView('all');
+    app.handleCommand({ kind: 'selectAll' });
+    expect(app.selection.count).toBe(3);
+    await app.setSearch('stale');
+    expect(app.list.items.map((i) => i.run.id)).toEqual([stale]);
+    expect([...app.selection.picked.keys()]).toEqual([stale]);
+    expect(app.announcement).toMatch(/^2 selected runs are not in this view/);
+    await app.setSearch('');
+    await app.setView('failed');
+    expect(app.selection.count).toBe(0);
+  });
+
+  it('Home, End, PageUp and PageDown move the keyboard cursor over the loaded rows', async () => {
+    for (let i = 0; i < 30; i++) seedCompletedRun(h, `done ${i}`);
+    const app = new AppState(h.api, new MemoryHistory(), h.now);
+    app.start();
+    await app.setView('all');
+    app.handleCommand({ kind: 'jump', to: 'last' });
+    expect(app.list.activeIndex).toBe(app.list.items.length - 1);
+    app.handleCommand({ kind: 'jump', to: 'pageUp' });
+    expect(app.list.activeIndex).toBe(app.list.items.length - 16);
+    app.handleCommand({ kind: 'jump', to: 'first' });
+    expect(app.list.activeIndex).toBe(0);
+    app.handleCommand({ kind: 'jump', to: 'pageDown' });
+    expect(app.list.activeIndex).toBe(15);
+  });
+
   it('ignores j/k/Enter while a new view loads, so a key never opens a row of the old view', async () => {
     seedCompletedRun(h, 'done one');
     const stale = seedStaleRun(h, 'stale one');

@@ -1,10 +1,15 @@
-/** Keyboard-first commands (docs/WINDOW.md#keyboard): j/k, Enter, Esc, /, g-then-view, x, a, ?, Ctrl/Cmd+K. Pure. */
+/**
+ * Keyboard-first commands (docs/WINDOW.md#keyboard): j/k, Home/End/PageUp/PageDown, Enter, Esc, /, g-then-view,
+ * x, a, ?, Ctrl/Cmd+K. Pure.
+ */
 import type { RunView } from '../../../shared/views';
 import { VIEW_KEYS } from './format/view-meta';
 
 export type KeyCommand =
   | { kind: 'next' }
   | { kind: 'prev' }
+  /** Home, End, PageUp, PageDown: the first or last loaded run, or a screen of rows up or down. */
+  | { kind: 'jump'; to: 'first' | 'last' | 'pageUp' | 'pageDown' }
   | { kind: 'open' }
   | { kind: 'close' }
   | { kind: 'focusSearch' }
@@ -32,6 +37,13 @@ export interface KeyResult {
   pendingG: boolean;
 }
 
+const JUMPS: Readonly<Record<string, 'first' | 'last' | 'pageUp' | 'pageDown'>> = {
+  Home: 'first',
+  End: 'last',
+  PageUp: 'pageUp',
+  PageDown: 'pageDown',
+};
+
 /** Maps one key press (and whether `g` came just before) to a command. */
 export function resolveKey(input: KeyInput, pendingG: boolean): KeyResult {
   // Ctrl/Cmd+K opens the command palette from anywhere, a text field included.
@@ -44,8 +56,10 @@ export function resolveKey(input: KeyInput, pendingG: boolean): KeyResult {
     const view = VIEW_KEYS[input.key];
     return { command: view ? { kind: 'view', view } : null, pendingG: false };
   }
-  if (input.inControl && (input.key === 'Enter' || input.key.startsWith('Arrow')))
+  if (input.inControl && (input.key === 'Enter' || input.key.startsWith('Arrow') || input.key in JUMPS))
     return { command: null, pendingG: false };
+  const jump = JUMPS[input.key];
+  if (jump !== undefined) return { command: { kind: 'jump', to: jump }, pendingG: false };
   switch (input.key) {
     case 'j':
     case 'ArrowDown':
@@ -75,6 +89,8 @@ export function resolveKey(input: KeyInput, pendingG: boolean): KeyResult {
 /** The shortcut sheet's rows. */
 export const SHORTCUTS: ReadonlyArray<{ keys: string; does: string }> = [
   { keys: 'j / k', does: 'Next / previous run' },
+  { keys: 'Home / End', does: 'First / last loaded run' },
+  { keys: 'PageUp / PageDown', does: 'A screen of runs up / down' },
   { keys: 'Enter', does: 'Open the run' },
   { keys: 'Esc', does: 'Close the dialog or the run' },
   { keys: '/', does: 'Search' },

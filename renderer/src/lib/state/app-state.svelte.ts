@@ -43,6 +43,10 @@ export interface PaletteEntry {
  * between keystrokes of someone typing, short against the seconds they then spend reading.
  */
 export const SEARCH_COUNTS_SETTLE_MS = 250;
+/** PageUp/PageDown move the keyboard cursor this many rows (about a screen of the list). */
+const PAGE_ROWS = 15;
+/** Near the end of what is loaded, a move down asks for the next page. */
+const LOAD_AHEAD_ROWS = 40;
 
 const VIEW_KEY_OF = Object.fromEntries(Object.entries(VIEW_KEYS).map(([key, view]) => [view, key]));
 
@@ -255,6 +259,16 @@ export class AppState {
     };
   }
 
+  /** After the list changed view, project or search: the selection keeps only the runs it now shows. */
+  #narrowSelection(): void {
+    if (this.selection.count === 0 || this.list.loading) return;
+    const dropped = this.selection.retainOnly(new Set(this.list.items.map((i) => i.run.id)));
+    if (dropped > 0)
+      this.announce(
+        `${dropped} selected ${dropped === 1 ? 'run is' : 'runs are'} not in this view and no longer selected. ${this.selection.count} selected.`,
+      );
+  }
+
   /** Follows a route (from the hash or a navigation). */
   async applyRoute(next: Route, force = false): Promise<void> {
     const prev = this.route;
@@ -267,7 +281,9 @@ export class AppState {
       prev.projectPath !== next.projectPath ||
       prev.search !== next.search;
     const listed = listChanged
-      ? this.list.load({ view: next.view, projectPath: next.projectPath, search: next.search })
+      ? this.list
+          .load({ view: next.view, projectPath: next.projectPath, search: next.search })
+          .then(() => this.#narrowSelection())
       : Promise.resolve();
     tasks.push(listed);
     if (force || prev.projectPath !== next.projectPath || prev.search !== next.search) {
@@ -397,13 +413,35 @@ export class AppState {
     await Promise.all([this.list.refresh(), this.projects.load(), this.detail.reload()]);
   }
 
+  /** Home/End/PageUp/PageDown over the list: End also asks for the next page, so End again goes further. */
+  #jump(to: 'first' | 'last' | 'pageUp' | 'pageDown'): void {
+    const rows = { first: -Infinity, last: Infinity, pageUp: -PAGE_ROWS, pageDown: PAGE_ROWS }[to];
+    this.list.moveActive(Number.isFinite(rows) ? rows : Math.sign(rows) * this.list.items.length);
+    if (
+      to !== 'first' &&
+      to !== 'pageUp' &&
+      this.list.activeIndex >= this.list.items.length - LOAD_AHEAD_ROWS
+    )
+      void this.list.loadMore();
+    this.requestFocus('list');
+  }
+
   /** One keyboard command (see keyboard-commands.ts). */
   handleCommand(command: KeyCommand): void {
     // While a new view's first page loads, the rows on screen belong to the old view: moving over or
     // opening them would act on a run the person did not pick.
-    if (this.list.loading && (command.kind === 'next' || command.kind === 'prev' || command.kind === 'open'))
+    if (
+      this.list.loading &&
+      (command.kind === 'next' ||
+        command.kind === 'prev' ||
+        command.kind === 'open' ||
+        command.kind === 'jump')
+    )
       return;
     switch (command.kind) {
+      case 'jump':
+        this.#jump(command.to);
+        break;
       case 'next':
         this.list.moveActive(1);
         this.requestFocus('list');

@@ -53,6 +53,20 @@ export class RunSelection {
     return [...this.picked].map(([runId, expectedRevision]) => ({ runId, expectedRevision }));
   }
 
+  /**
+   * Keeps only the picked runs among `visible` (the list after a view, project or search change): the
+   * selection is what the person can see, so no bulk action reaches a run out of sight. Returns how many
+   * were dropped.
+   */
+  retainOnly(visible: ReadonlySet<string>): number {
+    const next = new Map([...this.picked].filter(([runId]) => visible.has(runId)));
+    const dropped = this.picked.size - next.size;
+    if (dropped === 0) return 0;
+    this.picked = next;
+    if (this.#anchor !== null && !next.has(this.#anchor)) this.#anchor = null;
+    return dropped;
+  }
+
   clear(): void {
     this.picked = new Map();
     this.#anchor = null;

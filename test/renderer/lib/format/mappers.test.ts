@@ -140,6 +140,14 @@ describe('keyboard commands', () => {
     expect(resolveKey(key('x'), false).command).toEqual({ kind: 'toggleSelect' });
     expect(resolveKey(key('?'), false).command).toEqual({ kind: 'help' });
   });
+  it('Home, End, PageUp and PageDown jump over the list, but not from a control or a text field', () => {
+    expect(resolveKey(key('Home'), false).command).toEqual({ kind: 'jump', to: 'first' });
+    expect(resolveKey(key('End'), false).command).toEqual({ kind: 'jump', to: 'last' });
+    expect(resolveKey(key('PageUp'), false).command).toEqual({ kind: 'jump', to: 'pageUp' });
+    expect(resolveKey(key('PageDown'), false).command).toEqual({ kind: 'jump', to: 'pageDown' });
+    expect(resolveKey(key('End', { inControl: true }), false).command).toBeNull();
+    expect(resolveKey(key('Home', { inTextField: true }), false).command).toBeNull();
+  });
   it('a answers, Shift+X selects all, Ctrl/Cmd+K opens the palette even from a text field', () => {
     expect(resolveKey(key('a'), false).command).toEqual({ kind: 'answer' });
     expect(resolveKey(key('X'), false).command).toEqual({ kind: 'selectAll' });
