@@ -15,13 +15,13 @@ import { createAppHost } from '../services/app-host';
 import type { AppHost, ShellAttention } from '../services/host-types';
 import { resolveStorePath } from '../store';
 import { applyAppIdentity, type AppIdentity } from './app-identity';
-import { applicationMenu } from './app-menu';
+import { applicationMenu, hideMenuBar } from './app-menu';
 import { offerApplicationsFolder } from './applications-folder';
 import { registerAppImageScheme } from './appimage-scheme';
 import { DEEP_LINK_SCHEME, findDeepLink, parseDeepLink } from './deep-link';
 import { DisposableStore } from './disposables';
 import { isTrustedSender, registerIpcHandlers, registerListeningHandler } from './ipc-main';
-import { applyLaunchAtLogin, startsHidden } from './login-item';
+import { applyLaunchAtLogin, loginItemApprovalNotice, startsHidden } from './login-item';
 import { applyXdgAutostart } from './xdg-autostart';
 import { createNotifier, type DesktopNotifier } from './notifier';
 import { createQuickAnswers, type QuickAnswer, type QuickAnswers } from './quick-answers';
@@ -185,7 +185,14 @@ function createShellActions(state: ShellState): ShellActions {
       if (state.host !== null) markRunRead(state.host, runId);
     },
     onSettingsChanged: (next) => {
-      applyLaunchAtLogin(app, next.launchAtLogin, process.platform, app.isPackaged, linuxAutostart);
+      const turnedOn = next.launchAtLogin && !launchAtLogin;
+      launchAtLogin = next.launchAtLogin;
+      if (
+        applyLaunchAtLogin(app, next.launchAtLogin, process.platform, app.isPackaged, linuxAutostart) &&
+        turnedOn
+      ) {
+        askLoginItemApproval();
+      }
       redrawTray();
     },
   };
@@ -231,6 +238,16 @@ export function markRunRead(
         report(`runwarden: could not mark notifications read: ${marked.error.message}`);
     })
     .catch((error: unknown) => report('runwarden: could not mark notifications read', error));
+}
+
+/** The stored setting as last applied: the approval notice is shown when it is turned on, not at every change. */
+let launchAtLogin = false;
+
+/** macOS 13+: a login item waiting for approval in System Settings is said, once per turning it on. */
+function askLoginItemApproval(): void {
+  if (process.platform !== 'darwin') return;
+  const notice = loginItemApprovalNotice(process.platform, true, app.getLoginItemSettings().status);
+  if (notice !== null) void dialog.showMessageBox(notice);
 }
 
 const linuxAutostart = (enabled: boolean): void => {
@@ -547,6 +564,8 @@ function openWindow(state: ShellState, host: AppHost, opener: RunOpener, startHi
   });
   state.mainWindow = window;
   state.disposables.add(() => window.dispose());
+  // The packaged app's menu on Windows and Linux is there for the zoom keys only.
+  if (hideMenuBar(app.isPackaged, process.platform)) window.window.setMenuBarVisibility(false);
   // A new document (reload, or anything that replaces the page) has to say again that it listens.
   const onStartNavigation = (
     details: Electron.Event<Electron.WebContentsDidStartNavigationEventParams>,
@@ -628,8 +647,17 @@ function settleTrayHost(
 
 /** Phase "login item": the stored `launchAtLogin` applied; a development run says why it does not apply. */
 function applyLoginItemAtStart(settings: Settings): void {
-  if (applyLaunchAtLogin(app, settings.launchAtLogin, process.platform, app.isPackaged, linuxAutostart))
+  launchAtLogin = settings.launchAtLogin;
+  if (applyLaunchAtLogin(app, settings.launchAtLogin, process.platform, app.isPackaged, linuxAutostart)) {
+    if (
+      process.platform === 'darwin' &&
+      settings.launchAtLogin &&
+      app.getLoginItemSettings().status === 'requires-approval'
+    ) {
+      log('runwarden: the login item waits for approval in System Settings → General → Login Items');
+    }
     return;
+  }
   if (settings.launchAtLogin && !app.isPackaged) {
     log('runwarden: "launch at login" applies to the installed app, not to `npm start`');
   }

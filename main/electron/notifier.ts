@@ -46,7 +46,8 @@ export function notificationOptions(
     title: plainNotificationText(notice.title, MAX_TITLE),
     body: notificationBody(notice.body, platform),
     silent: notice.level === 'info' || notice.level === 'success',
-    urgency: notice.level === 'attention' || notice.level === 'failure' ? 'critical' : 'normal',
+    // Only a question is critical (it never times out and passes Do Not Disturb on Linux); a failure is not.
+    urgency: notice.level === 'attention' ? 'critical' : 'normal',
   };
 }
 

@@ -12,7 +12,8 @@ import { UpdateController, type Updater, type UpdateState } from './update-contr
 import { CHECK_EVERY_MS, updatePlan, type UpdateFeed } from './update-policy';
 
 /** The feed electron-builder wrote into `resources/app-update.yml` (only its provider part); null without one. */
-export function readUpdateFeed(resourcesPath: string): UpdateFeed | null {
+export function readUpdateFeed(resourcesPath: string | undefined): UpdateFeed | null {
+  if (resourcesPath === undefined) return null;
   let text: string;
   try {
     text = readFileSync(join(resourcesPath, 'app-update.yml'), 'utf8');
@@ -26,7 +27,8 @@ export function readUpdateFeed(resourcesPath: string): UpdateFeed | null {
   return { provider, owner: field('owner'), repo: field('repo'), url: field('url') };
 }
 
-function packageType(resourcesPath: string): string | null {
+function packageType(resourcesPath: string | undefined): string | null {
+  if (resourcesPath === undefined) return null;
   try {
     return readFileSync(join(resourcesPath, 'package-type'), 'utf8').trim();
   } catch {
@@ -49,7 +51,8 @@ export function startAppUpdates(deps: {
   onAppImageMoved: (path: string) => void;
   log: (message: string) => void;
 }): AppUpdates {
-  const resources = process.resourcesPath;
+  // Undefined outside Electron (the shell's tests).
+  const resources = process.resourcesPath as string | undefined;
   const feed = app.isPackaged ? readUpdateFeed(resources) : null;
   const plan = updatePlan({
     packaged: app.isPackaged,

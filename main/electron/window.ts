@@ -26,7 +26,9 @@ export function appEntryPoints(mainModuleUrl: string): AppEntryPoints {
 }
 
 /** At most this many reloads after renderer crashes within CRASH_WINDOW_MS; then the window stays as it is. */
-export const MAX_RELOADS_PER_WINDOW = 3;
+/** A renderer's third crash within CRASH_WINDOW_MS is left alone: the first two are reloaded. */
+export const CRASHES_LEFT_ALONE = 3;
+export const MAX_RELOADS_PER_WINDOW = CRASHES_LEFT_ALONE - 1;
 export const CRASH_WINDOW_MS = 60_000;
 
 export interface MainWindowDeps {

@@ -263,13 +263,16 @@ describe('runApp', () => {
     expect(app.getPath('userData')).toBe('/home/me/.config/Runwarden Dev');
   });
 
-  it('a packaged app has no default menu (no DevTools, Reload, Help); a development run keeps it', async () => {
-    await started();
+  it('a packaged app has no default menu (no DevTools, Reload, Help), only zoom keys with the bar hidden; a development run keeps it', async () => {
+    const dev = await started();
     expect(Menu.application).toBeUndefined();
+    expect(dev.window?.menuBarVisible).toBe(true);
     resetFakeElectron();
     app.isPackaged = true;
-    await started();
-    expect(Menu.application).toBeNull();
+    const packaged = await started();
+    expect(JSON.stringify(Menu.application)).toMatch(/"View"/);
+    expect(JSON.stringify(Menu.application)).not.toMatch(/toggleDevTools|reload|help/i);
+    expect(packaged.window?.menuBarVisible).toBe(process.platform === 'darwin');
     expect(app.name).toBe('Runwarden');
   });
 

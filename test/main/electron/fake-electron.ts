@@ -80,6 +80,10 @@ export class BrowserWindow extends EventEmitter {
   focus(): void {
     this.focused = true;
   }
+  menuBarVisible = true;
+  setMenuBarVisibility(visible: boolean): void {
+    this.menuBarVisible = visible;
+  }
   isMinimized(): boolean {
     return this.minimized;
   }
@@ -335,6 +339,10 @@ export const dialog = {
   showErrorBox(title: string, content: string): void {
     dialog.errors.push({ title, content });
   },
+  showMessageBoxSync(options: Record<string, unknown>): number {
+    dialog.messages.push(options);
+    return 1;
+  },
   showMessageBox(options: Record<string, unknown>): Promise<{ response: number }> {
     dialog.messages.push(options);
     return Promise.resolve({ response: 0 });
@@ -425,8 +433,14 @@ class FakeApp extends EventEmitter {
   setLoginItemSettings(settings: Record<string, unknown>): void {
     this.loginItemSettings.push(settings);
   }
-  getLoginItemSettings(): { wasOpenedAtLogin: boolean } {
-    return { wasOpenedAtLogin: false };
+  getLoginItemSettings(): { wasOpenedAtLogin: boolean; status: string } {
+    return { wasOpenedAtLogin: false, status: 'enabled' };
+  }
+  isInApplicationsFolder(): boolean {
+    return true;
+  }
+  moveToApplicationsFolder(): boolean {
+    return false;
   }
   isDefaultProtocolClient(scheme: string): boolean {
     return this.protocolClients.includes(scheme);
@@ -474,6 +488,7 @@ export default {
   ipcRenderer,
   Menu,
   nativeImage,
+  powerMonitor,
   Notification,
   session,
   shell,

@@ -1,6 +1,11 @@
 import type Electron from 'electron';
 import { describe, expect, it, vi } from 'vitest';
-import { applyLaunchAtLogin, HIDDEN_ARG, startsHidden } from '../../../main/electron/login-item';
+import {
+  applyLaunchAtLogin,
+  HIDDEN_ARG,
+  loginItemApprovalNotice,
+  startsHidden,
+} from '../../../main/electron/login-item';
 import { DisposableStore } from '../../../main/electron/disposables';
 
 describe('applyLaunchAtLogin', () => {
@@ -54,5 +59,16 @@ describe('DisposableStore', () => {
     const ran = vi.fn<() => void>();
     store.add(ran);
     expect(ran).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('loginItemApprovalNotice (macOS 13+ requires-approval)', () => {
+  it('tells the person where to allow it, only on macOS, only when on and waiting', () => {
+    expect(loginItemApprovalNotice('darwin', true, 'requires-approval')?.detail).toMatch(
+      /System Settings → General → Login Items/,
+    );
+    expect(loginItemApprovalNotice('darwin', true, 'enabled')).toBeNull();
+    expect(loginItemApprovalNotice('darwin', false, 'requires-approval')).toBeNull();
+    expect(loginItemApprovalNotice('win32', true, 'requires-approval')).toBeNull();
   });
 });

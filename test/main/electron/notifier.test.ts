@@ -65,7 +65,7 @@ describe('notification text (plain text)', () => {
 
   it.each([
     ['attention', false, 'critical'],
-    ['failure', false, 'critical'],
+    ['failure', false, 'normal'],
     ['success', true, 'normal'],
     ['info', true, 'normal'],
   ] as const)('%s: silent %s, urgency %s', (level, silent, urgency) => {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { APP_ID, applyAppIdentity, appIdentity } from '../../../main/electron/app-identity';
-import { applicationMenu } from '../../../main/electron/app-menu';
+import { applicationMenu, hideMenuBar } from '../../../main/electron/app-menu';
 import { createQuickAnswers, quickAnswerKey, type QuickAnswer } from '../../../main/electron/quick-answers';
 import { createRunOpener } from '../../../main/electron/run-opener';
 import { templatePixels, templateTrayImage } from '../../../main/electron/template-image';
@@ -173,16 +173,32 @@ describe('applicationMenu', () => {
     expect(applicationMenu({ packaged: false, platform: 'linux', productName: 'Runwarden' })).toBe('default');
   });
 
-  it.each(['linux', 'win32'] as const)('packaged on %s: no menu at all', (platform) => {
-    expect(applicationMenu({ packaged: true, platform, productName: 'Runwarden' })).toBeNull();
-  });
+  it.each(['linux', 'win32'] as const)(
+    'packaged on %s: only the zoom roles, with the menu bar hidden',
+    (platform) => {
+      const menu = applicationMenu({ packaged: true, platform, productName: 'Runwarden' });
+      if (menu === null || menu === 'default') throw new Error('expected a template');
+      expect(menu.map((m) => m.label)).toEqual(['View']);
+      const items = menu.flatMap((m) => (Array.isArray(m.submenu) ? m.submenu : []));
+      expect(items.map((i) => i.role)).toEqual(['resetZoom', 'zoomIn', 'zoomIn', 'zoomOut']);
+      expect(items.find((i) => i.accelerator !== undefined)).toMatchObject({
+        accelerator: 'CommandOrControl+=',
+        visible: false,
+      });
+      expect(hideMenuBar(true, platform)).toBe(true);
+      expect(hideMenuBar(false, platform)).toBe(false);
+      expect(hideMenuBar(true, 'darwin')).toBe(false);
+    },
+  );
 
   it('packaged on macOS: app, Edit and Window menus only — no DevTools, Reload or Help', () => {
     const menu = applicationMenu({ packaged: true, platform: 'darwin', productName: 'Runwarden' });
     if (menu === null || menu === 'default') throw new Error('expected a template');
-    expect(menu.map((m) => m.label)).toEqual(['Runwarden', 'Edit', 'Window']);
+    expect(menu.map((m) => m.label)).toEqual(['Runwarden', 'Edit', 'View', 'Window']);
     const roles = menu.flatMap((m) => (Array.isArray(m.submenu) ? m.submenu : [])).map((i) => i.role);
-    expect(roles).toEqual(expect.arrayContaining(['copy', 'paste', 'selectAll', 'quit']));
+    expect(roles).toEqual(
+      expect.arrayContaining(['copy', 'paste', 'selectAll', 'quit', 'zoomIn', 'zoomOut', 'resetZoom']),
+    );
     expect(roles).not.toEqual(expect.arrayContaining(['toggleDevTools']));
     expect(
       roles.some((r) => r === 'reload' || r === 'forceReload' || r === 'toggleDevTools' || r === 'help'),
