@@ -92,6 +92,10 @@ export interface RunDetail {
   projectPath: string;
   /** The runs retrying this one, oldest first, with their status: one not finished holds back another retry. */
   retries: Array<{ id: string; status: RunStatus }>;
+  /** The run this one was started inside (a nested `exec`); null for a top-level run. */
+  enclosingRunId: string | null;
+  /** The runs started inside this one, oldest first, with their title and status. */
+  children: Array<{ id: string; title: string; status: RunStatus }>;
 }
 
 export interface AttentionSummary {
@@ -256,6 +260,11 @@ export interface BulkItemResult {
   newRunId?: string;
   /** A retry's dry run: what it would run (docs/CLI.md#what-exec-records). */
   command?: RetryCommandPreview;
+  /**
+   * A retry's dry run: the effects it will not perform again — each key applied anywhere in the run's family
+   * (its lineage and the runs nested in it), with the run that applied it (docs/LIVENESS.md#nested-runs).
+   */
+  skips?: Array<{ key: string; summary: string; runId: string }>;
 }
 
 /** The command a retry would run: argv, folder, and how its environment is put together. */

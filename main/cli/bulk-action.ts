@@ -125,9 +125,10 @@ function renderBulk(result: BulkResult, ctx: CliContext, titles: Map<string, str
     result.items,
     ctx.paint,
   );
-  const previews = result.items.flatMap((item) =>
-    item.command === undefined ? [] : [retryPreviewText(item.runId, item.command)],
-  );
+  const previews = result.items.flatMap((item) => [
+    ...(item.command === undefined ? [] : [retryPreviewText(item.runId, item.command)]),
+    ...(item.skips === undefined || item.skips.length === 0 ? [] : [skipsText(item.runId, item.skips)]),
+  ]);
   const verb = result.action === 'cancel' ? 'cancelled' : result.action === 'resume' ? 'resumed' : 'retried';
   const summary = result.dryRun
     ? `Dry run: ${result.succeeded} would be ${verb}, ${result.failed} refused; nothing was changed.`
@@ -137,6 +138,16 @@ function renderBulk(result: BulkResult, ctx: CliContext, titles: Map<string, str
 
 function byRunCommand(store: RunStore, runId: string): RecordedEnvironment | undefined {
   return store.getRun(runId).command?.env;
+}
+
+/** The effects a retry will skip, each with the run that applied it (docs/LIVENESS.md#nested-runs). */
+function skipsText(runId: string, skips: NonNullable<BulkItemResult['skips']>): string {
+  const lines = [
+    `${runId}: a retry skips ${skips.length === 1 ? 'this effect' : 'these effects'}, already applied:`,
+  ];
+  for (const skip of skips)
+    lines.push(`  ${sanitizeLine(skip.key)} (${sanitizeLine(skip.summary)}): applied in run ${skip.runId}`);
+  return `${lines.join('\n')}\n`;
 }
 
 /** A retry's command, folder and environment in words (sanitised: it is recorded input). */

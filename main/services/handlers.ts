@@ -251,6 +251,13 @@ function dryRunItem(
     ok: true,
     message: describeDryRun(store, input.action, item.runId),
     ...(input.action === 'retry' && command !== null ? { command: retryPreview(command) } : {}),
+    ...(input.action === 'retry'
+      ? {
+          skips: store
+            .appliedInFamily(item.runId)
+            .map(({ key, summary, runId }) => ({ key, summary, runId })),
+        }
+      : {}),
   };
 }
 

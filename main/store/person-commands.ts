@@ -31,6 +31,7 @@ import { takeLease } from './lease-rows';
 import { setQueueEntry } from './queue-rows';
 import { toEffect, toInteraction, toJson, toLease, toRun, type InteractionRow } from './row-mapping';
 import { listRetries, unresolvedInLineage } from './run-lineage';
+import { requestCancelOfChildren } from './nested-runs';
 import { insertRun } from './run-reservation';
 import { setPaused, setRequestFlag, setRunStatus } from './run-rows';
 import {
@@ -89,6 +90,7 @@ export function cancelRun(ctx: StoreContext, runId: string, input: CancelInput, 
     leaseGeneration: control.generation,
     payload: { stale, reason, cascade, ...questions },
   });
+  requestCancelOfChildren(ctx, runId, reason, input.actor, now);
   return { run: toRun(loadRunRow(ctx, runId)), cascade };
 }
 
@@ -131,6 +133,7 @@ function requestFlag(
     actor: actorOf(input.actor),
     payload: { reason, liveOwner: live },
   });
+  if (flag === 'cancel_requested') requestCancelOfChildren(ctx, runId, reason, input.actor, now);
   return toRun(loadRunRow(ctx, runId));
 }
 

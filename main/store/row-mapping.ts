@@ -50,6 +50,8 @@ export interface RunRow {
   origin_session: string | null;
   parent_run_id: string | null;
   lineage: Lineage | null;
+  /** The run this one was started inside (schema v15); NULL for a top-level run. */
+  enclosing_run_id?: string | null;
   input_json: string;
   output_json: string;
   error: string | null;

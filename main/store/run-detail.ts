@@ -3,7 +3,7 @@ import { displayStatus } from '../../shared/display-status';
 import { listAttempts } from './attempt-rows';
 import { runEvents } from './events';
 import { toSubmission, type SubmissionRow } from './row-mapping';
-import { listRetries } from './run-lineage';
+import { enclosingRunOf, listChildren, listRetries } from './run-lineage';
 import { loadRunRow, loadSnapshot, ownerLiveness } from './run-state';
 import type { RunDetail } from './store-types';
 import type { StoreContext } from './store-context';
@@ -34,6 +34,8 @@ export function getRunDetail(
     nextEventsCursor: events.length > opts.eventsLimit && last !== undefined ? last.seq : null,
     projectPath: snapshot.run.projectPath,
     retries: listRetries(ctx, runId).map(({ id, status }) => ({ id, status })),
+    enclosingRunId: enclosingRunOf(ctx, runId),
+    children: listChildren(ctx, runId),
   };
 }
 

@@ -1,9 +1,10 @@
 /**
  * Runs that continue another one (docs/CLI.md#person-commands): the retries a run already has, and the
- * lineage an idempotency key is shared across (docs/LIVENESS.md#unknown-outcomes).
+ * family an idempotency key is shared across — its lineage and its nested runs
+ * (docs/LIVENESS.md#unknown-outcomes, docs/LIVENESS.md#nested-runs).
  */
-import type { Run } from '../../shared/domain';
-import { toRun, type EffectRow, type RunRow } from './row-mapping';
+import type { Run, RunStatus } from '../../shared/domain';
+import { TERMINAL_RUN_SQL, toRun, type EffectRow, type RunRow } from './row-mapping';
 import type { StoreContext } from './store-context';
 
 /** Every retry of `runId`, oldest first (indexed by runs_parent). */
@@ -14,27 +15,28 @@ export function listRetries(ctx: StoreContext, runId: string): Run[] {
   return rows.map(toRun);
 }
 
-/** Parent links followed at most, up and down: a lineage is a short chain of retries. */
-const MAX_DEPTH = 1000;
-
 /**
- * The run's lineage as a CTE named `tree`: its oldest ancestor through retry / continuation links and every
- * run descending from that one (a retry's earlier siblings included: `retry --again` makes them). Bounded by
- * MAX_DEPTH each way; `@runId` names the run.
+ * The run's family as a CTE named `tree` (docs/LIVENESS.md#nested-runs): every run above it through retry /
+ * continuation links and enclosing-run links (the run a nested `exec` was started inside), and every run
+ * descending from any of those through either link — the root's lineage, its children, their retries and
+ * their children. `retry --again` siblings are descendants of the run they retry. UNION stops at a run
+ * already seen; `@runId` names the run.
  */
 const LINEAGE_CTE = `WITH RECURSIVE
-  up(id, parent, depth) AS (
-    SELECT id, CASE WHEN lineage IS NOT NULL THEN parent_run_id END, 0 FROM runs WHERE id = @runId
-    UNION ALL
-    SELECT r.id, CASE WHEN r.lineage IS NOT NULL THEN r.parent_run_id END, up.depth + 1
-    FROM runs r JOIN up ON r.id = up.parent WHERE up.depth < ${MAX_DEPTH}
-  ),
-  root(id) AS (SELECT id FROM up ORDER BY depth DESC LIMIT 1),
-  tree(id, depth) AS (
-    SELECT id, 0 FROM root
+  up(id) AS (
+    SELECT @runId
     UNION
-    SELECT r.id, t.depth + 1 FROM runs r JOIN tree t ON r.parent_run_id = t.id
-    WHERE r.lineage IS NOT NULL AND t.depth < ${MAX_DEPTH}
+    SELECT r.parent_run_id FROM runs r JOIN up ON r.id = up.id
+      WHERE r.lineage IS NOT NULL AND r.parent_run_id IS NOT NULL
+    UNION
+    SELECT r.enclosing_run_id FROM runs r JOIN up ON r.id = up.id WHERE r.enclosing_run_id IS NOT NULL
+  ),
+  tree(id) AS (
+    SELECT id FROM up
+    UNION
+    SELECT r.id FROM runs r JOIN tree t ON r.parent_run_id = t.id WHERE r.lineage IS NOT NULL
+    UNION
+    SELECT r.id FROM runs r JOIN tree t ON r.enclosing_run_id = t.id
   )`;
 
 /** What another run of the lineage holds under an idempotency key: it happened, or nobody knows yet. */
@@ -73,4 +75,72 @@ export function unresolvedInLineage(ctx: StoreContext, runId: string): EffectRow
        WHERE e.status IN ('applying', 'ambiguous') ORDER BY e.id`,
     )
     .all({ runId }) as EffectRow[];
+}
+
+/** A run started inside another one, as the run it was started inside lists it. */
+export interface ChildRun {
+  id: string;
+  title: string;
+  status: RunStatus;
+}
+
+/** The runs started inside `runId` (nested `exec`s), oldest first (indexed by runs_enclosing). */
+export function listChildren(ctx: StoreContext, runId: string): ChildRun[] {
+  return ctx
+    .prep(`SELECT id, title, status FROM runs WHERE enclosing_run_id = ? ORDER BY created_at, id`)
+    .all(runId) as ChildRun[];
+}
+
+/** The run `runId` was started inside; null for a top-level run. */
+export function enclosingRunOf(ctx: StoreContext, runId: string): string | null {
+  const row = ctx.prep(`SELECT enclosing_run_id AS id FROM runs WHERE id = ?`).get(runId) as
+    { id: string | null } | undefined;
+  return row?.id ?? null;
+}
+
+/**
+ * Runs started inside `runId`, at any depth, that have not ended: what a person's cancel of `runId` asks to
+ * stop too. Nearest first.
+ */
+export function liveDescendants(ctx: StoreContext, runId: string): string[] {
+  const rows = ctx
+    .prep(
+      `WITH RECURSIVE below(id, depth) AS (
+         SELECT @runId, 0
+         UNION
+         SELECT r.id, b.depth + 1 FROM runs r JOIN below b ON r.enclosing_run_id = b.id
+       )
+       SELECT r.id FROM below b JOIN runs r ON r.id = b.id
+       WHERE b.depth > 0 AND r.status NOT IN ${TERMINAL_RUN_SQL} ORDER BY b.depth, r.created_at, r.id`,
+    )
+    .all({ runId }) as Array<{ id: string }>;
+  return rows.map((row) => row.id);
+}
+
+/** An effect a retry of a run will not perform again: applied (or said to have happened) in its family. */
+export interface FamilyApplied {
+  key: string;
+  type: string;
+  summary: string;
+  /** The run that applied it first (a carried copy names its source). */
+  runId: string;
+  effectId: number;
+}
+
+/**
+ * Every key applied anywhere in `runId`'s family — the run itself, its lineage, the runs nested in any of
+ * them — with the run that applied it first: what a retry of `runId` will skip. Oldest first.
+ */
+export function appliedInFamily(ctx: StoreContext, runId: string): FamilyApplied[] {
+  return ctx
+    .prep(
+      `${LINEAGE_CTE}
+       SELECT e.idempotency_key AS key, e.type, e.summary, e.run_id AS runId, e.id AS effectId
+       FROM tree t JOIN effects e ON e.run_id = t.id
+       WHERE e.status = 'applied' AND e.id = (
+         SELECT MIN(f.id) FROM tree u JOIN effects f ON f.run_id = u.id
+         WHERE f.idempotency_key = e.idempotency_key AND f.status = 'applied')
+       ORDER BY e.id`,
+    )
+    .all({ runId }) as FamilyApplied[];
 }

@@ -65,13 +65,16 @@ export function insertRun(
 ): string {
   const projectId = upsertProject(ctx, canonicalPath, now);
   if (input.parentRunId !== undefined && input.parentRunId !== null) loadRunRow(ctx, input.parentRunId);
+  if (input.enclosingRunId !== undefined && input.enclosingRunId !== null)
+    loadRunRow(ctx, input.enclosingRunId);
   const id = newRunId(now);
   const mode = input.executionMode ?? 'interactive';
   ctx
     .prep(
       `INSERT INTO runs (id, project_id, workflow, title, status, execution_mode, origin_session, parent_run_id, lineage,
-         input_json, output_json, command_json, project_request_key, revision, display_base, created_at, updated_at)
-       VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, 'null', ?, ?, 0, 'queued', ?, ?)`,
+         enclosing_run_id, input_json, output_json, command_json, project_request_key, revision, display_base,
+         created_at, updated_at)
+       VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, 'null', ?, ?, 0, 'queued', ?, ?)`,
     )
     .run(
       id,
@@ -82,6 +85,7 @@ export function insertRun(
       mode === 'headless' ? null : (input.originSession ?? null),
       input.parentRunId ?? null,
       input.lineage ?? null,
+      input.enclosingRunId ?? null,
       toJson(input.input),
       // The checked copy: a secret-looking variable's value is never written (docs/CLI.md#what-exec-records).
       input.command ? toJson(checkCommand(input.command)) : null,
@@ -100,6 +104,7 @@ export function insertRun(
       workflow: input.workflow,
       title: input.title,
       requestKey: input.requestKey ?? null,
+      ...(input.enclosingRunId ? { enclosingRunId: input.enclosingRunId } : {}),
       ...payload,
     },
   });

@@ -482,6 +482,15 @@ export class RunStore extends RunnerStore {
     return this.read((ctx) => lineage.listRetries(ctx, runId));
   }
 
+  /** What a retry of `runId` will skip: each key applied in its family, and the run that applied it. */
+  appliedInFamily(runId: string): lineage.FamilyApplied[] {
+    return this.read((ctx) => {
+      if (findRunRow(ctx, runId) === undefined)
+        throw new RunwardenError('NOT_FOUND', `No run ${runId} in this store.`);
+      return lineage.appliedInFamily(ctx, runId);
+    });
+  }
+
   /** Title and project of a run, or null when it is gone (notification text). */
   runLabel(runId: string): { title: string; projectPath: string } | null {
     return this.read((ctx) => {

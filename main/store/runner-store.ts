@@ -22,6 +22,7 @@ import { loadEffectRow } from './effect-rows';
 import type { AncestorProcess } from './process-identity';
 import { goneAskerQuestions, loadInteractionRow } from './interaction-rows';
 import * as leases from './leases';
+import * as nested from './nested-runs';
 import * as notifications from './notifications';
 import * as askers from './question-askers';
 import type { Withdrawal } from './question-askers';
@@ -210,6 +211,15 @@ export class RunnerStore {
 
   resumeAfterInteraction(this: Writes<RunnerStore>, claim: ClaimKey): void {
     this.write((ctx, now) => runner.resumeAfterInteraction(ctx, claim, now));
+  }
+
+  /**
+   * The run a process is nested in (docs/LIVENESS.md#nested-runs): the run its environment names, when it is
+   * in this store and has not ended; else the nearest of its ancestors that is a live run's supervisor or
+   * command (pids trusted here). Null outside every run.
+   */
+  enclosingRunOf(caller: { runId: string | null; ancestry: readonly AncestorProcess[] }): string | null {
+    return this.read((ctx) => nested.enclosingRunOfCaller(ctx, caller));
   }
 
   reserveEffect(this: Writes<RunnerStore>, claim: ClaimKey, input: ReserveEffectInput): Effect {

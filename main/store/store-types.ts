@@ -59,6 +59,8 @@ export interface ReserveRunInput {
   requestKey?: string | null;
   parentRunId?: string | null;
   lineage?: Lineage | null;
+  /** The run this one was started inside (a nested `exec`): its family shares idempotency keys. */
+  enclosingRunId?: string | null;
   availableAt?: number;
 }
 

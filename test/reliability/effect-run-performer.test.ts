@@ -96,7 +96,12 @@ it('make with begin and end in separate recipe lines: applying throughout, then 
     const runId = await waitFor('the run id', () => /run (run_[a-z0-9]+)/.exec(exec.stderr)?.[1]);
     const effect = await waitFor(
       'the effect to begin',
-      () => (existsSync(join(project, 'id')) ? effectOf(runId) : undefined),
+      () => {
+        // The shell opens `id` before "effect begin" writes to it: wait for the id itself.
+        if (!existsSync(join(project, 'id')) || readFileSync(join(project, 'id'), 'utf8').trim() === '')
+          return undefined;
+        return effectOf(runId);
+      },
       60_000,
     );
     expect(effect).toMatchObject({ status: 'applying', performer: 'run' });

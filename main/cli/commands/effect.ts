@@ -63,8 +63,8 @@ export const effectCommand: Command = {
 
 Run inside "runwarden exec". Performs CMD as a side effect (a deploy, a payment, an email) recorded
 under the idempotency key K, so it happens at most once:
-  - already applied in this run, or in another run of its lineage (the run it retries, and so
-    on): CMD is not run; exit 0
+  - already applied in this run, or in another run of its family (the run it retries, and so
+    on; the run it was started inside and the runs nested in them): CMD is not run; exit 0
   - its outcome is unknown (applying or ambiguous here or elsewhere in the lineage: a process died
     while it was applying, or CMD said so): CMD is not run, the run is parked for a person to say
     whether it happened ("runwarden resolve"); exit 75

@@ -4,6 +4,7 @@ import { recordEnvironment } from '../../../shared/command-environment';
 import { isTerminalRunStatus, type CommandSpec, type Run, type RunSnapshot } from '../../../shared/domain';
 import { isRunwardenError, RunwardenError } from '../../../shared/errors';
 import type { Claim, RunStore, StoreReader } from '../../store';
+import { processAncestry } from '../../store/process-identity';
 import { openRunLog } from '../../runner/run-log';
 import { runnerEnv } from '../../runner/runner-env';
 import { DEFAULT_LEASE_MS, RunSession } from '../../runner/run-session';
@@ -185,6 +186,12 @@ function startRun(ctx: CliContext, request: ExecRequest): StartedRun {
   const command = { argv: request.commandArgv, cwd: ctx.cwd, env: recordEnvironment(process.env) };
   const owner = runnerOwner('exec');
   const actor = runnerActor(owner, 'cli');
+  // Started inside a run (its environment, or its process ancestry, says so): a child of that run, whose
+  // family shares idempotency keys (docs/LIVENESS.md#nested-runs).
+  const enclosingRunId = store.enclosingRunOf({
+    runId: ctx.env.RUNWARDEN_RUN_ID?.trim() || null,
+    ancestry: processAncestry(process.pid),
+  });
   // One transaction: a claim that fails (a live owner of the same --key, a busy or full store) leaves
   // no queued run behind for a worker to start later.
   const { claim, run } = explainEndedKey(request.requestKey, () =>
@@ -196,6 +203,7 @@ function startRun(ctx: CliContext, request: ExecRequest): StartedRun {
         command,
         executionMode: process.stdin.isTTY ? 'interactive' : 'headless',
         requestKey: request.requestKey,
+        enclosingRunId,
       },
       actor,
       { ...owner, leaseMs, surface: 'cli' },

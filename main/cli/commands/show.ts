@@ -97,6 +97,8 @@ function runFields(detail: RunDetail, now: number, paint: Paint): string[] {
   if (detail.retries.length > 0) {
     line('retried as', detail.retries.map((retry) => `${retry.id} (${retry.status})`).join(', '));
   }
+  if (detail.enclosingRunId !== null) line('inside', detail.enclosingRunId);
+  for (const child of detail.children) line('child', `${child.id} (${child.status}) ${child.title}`);
   line('created', `${isoTime(run.createdAt)} (${relativeTime(run.createdAt, now)})`);
   line('updated', `${isoTime(run.updatedAt)} (${relativeTime(run.updatedAt, now)})`);
   if (run.finishedAt !== null)

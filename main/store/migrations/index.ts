@@ -12,6 +12,7 @@ import { migration0011 } from './0011-host-effects-agent-runs';
 import { migration0012 } from './0012-run-counts-in-code';
 import { migration0013 } from './0013-request-keys-per-project';
 import { migration0014 } from './0014-effect-performer';
+import { migration0015 } from './0015-enclosing-runs';
 import type { Migration } from './migration';
 
 export type { Migration } from './migration';
@@ -32,6 +33,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0012,
   migration0013,
   migration0014,
+  migration0015,
 ];
 
 export const SUPPORTED_SCHEMA_VERSION = MIGRATIONS.length;

@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 import { SUPPORTED_SCHEMA_VERSION } from '../../../main/store/migrations';
 
 const UNDO: Readonly<Record<number, string>> = {
+  15: `DROP INDEX runs_enclosing; ALTER TABLE runs DROP COLUMN enclosing_run_id;`,
   14: `ALTER TABLE effects DROP COLUMN performer;`,
   13: `UPDATE runs SET request_key = project_request_key WHERE project_request_key IS NOT NULL;
     DROP INDEX runs_project_request_key;
