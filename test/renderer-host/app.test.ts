@@ -36,6 +36,17 @@ async function rows() {
 const responseOf = (interactionId: string) => h.store.getInteraction(interactionId).response;
 
 describe('run list', () => {
+  it('says what each live run is doing now: its latest progress in the row and in the detail', async () => {
+    const { runId, claim } = startRun(h, { title: 'Nightly import' });
+    h.store.setProgress(claim, 'copying table 3 of 9');
+    const { user } = renderApp(h, '#/running');
+    const row = (await screen.findByText('Nightly import')).closest('[role="row"]') as HTMLElement;
+    expect(within(row).getByTestId('row-now').textContent).toMatch(/· copying table 3 of 9$/);
+    await user.click(row);
+    expect((await screen.findByTestId('run-now')).textContent).toBe('Now: copying table 3 of 9');
+    expect(h.store.getRun(runId).statusDetail).toBe('copying table 3 of 9');
+  });
+
   it('lists runs that need you, each with a status word, not colour alone', async () => {
     seedQuestion(h, { title: 'Ship release 1.2?' });
     startRun(h, { title: 'Nightly build' });
