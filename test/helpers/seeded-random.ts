@@ -36,3 +36,21 @@ export function testSeed(env: NodeJS.ProcessEnv = process.env): number {
 export function replayHint(seed: number): string {
   return `random seed ${seed}: replay with RUNWARDEN_TEST_SEED=${seed}`;
 }
+
+/** The seed of a chaos test: `RUNWARDEN_CHAOS_SEED` (an unsigned 32-bit integer) or a fresh one. */
+export function chaosSeed(env: NodeJS.ProcessEnv = process.env): number {
+  const given = env.RUNWARDEN_CHAOS_SEED;
+  if (given === undefined || given === '') return randomInt(0, 2 ** 32 - 1);
+  const seed = Number(given);
+  if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32) {
+    throw new Error(
+      `RUNWARDEN_CHAOS_SEED must be an integer from 0 to 4294967295, not ${JSON.stringify(given)}`,
+    );
+  }
+  return seed;
+}
+
+/** One of `items`, drawn by `random`. */
+export function pick<T>(random: Random, items: readonly T[]): T {
+  return items[Math.floor(random() * items.length)] as T;
+}

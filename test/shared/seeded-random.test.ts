@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { replayHint, seededRandom, testSeed } from '../helpers/seeded-random';
+import { chaosSeed, pick, replayHint, seededRandom, testSeed } from '../helpers/seeded-random';
 
 describe('seeded random for the chaos tests', () => {
   it('replays the same sequence for the same seed, another for another', () => {
@@ -19,5 +19,18 @@ describe('seeded random for the chaos tests', () => {
     const fresh = testSeed({});
     expect(Number.isInteger(fresh) && fresh >= 0 && fresh < 2 ** 32).toBe(true);
     expect(replayHint(123)).toBe('random seed 123: replay with RUNWARDEN_TEST_SEED=123');
+  });
+
+  it('takes the generator seed from RUNWARDEN_CHAOS_SEED, and picks replayably', () => {
+    expect(chaosSeed({ RUNWARDEN_CHAOS_SEED: '4294967295' })).toBe(4294967295);
+    expect(() => chaosSeed({ RUNWARDEN_CHAOS_SEED: '2.5' })).toThrow(/RUNWARDEN_CHAOS_SEED/);
+    const fresh = chaosSeed({});
+    expect(Number.isInteger(fresh) && fresh >= 0 && fresh < 2 ** 32).toBe(true);
+    const draw = (seed: number) => {
+      const random = seededRandom(seed);
+      return Array.from({ length: 20 }, () => pick(random, ['a', 'b', 'c'] as const));
+    };
+    expect(draw(9)).toEqual(draw(9));
+    expect(new Set(draw(9))).toEqual(new Set(['a', 'b', 'c']));
   });
 });
