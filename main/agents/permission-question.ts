@@ -55,8 +55,52 @@ export function permissionQuestion(
     lines.push('', `Reason: ${sanitizeText(description)}`);
   lines.push('', `Project: ${sanitizeLine(projectPath)}`);
   const choices = [ALLOW, DENY];
-  if (payload.suggestions.length > 0) choices.push(ALLOW_ALWAYS);
+  const always = rememberedRules(payload);
+  if (always.length > 0) {
+    choices.push(ALLOW_ALWAYS);
+    lines.push('', `${ALLOW_ALWAYS} also:`, ...always.map((rule) => `- ${describeRule(rule)}`));
+  }
   return { title, prompt: fitText(lines.join('\n'), 'prompt'), choices };
+}
+
+/**
+ * The rules `allow-always` passes back (`updatedPermissions`): the agent's suggestions, except a change of
+ * mode (Claude Code's `setMode`, e.g. acceptEdits), which would switch the whole session and is never a side
+ * effect of allowing one call.
+ */
+export function rememberedRules(payload: HookPayload): Array<Record<string, unknown>> {
+  return payload.suggestions.filter(
+    (rule): rule is Record<string, unknown> =>
+      rule !== null && typeof rule === 'object' && (rule as { type?: unknown }).type !== 'setMode',
+  );
+}
+
+/** One remembered rule in words, as the question shows it before anyone picks allow-always. */
+export function describeRule(rule: Record<string, unknown>): string {
+  const where = typeof rule.destination === 'string' ? ` (${sanitizeLine(rule.destination)})` : '';
+  const list = (value: unknown): string =>
+    Array.isArray(value) ? value.map((item) => sanitizeLine(ruleText(item))).join(', ') : '';
+  switch (rule.type) {
+    case 'addRules':
+    case 'replaceRules':
+      return `${rule.behavior === 'deny' ? 'deny' : 'allow'} from now on: ${list(rule.rules)}${where}`;
+    case 'addDirectories':
+      return `add working directories: ${list(rule.directories)}${where}`;
+    case 'removeDirectories':
+      return `remove working directories: ${list(rule.directories)}${where}`;
+    default:
+      return `${sanitizeLine(JSON.stringify(rule))}`;
+  }
+}
+
+function ruleText(item: unknown): string {
+  if (typeof item === 'string') return item;
+  if (item !== null && typeof item === 'object') {
+    const { toolName, ruleContent } = item as { toolName?: unknown; ruleContent?: unknown };
+    if (typeof toolName === 'string')
+      return typeof ruleContent === 'string' ? `${toolName}(${ruleContent})` : toolName;
+  }
+  return JSON.stringify(item);
 }
 
 /** Claude Code's and Codex's PermissionRequest decision for an answer. */
@@ -67,8 +111,8 @@ export function permissionDecision(
 ): Record<string, unknown> {
   const decision: Record<string, unknown> =
     answer === DENY ? { behavior: 'deny', message: why } : { behavior: 'allow' };
-  if (answer === ALLOW_ALWAYS && payload.suggestions.length > 0)
-    decision.updatedPermissions = payload.suggestions;
+  const always = rememberedRules(payload);
+  if (answer === ALLOW_ALWAYS && always.length > 0) decision.updatedPermissions = always;
   return { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision } };
 }
 

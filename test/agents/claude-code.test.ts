@@ -61,6 +61,9 @@ describe.skipIf(skipAgents)('Claude Code', () => {
     expect(question.prompt).toContain('Reason: Create the file the test checks for');
     expect(question.prompt).toContain(`Project: ${world.project}`);
     expect(question.choices).toEqual(['allow', 'deny', 'allow-always']);
+    // What allow-always would remember is listed; a mode change never is.
+    expect(question.prompt).toContain('allow-always also:');
+    expect(question.prompt).not.toMatch(/setMode|acceptEdits/);
     const [run] = runsOf(world, 'claude-code');
     expect(run?.title).toBe('Claude Code in project');
     expect(world.store.getRun(run?.id ?? '').status).toBe('waiting');
