@@ -103,7 +103,7 @@ describe('electron-builder.yml', () => {
     ['enableNodeCliInspectArguments', false],
     ['onlyLoadAppFromAsar', true],
     ['enableEmbeddedAsarIntegrityValidation', true],
-    ['enableCookieEncryption', true],
+    ['enableCookieEncryption', false],
     // The window's page is a file:// page: pinned to Electron's default, so a change is a decision.
     ['grantFileProtocolExtraPrivileges', true],
     // Unsigned arm64 builds start: the fuse flip invalidates the ad-hoc signature unless it is reset.
