@@ -238,6 +238,9 @@ export const EVENT_TYPES = [
   'notification',
   'settings.changed',
   'store.pruned',
+  // A store-wide record (no run): kept run counts set back to what the runs say; a schema migration applied.
+  'store.counts_repaired',
+  'store.migrated',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -1,6 +1,7 @@
 /** Opens the whole store for a CLI command (open-runner-cli-store.ts opens a runner's side only). */
 import { openStore } from '../store/open-store';
 import { RUNNER_BUSY_WAIT_MS } from '../store/store-context';
+import { sayMigration } from './migration-notice';
 import { openWaiting } from './open-waiting';
 import type { RunStore } from '../store/run-store';
 import { storePathOf, type CliContext } from './command';
@@ -23,5 +24,6 @@ export function openCliStore(
     });
   const store = options.runner === true ? openWaiting(open) : open();
   ctx.defer(() => store.close());
+  sayMigration(ctx, store);
   return store;
 }

@@ -8,6 +8,7 @@ import { openRunnerStore, type RunnerStore } from '../store/runner-store';
 import { RUNNER_BUSY_WAIT_MS } from '../store/store-context';
 import type { ClaimKey } from '../store/store-types';
 import { storePathOf, type CliContext } from './command';
+import { sayMigration } from './migration-notice';
 import { openWaiting } from './open-waiting';
 
 /** The claim's lease length when `exec` did not say (RUNWARDEN_LEASE_MS): its default. */
@@ -33,6 +34,7 @@ export function openRunnerCliStore(
     }),
   );
   ctx.defer(() => store.close());
+  sayMigration(ctx, store);
   const leaseMs = Number(ctx.env.RUNWARDEN_LEASE_MS) || DEFAULT_LEASE_MS;
   return renewingLapsedClaims(store, leaseMs);
 }

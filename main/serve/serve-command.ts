@@ -11,6 +11,7 @@ import { isRunwardenError } from '../../shared/errors';
 import { createAppHost } from '../services/app-host';
 import type { AppHost, PushSink } from '../services/host-types';
 import { resolveStorePath } from '../store';
+import { describeMigration } from '../store/migrations/migration';
 import { startHttpServer, type ServeHandle } from './http-server';
 
 export const SERVE_HELP = `Usage: runwarden serve [--port N] [--store PATH] [--ui-dir DIR] [--json]
@@ -113,6 +114,8 @@ function openServeHost(storePath: string, push: PushSink): AppHost | number {
       actorId: safeUserName(),
       notifier: { show: () => {} },
       push,
+      onMigrated: (report) =>
+        process.stderr.write(`runwarden serve: ${describeMigration(report, storePath)}\n`),
     });
   } catch (error) {
     if (isRunwardenError(error)) {

@@ -112,6 +112,7 @@ export function createAppHost(options: AppHostOptions): AppHost {
     clock,
     ...HOST_STORE_OPTIONS,
   });
+  if (store.migrated !== null) options.onMigrated?.(store.migrated);
   const actor: Actor = { type: 'human', id: options.actorId, surface: options.surface };
   // The dispatcher's and the sweeper's hooks reach the state, which holds both: built once, read later.
   const host: HostState = {

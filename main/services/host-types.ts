@@ -2,6 +2,7 @@
  * The seam between the host services and whatever shell runs them (Electron main, or `runwarden serve`).
  * Shells implement Notifier and receive pushes; they never touch the store directly.
  */
+import type { MigrationReport } from '../store/migrations/migration';
 import type { Channel, PushEvent } from '../../shared/channel-names';
 import type { Pushes, Response } from '../../shared/contract';
 import type { Interaction, NotificationLevel, Surface } from '../../shared/domain';
@@ -40,6 +41,8 @@ export interface ShellAttention {
 }
 
 export interface AppHostOptions {
+  /** Told once when opening the store migrated it (docs/ARCHITECTURE.md#upgrades): the shell says so. */
+  onMigrated?: (report: MigrationReport) => void;
   storePath: string;
   /** Where the command came from: 'app' for the window, 'browser' for serve. */
   surface: Surface;

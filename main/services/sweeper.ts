@@ -6,7 +6,7 @@
  */
 import type { Actor, RunEvent } from '../../shared/domain';
 import { isRunwardenError } from '../../shared/errors';
-import type { ChangedPush, Settings } from '../../shared/views';
+import type { ChangedPush, CounterDrift, Settings } from '../../shared/views';
 import {
   SEARCH_MERGE_PAGES,
   type Claim,
@@ -25,6 +25,12 @@ const FEED_BATCH = 1_000;
 /** Finished runs deleted per write transaction by retention (with their events). */
 export const PRUNE_PER_TX = 40;
 const CHECKPOINT_EVERY_TICKS = 30;
+/**
+ * How often, after an upgrade, the kept run counts are checked against the runs and set right where they
+ * disagree (a writer of an older schema alive across it; docs/ARCHITECTURE.md#upgrades): the first tick, then
+ * every 30 s, while the migration's marker lasts. Otherwise one keyed read.
+ */
+const RECOUNT_EVERY_TICKS = 15;
 /**
  * How often the change feed looks for other connections' commits between ticks: one `PRAGMA data_version`
  * (a few microseconds) per look, so a runner's commit reaches the window within about this long
@@ -85,6 +91,8 @@ export interface SweepReport {
   notifyCatchUp: boolean;
   /** Owners verified alive past their lease and kept live (a suspend, a clock step). */
   ownersVouched: number;
+  /** Kept run counts that disagreed with the runs, set right this tick (docs/ARCHITECTURE.md#upgrades). */
+  countsRepaired: CounterDrift[];
   /** Runs found orphaned (supervisor gone, command alive) this tick. */
   orphansFound: number;
   /** Applying effects whose process was verified gone, made ambiguous (docs/LIVENESS.md#unknown-outcomes). */
@@ -128,6 +136,7 @@ function emptyReport(): SweepReport {
     notifyEvents: [],
     notifyCatchUp: false,
     ownersVouched: 0,
+    countsRepaired: [],
     orphansFound: 0,
     effectsAmbiguous: 0,
     walPages: null,
@@ -161,6 +170,7 @@ export function sweep(deps: SweeperDeps, state: SweeperState): SweepReport {
       report.questionsWithdrawn +
       report.presenterClaimsExpired +
       report.autoCancelled +
+      report.countsRepaired.length +
       report.pruned;
     // Our own commits do not move data_version for this connection; a step that failed midway may
     // have committed some batches before it.
@@ -226,6 +236,8 @@ function act(deps: SweeperDeps, state: SweeperState, settings: Settings, report:
       if (n === 0) break;
     }
   }
+  if (state.ticks % RECOUNT_EVERY_TICKS === 1)
+    report.countsRepaired = store.recountAfterUpgrade(SWEEPER_ACTOR);
   if (state.ticks % CHECKPOINT_EVERY_TICKS === 0) report.walPages = hygiene(deps);
   collectNotifyEvents(deps, state, report);
 }

@@ -1,5 +1,7 @@
 /** `runwarden doctor`: contradictions (docs/ARCHITECTURE.md#run-model-and-state-machine status pairs and the store's own invariants), stale leases, integrity. */
-import type { QueueStatus, RunStatus } from '../../shared/domain';
+import type { Actor, QueueStatus, RunStatus } from '../../shared/domain';
+import { appendEvent } from './run-state';
+import { RECOUNT_KEY, type RecountMarker } from './migrations/migration';
 import type { CounterDrift } from '../../shared/views';
 import { TERMINAL_RUN_SQL } from './row-mapping';
 import type { StoreContext } from './store-context';
@@ -84,21 +86,79 @@ export function findContradictions(ctx: StoreContext): Array<{ runId: string; pr
  * migration 0012) that disagree with a count of the runs, for the window's and tray's counts. One walk of
  * `runs_project_display_id`, at 100k runs a few tens of ms.
  */
+
+/**
+ * The sweeper's recount after an upgrade (docs/ARCHITECTURE.md#upgrades): nothing to do (one keyed read)
+ * unless a migration left a marker; then the counts are set right, and the marker narrowed to the runs still
+ * live, and removed once its time is up and none is left. Run inside a write transaction.
+ */
+export function recountAfterUpgrade(ctx: StoreContext, actor: Actor, now: number): CounterDrift[] {
+  const row = ctx.prep(`SELECT value_json FROM settings WHERE key = ?`).get(RECOUNT_KEY) as
+    { value_json: string } | undefined;
+  if (row === undefined) return [];
+  const marker = JSON.parse(row.value_json) as RecountMarker;
+  const changes = repairCounterDrift(ctx, actor, now);
+  const status = ctx.prep(`SELECT status FROM runs WHERE id = ?`).pluck();
+  const live = marker.runs.filter((id) => {
+    const s = status.get(id) as string | undefined;
+    return s !== undefined && !(TERMINAL_STATUSES as readonly string[]).includes(s);
+  });
+  if (now >= marker.until && live.length === 0) {
+    ctx.prep(`DELETE FROM settings WHERE key = ?`).run(RECOUNT_KEY);
+  } else if (live.length !== marker.runs.length) {
+    ctx
+      .prep(`UPDATE settings SET value_json = ?, updated_at = ? WHERE key = ?`)
+      .run(JSON.stringify({ until: marker.until, runs: live }), now, RECOUNT_KEY);
+  }
+  return changes;
+}
+
+export function hasRecountMarker(ctx: StoreContext): boolean {
+  return ctx.prep(`SELECT 1 FROM settings WHERE key = ?`).get(RECOUNT_KEY) !== undefined;
+}
+
+const TERMINAL_STATUSES = ['completed', 'failed', 'timed_out', 'cancelled'] as const;
+
+const DRIFT_SQL = `WITH counted AS (SELECT project_id, display_base, count(*) AS n FROM runs GROUP BY project_id, display_base),
+  kept AS (SELECT project_id, display_base, n FROM run_counts WHERE n != 0),
+  keys AS (SELECT project_id, display_base FROM counted UNION SELECT project_id, display_base FROM kept)
+  SELECT k.project_id AS projectId, p.canonical_path AS projectPath, k.display_base AS display,
+    coalesce(kept.n, 0) AS kept, coalesce(counted.n, 0) AS counted
+  FROM keys k
+  LEFT JOIN counted USING (project_id, display_base) LEFT JOIN kept USING (project_id, display_base)
+  LEFT JOIN projects p ON p.id = k.project_id
+  WHERE coalesce(kept.n, 0) != coalesce(counted.n, 0)
+  ORDER BY p.canonical_path, k.display_base`;
+
+type DriftRow = CounterDrift & { projectId: number };
+
+const withoutId = (row: DriftRow): CounterDrift => ({
+  projectPath: row.projectPath,
+  display: row.display,
+  kept: row.kept,
+  counted: row.counted,
+});
+
 export function findCounterDrift(ctx: StoreContext): CounterDrift[] {
-  return ctx
-    .prep(
-      `WITH counted AS (SELECT project_id, display_base, count(*) AS n FROM runs GROUP BY project_id, display_base),
-       kept AS (SELECT project_id, display_base, n FROM run_counts WHERE n > 0),
-       keys AS (SELECT project_id, display_base FROM counted UNION SELECT project_id, display_base FROM kept)
-       SELECT p.canonical_path AS projectPath, k.display_base AS display, coalesce(kept.n, 0) AS kept,
-         coalesce(counted.n, 0) AS counted
-       FROM keys k
-       LEFT JOIN counted USING (project_id, display_base) LEFT JOIN kept USING (project_id, display_base)
-       LEFT JOIN projects p ON p.id = k.project_id
-       WHERE coalesce(kept.n, 0) != coalesce(counted.n, 0)
-       ORDER BY p.canonical_path, k.display_base`,
-    )
-    .all() as CounterDrift[];
+  return (ctx.prep(DRIFT_SQL).all() as DriftRow[]).map(withoutId);
+}
+
+/**
+ * Sets every kept count that disagrees with the runs to the runs' own count (docs/ARCHITECTURE.md#upgrades):
+ * a writer of an older schema that was still running across an upgrade moved runs without counting them.
+ * Returns what it changed (kept → counted); run it inside a write transaction.
+ */
+export function repairCounterDrift(ctx: StoreContext, actor: Actor, now: number): CounterDrift[] {
+  const drift = ctx.prep(DRIFT_SQL).all() as DriftRow[];
+  if (drift.length === 0) return [];
+  const set = ctx.prep(
+    `INSERT INTO run_counts (project_id, display_base, n) VALUES (?, ?, ?)
+     ON CONFLICT (project_id, display_base) DO UPDATE SET n = excluded.n`,
+  );
+  for (const row of drift) set.run(row.projectId, row.display, row.counted);
+  const changes = drift.map(withoutId);
+  appendEvent(ctx, now, null, null, { type: 'store.counts_repaired', actor, payload: { changes } });
+  return changes;
 }
 
 export function countStaleLeases(ctx: StoreContext, now: number): number {

@@ -8,7 +8,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { DEFAULT_DISPLAY_OPTIONS, type DisplayOptions } from '../../shared/display-status';
 import { RunwardenError, StoreNotCreatedError } from '../../shared/errors';
-import { MIGRATIONS, SUPPORTED_SCHEMA_VERSION, type Migration } from './migrations';
+import { MIGRATIONS, SUPPORTED_SCHEMA_VERSION, type Migration, type MigrationReport } from './migrations';
+import { RECOUNT_FOR_MS, RECOUNT_KEY } from './migrations/migration';
 import type { StoreMode, StoreModeReasonCode, StoreOpenState } from './runner-store';
 import { createLivenessCheck, type LivenessCheck } from './liveness';
 import { machineIdentity, SYSTEM_PROBE } from './process-identity';
@@ -299,11 +300,15 @@ function closeLeavingWal(db: Database.Database, file: string): void {
   }
 }
 
-/** Applies the pending migrations, each in its own IMMEDIATE transaction. Exported for migration tests. */
+/**
+ * Applies the pending migrations, each in its own IMMEDIATE transaction. Exported for migration tests.
+ * `changes` collects, per applied step that declares it, the sentence of what it changed in the data.
+ */
 export function migrate(
   db: Database.Database,
   migrations: readonly Migration[] = MIGRATIONS,
   file = 'store',
+  changes: string[] = [],
 ): number {
   for (const migration of migrations) {
     if ((db.pragma('user_version', { simple: true }) as number) >= migration.version) continue;
@@ -316,23 +321,62 @@ export function migrate(
           `Cannot apply migration ${migration.name} to schema v${version}.`,
         );
       }
-      if (version === 0) {
-        // docs/ARCHITECTURE.md#the-store-file: initialise only what is verifiably empty, checked under the write lock.
-        const tables = (db.prepare(`SELECT count(*) AS n FROM sqlite_master`).get() as { n: number }).n;
-        const appId = db.pragma('application_id', { simple: true }) as number;
-        if (tables !== 0 || appId !== 0) {
-          throw new RunwardenError(
-            'STORE_FOREIGN',
-            `${file} is a SQLite database made by another program (it has tables but no Runwarden id). Runwarden will not touch it.`,
-          );
-        }
-      }
+      if (version === 0) refuseForeign(db, file);
+      const counted = countChanges(db, migration);
       db.exec(migration.sql);
       db.pragma(`application_id = ${APPLICATION_ID}`);
       db.pragma(`user_version = ${migration.version}`);
+      if (counted !== null) changes.push(counted);
     }).immediate();
   }
   return db.pragma('user_version', { simple: true }) as number;
+}
+
+/** docs/ARCHITECTURE.md#the-store-file: initialise only what is verifiably empty, checked under the write lock. */
+function refuseForeign(db: Database.Database, file: string): void {
+  const tables = (db.prepare(`SELECT count(*) AS n FROM sqlite_master`).get() as { n: number }).n;
+  const appId = db.pragma('application_id', { simple: true }) as number;
+  if (tables !== 0 || appId !== 0) {
+    throw new RunwardenError(
+      'STORE_FOREIGN',
+      `${file} is a SQLite database made by another program (it has tables but no Runwarden id). Runwarden will not touch it.`,
+    );
+  }
+}
+
+/** "N <what>" for a step that declares what it changes, when it changes anything; else null. */
+function countChanges(db: Database.Database, migration: Migration): string | null {
+  if (migration.changes === undefined) return null;
+  const n = db.prepare(migration.changes.sql).pluck().get() as number;
+  return n > 0 ? `${migration.name}: ${n} ${migration.changes.says}` : null;
+}
+
+/**
+ * Migrates a store that had a schema (not a new one, which is only initialised) and records it: a
+ * `store.migrated` event (from, to, what changed), and the report the command says on stderr.
+ */
+function migrateAndRecord(db: Database.Database, file: string): MigrationReport | null {
+  const from = db.pragma('user_version', { simple: true }) as number;
+  const changes: string[] = [];
+  const to = migrate(db, MIGRATIONS, file, changes);
+  if (from === 0 || from === to) return null;
+  const payload = JSON.stringify({ from, to, changes });
+  const now = Date.now();
+  // A runner of the older schema may still be alive and write its way: the sweeper recounts the kept counts
+  // until the runs live now have ended, and for an hour at least (docs/ARCHITECTURE.md#upgrades).
+  const live = db
+    .prepare(`SELECT id FROM runs WHERE status IN ('queued', 'running', 'waiting')`)
+    .pluck()
+    .all();
+  db.prepare(
+    `INSERT INTO settings (key, value_json, updated_at) VALUES (?, ?, ?)
+     ON CONFLICT(key) DO UPDATE SET value_json = excluded.value_json, updated_at = excluded.updated_at`,
+  ).run(RECOUNT_KEY, JSON.stringify({ until: now + RECOUNT_FOR_MS, runs: live }), now);
+  db.prepare(
+    `INSERT INTO events (run_id, run_revision, type, actor_type, actor_id, surface, lease_generation, payload_json, at)
+     VALUES (NULL, NULL, 'store.migrated', 'system', NULL, NULL, NULL, ?, ?)`,
+  ).run(payload, now);
+  return { from, to, changes };
 }
 
 /** Page cache per connection, in KiB as SQLite counts a negative cache_size. */
@@ -513,24 +557,25 @@ function openForMode(
   mode: StoreMode,
   dirWritable: boolean,
   busyTimeoutMs: number,
-): Database.Database {
+): { db: Database.Database; migrated: MigrationReport | null } {
   try {
     if (mode === 'read-only') {
       const db = openReader(file, dirWritable, busyTimeoutMs);
       applyPragmas(db, busyTimeoutMs, false);
       db.prepare('SELECT count(*) FROM sqlite_master').get();
-      return db;
+      return { db, migrated: null };
     }
     const db = new Database(file, { fileMustExist: true, timeout: busyTimeoutMs });
+    let migrated: MigrationReport | null;
     try {
       db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-      migrate(db, MIGRATIONS, file);
+      migrated = migrateAndRecord(db, file);
       applyPragmas(db, busyTimeoutMs, true);
     } catch (error) {
       db.close();
       throw error;
     }
-    return db;
+    return { db, migrated };
   } catch (error) {
     throw mapOpenError(error, file, busyTimeoutMs);
   }
@@ -626,6 +671,8 @@ export function openConnection(storePath: string, opts: OpenStoreOptions = {}): 
       `${file} ${probe.kind === 'empty' ? 'is empty' : `uses schema v${checked.identity.userVersion}`} and needs initialising, but ${decision.reason ?? 'it is read-only'}`,
     );
   }
-  const db = openForMode(file, decision.mode, dirWritable, busyTimeoutMs);
-  return contextFor(db, file, opts, decision, db.pragma('user_version', { simple: true }) as number);
+  const { db, migrated } = openForMode(file, decision.mode, dirWritable, busyTimeoutMs);
+  const opened = contextFor(db, file, opts, decision, db.pragma('user_version', { simple: true }) as number);
+  opened.state.migrated = migrated;
+  return opened;
 }

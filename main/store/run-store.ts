@@ -6,7 +6,7 @@
  * maintenance and read side.
  */
 import fs from 'node:fs';
-import { DEFAULT_SETTINGS } from '../../shared/views';
+import { DEFAULT_SETTINGS, type CounterDrift } from '../../shared/views';
 import { legacyLogsDirOf, isOwnLogPath, logsDirOf, removeLogFiles } from '../logs/log-files';
 import { moveLegacyLog, removeIfEmpty } from '../logs/legacy-logs';
 import { legacyLogUsage, ownLogUsage } from '../logs/log-space';
@@ -571,6 +571,18 @@ export class RunStore extends RunnerStore {
       sizeBytes: sizeOf(this.path),
       walBytes: sizeOf(`${this.path}-wal`),
     };
+  }
+
+  /** Kept run counts set back to what the runs say; what changed (docs/ARCHITECTURE.md#upgrades). */
+  repairCounterDrift(this: Writes<RunStore>, actor: Actor): CounterDrift[] {
+    if (this.read((ctx) => doctor.findCounterDrift(ctx)).length === 0) return [];
+    return this.write((ctx, now) => doctor.repairCounterDrift(ctx, actor, now));
+  }
+
+  /** The sweeper's recount while an upgrade's old runners may still write (docs/ARCHITECTURE.md#upgrades). */
+  recountAfterUpgrade(this: Writes<RunStore>, actor: Actor): CounterDrift[] {
+    if (!this.read((ctx) => doctor.hasRecountMarker(ctx))) return [];
+    return this.write((ctx, now) => doctor.recountAfterUpgrade(ctx, actor, now));
   }
 
   doctor(): DoctorReport {

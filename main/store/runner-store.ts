@@ -27,6 +27,7 @@ import * as notifications from './notifications';
 import * as askers from './question-askers';
 import type { Withdrawal } from './question-askers';
 import { openConnection, type OpenStoreOptions } from './open-connection';
+import type { MigrationReport } from './migrations/migration';
 import { getRunDetail } from './run-detail';
 import { reserveRun } from './run-reservation';
 import { lineageEffect } from './run-lineage';
@@ -59,6 +60,8 @@ export interface StoreOpenState {
   modeReason: string | null;
   modeReasonCode: StoreModeReasonCode | null;
   schemaVersion: number;
+  /** Set when this open migrated the store: from → to and what the steps changed (docs/ARCHITECTURE.md#upgrades). */
+  migrated?: MigrationReport | null;
 }
 
 /** Opens the runner's side of the store at `storePath`: the same checks and refusals as `openStore`. */
@@ -73,6 +76,7 @@ export class RunnerStore {
   readonly modeReason: string | null;
   readonly modeReasonCode: StoreModeReasonCode | null;
   readonly schemaVersion: number;
+  readonly migrated: MigrationReport | null;
   protected readonly ctx: StoreContext;
   #closed = false;
 
@@ -83,6 +87,7 @@ export class RunnerStore {
     this.modeReason = state.modeReason;
     this.modeReasonCode = state.modeReasonCode;
     this.schemaVersion = state.schemaVersion;
+    this.migrated = state.migrated ?? null;
   }
 
   /** The store's clock (epoch ms); services use it so every `now` comes from one place. */

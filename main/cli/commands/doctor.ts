@@ -1,6 +1,8 @@
 /** `runwarden doctor`: where the store is, its health, contradictions and stale leases. */
 import { formatBytes } from '../../../shared/log-text';
+import type { CounterDrift } from '../../../shared/views';
 import type { DoctorReport } from '../../store';
+import { humanActor } from '../human-actor';
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
@@ -16,17 +18,20 @@ import { EXIT } from '../exit-codes';
 import type { Paint } from '../output';
 import { sanitizeLine } from '../sanitize';
 
-const OPTIONS = { ...COMMON_OPTIONS, ...JSON_OPTION } as const;
+const OPTIONS = { ...COMMON_OPTIONS, ...JSON_OPTION, repair: { type: 'boolean' } } as const;
 
 export const doctorCommand: Command = {
   name: 'doctor',
   summary: 'check the store: path, size, schema, mode, WAL, contradictions, stale leases',
-  help: `Usage: runwarden doctor [--json]
+  help: `Usage: runwarden doctor [--repair] [--json]
 
 Reports the store's path, size, schema version, mode (read-write or read-only and why),
 WAL size, SQLite's integrity check, the space run logs use (and their budget),
 runs whose queue and run states contradict each other, counts of runs per project and status
 that disagree with the runs, and leases that expired without their runner finishing (stale runs).
+
+  --repair   set counts that disagree with the runs to what the runs say, and say what changed (a runner
+             of an older version alive across an upgrade leaves them so; the app's sweeper does the same)
 
 ${JSON_HELP}
 ${COMMON_HELP}
@@ -37,13 +42,33 @@ Exit status: 0 healthy (stale runs are reported but are not a store problem);
     const parsed = parseCommand(ctx, this, argv, OPTIONS);
     if (parsed === null) return EXIT.ok;
     noExtraPositionals(parsed.positionals, 0);
-    const store = openCliStore(ctx, parsed.values.store, { read: true });
+    const repair = parsed.values.repair === true;
+    const store = repair
+      ? openCliStore(ctx, parsed.values.store)
+      : openCliStore(ctx, parsed.values.store, { read: true });
+    const repaired = repair ? store.repairCounterDrift(humanActor()) : [];
     const report = store.doctor();
-    printResult(ctx, report, () => renderReport(report, ctx.paint));
+    const result = repair ? { ...report, repaired } : report;
+    printResult(ctx, result, () => renderRepairs(repaired) + renderReport(report, ctx.paint));
     const problems = report.contradictions.length + report.counterDrift.length;
     return problems > 0 || report.integrity !== 'ok' ? EXIT.failure : EXIT.ok;
   },
 };
+
+/** Which way a kept count is off: ahead (it says more runs than there are) or behind. */
+export function driftText(drift: CounterDrift): string {
+  const way = drift.kept > drift.counted ? 'ahead' : 'behind';
+  return `counted ${way} by ${Math.abs(drift.kept - drift.counted)}: kept ${drift.kept}, the runs say ${drift.counted}`;
+}
+
+function renderRepairs(repaired: readonly CounterDrift[]): string {
+  return repaired
+    .map(
+      (drift) =>
+        `repaired    ${sanitizeLine(drift.projectPath)} ${drift.display}: was ${driftText(drift)}; now ${drift.counted}\n`,
+    )
+    .join('');
+}
 
 /** This store's logs left in the shared legacy folder, and files that are not this store's (never counted). */
 function logFolderRows(report: DoctorReport): Array<[string, string]> {
@@ -108,8 +133,7 @@ function renderReport(report: DoctorReport, paint: Paint): string {
   for (const contradiction of report.contradictions)
     lines.push(`  ${contradiction.runId}: ${sanitizeLine(contradiction.problem)}`);
   for (const drift of report.counterDrift)
-    lines.push(
-      `  ${sanitizeLine(drift.projectPath)} ${drift.display}: counted ahead ${drift.kept}, the runs say ${drift.counted}`,
-    );
+    lines.push(`  ${sanitizeLine(drift.projectPath)} ${drift.display}: ${driftText(drift)}`);
+  if (report.counterDrift.length > 0) lines.push('  Set them right with: runwarden doctor --repair');
   return `${lines.join('\n')}\n`;
 }

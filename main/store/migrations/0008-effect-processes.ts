@@ -15,6 +15,11 @@ const NOW_MS = `CAST(unixepoch('subsec') * 1000 AS INTEGER)`;
 export const migration0008: Migration = {
   version: 8,
   name: '0008-effect-processes',
+  changes: {
+    sql: `SELECT count(*) FROM effects e JOIN runs r ON r.id = e.run_id
+      WHERE e.status = 'applying' AND r.status IN ${TERMINAL}`,
+    says: 'effect(s) that finished runs had left applying made ambiguous (resolve them: runwarden ls --needs-you)',
+  },
   sql: `
 ALTER TABLE effects ADD COLUMN process_pid INTEGER;
 ALTER TABLE effects ADD COLUMN process_start_id TEXT;

@@ -15,7 +15,7 @@ import { migration0014 } from './0014-effect-performer';
 import { migration0015 } from './0015-enclosing-runs';
 import type { Migration } from './migration';
 
-export type { Migration } from './migration';
+export type { Migration, MigrationReport } from './migration';
 
 /** Every migration, in order. `user_version` = the number of the last one applied. */
 export const MIGRATIONS: readonly Migration[] = [

@@ -121,7 +121,7 @@ describe('runwarden CLI basics', () => {
       const text = await runCli(['doctor'], { store: other.store });
       expect(text.code).toBe(1);
       expect(text.stdout).toMatch(/counts\s+1 count\(s\) disagree with the runs/);
-      expect(text.stdout).toContain('/srv/app queued: counted ahead 3, the runs say 0');
+      expect(text.stdout).toContain('/srv/app queued: counted ahead by 3: kept 3, the runs say 0');
     } finally {
       other.remove();
     }

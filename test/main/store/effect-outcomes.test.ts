@@ -382,7 +382,12 @@ describe('migration 0008', () => {
         db.prepare(`SELECT revision FROM runs WHERE id = ?`).get(run.id) as { revision: number }
       ).revision;
       // Only this migration is undone above, so only it is replayed: the later ones' schema is still there.
-      expect(migrate(db, MIGRATIONS.slice(0, index + 1))).toBe(migration0008.version);
+      const changes: string[] = [];
+      expect(migrate(db, MIGRATIONS.slice(0, index + 1), file, changes)).toBe(migration0008.version);
+      // What it changed is said (docs/ARCHITECTURE.md#upgrades): the command that migrates prints it.
+      expect(changes).toEqual([
+        '0008-effect-processes: 1 effect(s) that finished runs had left applying made ambiguous (resolve them: runwarden ls --needs-you)',
+      ]);
       db.pragma(`user_version = ${MIGRATIONS.at(-1)?.version}`);
       db.close();
 

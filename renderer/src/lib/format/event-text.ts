@@ -66,6 +66,8 @@ const TITLES: Record<EventType, string> = {
   notification: 'Notification',
   'settings.changed': 'Settings changed',
   'store.pruned': 'Old runs pruned',
+  'store.counts_repaired': 'Run counts set right',
+  'store.migrated': 'Store upgraded',
 };
 
 /** Progress lines come in bursts: consecutive ones fold into one entry. */
