@@ -31,6 +31,10 @@ export const CHANNEL_METHODS = {
   'cli:status': 'getCliPathStatus',
   'cli:install': 'installCliOnPath',
   'cli:uninstall': 'uninstallCliOnPath',
+  'remotes:list': 'listRemotes',
+  'remotes:add': 'addRemote',
+  'remotes:remove': 'removeRemote',
+  'remotes:call': 'callRemote',
 } as const;
 
 export type Channel = keyof typeof CHANNEL_METHODS;
@@ -38,7 +42,7 @@ export type ApiMethod = (typeof CHANNEL_METHODS)[Channel];
 export const CHANNELS = Object.keys(CHANNEL_METHODS) as Channel[];
 
 /** Pushes from main to the renderer. Declared, never a generic bus (docs/ARCHITECTURE.md#conventions). */
-export const PUSH_EVENTS = ['changed', 'attention', 'open-run', 'store-status', 'log'] as const;
+export const PUSH_EVENTS = ['changed', 'attention', 'open-run', 'store-status', 'log', 'remotes'] as const;
 export type PushEvent = (typeof PUSH_EVENTS)[number];
 
 /** The IPC channel prefix for pushes, so request and push names can never collide. */

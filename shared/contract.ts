@@ -7,6 +7,7 @@ import { CHANNEL_METHODS, type Channel, type PushEvent } from './channel-names';
 import { DISPLAY_STATUSES } from './display-status';
 import type { Effect, Notification, Run } from './domain';
 import type { ErrorInfo, Result } from './errors';
+import { REMOTE_CALL_CHANNELS, type RemoteMachineView, type RemotesPush } from './remotes';
 import {
   NOTIFY_EVENTS,
   RUN_VIEWS,
@@ -40,6 +41,7 @@ const runId = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a run
 const revision = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER));
 const reason = v.pipe(v.string(), v.trim(), v.minLength(1, 'a reason is required'), v.maxLength(MAX_REASON));
 const limit = (max: number) => v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(max)));
+const remoteName = v.pipe(v.string(), v.regex(/^[a-z][a-z0-9-]{0,31}$/, 'must be a remote machine name'));
 const positiveId = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
 
 /** Any JSON value an answer may carry: bounded depth and size are checked by the store's field validation. */
@@ -178,6 +180,18 @@ export const schemas = {
   'cli:status': empty,
   'cli:install': empty,
   'cli:uninstall': empty,
+  'remotes:list': empty,
+  'remotes:add': v.strictObject({
+    name: remoteName,
+    dest: v.pipe(v.string(), v.minLength(1), v.maxLength(512)),
+    runwarden: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(1024))),
+  }),
+  'remotes:remove': v.strictObject({ name: remoteName }),
+  'remotes:call': v.strictObject({
+    machine: remoteName,
+    channel: v.picklist(REMOTE_CALL_CHANNELS),
+    input: v.record(v.pipe(v.string(), v.maxLength(100)), jsonValue),
+  }),
 } satisfies Record<Channel, v.GenericSchema>;
 
 /** Response type of each channel. */
@@ -209,6 +223,11 @@ export interface Responses {
   'cli:status': CliPathStatus;
   'cli:install': CliPathStatus;
   'cli:uninstall': CliPathStatus;
+  'remotes:list': RemoteMachineView[];
+  'remotes:add': RemoteMachineView[];
+  'remotes:remove': RemoteMachineView[];
+  /** The remote's own answer to the channel called (its Response type). */
+  'remotes:call': unknown;
 }
 
 export interface Pushes {
@@ -217,6 +236,7 @@ export interface Pushes {
   'open-run': OpenRunPush;
   'store-status': StoreStatusPush;
   log: LogPush;
+  remotes: RemotesPush;
 }
 
 export type Request<C extends Channel> = v.InferInput<(typeof schemas)[C]>;

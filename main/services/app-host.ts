@@ -26,7 +26,9 @@ import {
   type OpenStoreOptions,
   type StoreWriter,
 } from '../store';
+import { parseRequest } from '../../shared/contract';
 import { SLOW_REQUEST_MS, createDispatcher, type Dispatch } from './dispatcher';
+import { createRemoteHub, personHere, type RemoteHub } from './remote/remote-hub';
 import type { AppHost, AppHostOptions } from './host-types';
 import { WRITE_CHANNELS } from './handlers';
 import { watchLogs, type LogWatcher } from './log-watcher';
@@ -100,6 +102,7 @@ interface HostState {
   attentionDueAt: number | null;
   warmUpTimer: ReturnType<typeof setTimeout> | null;
   logWatcher: LogWatcher | null;
+  remotes: RemoteHub | null;
 }
 
 /**
@@ -114,6 +117,7 @@ export function createAppHost(options: AppHostOptions): AppHost {
   });
   if (store.migrated !== null) options.onMigrated?.(store.migrated);
   const actor: Actor = { type: 'human', id: options.actorId, surface: options.surface };
+  const remotes = options.remotes === false ? null : hostRemotes(store, options, clock);
   // The dispatcher's and the sweeper's hooks reach the state, which holds both: built once, read later.
   const host: HostState = {
     options,
@@ -130,6 +134,7 @@ export function createAppHost(options: AppHostOptions): AppHost {
         },
         ...(options.openPath !== undefined && { openPath: options.openPath }),
         ...(options.cliPath !== undefined && { cliPath: options.cliPath }),
+        ...(remotes !== null && { remotes }),
       },
       {
         onBusy: (nowBusy) => setBusy(host, nowBusy),
@@ -161,6 +166,7 @@ export function createAppHost(options: AppHostOptions): AppHost {
     attentionDueAt: null,
     warmUpTimer: null,
     logWatcher: null,
+    remotes,
   };
   return {
     get settings() {
@@ -170,6 +176,17 @@ export function createAppHost(options: AppHostOptions): AppHost {
     start: () => startHost(host),
     dispose: () => disposeHost(host),
   };
+}
+
+/** The other machines, each pushed to the window as it changes (docs/REMOTES.md#in-the-window). */
+function hostRemotes(store: StoreWriter, options: AppHostOptions, clock: () => number): RemoteHub {
+  return createRemoteHub({
+    store,
+    person: personHere(options.actorId),
+    surface: options.surface === 'browser' ? 'browser' : 'app',
+    push: (payload) => options.push('remotes', payload),
+    clock,
+  });
 }
 
 /** This process as the owner of the host lease (docs/LIVENESS.md#the-host-lease). */
@@ -308,6 +325,12 @@ async function dispatchForShell<C extends Channel>(
   channel: C,
   input: unknown,
 ): Promise<Result<Response<C>>> {
+  if (channel === 'remotes:call' && host.remotes !== null) {
+    const parsed = parseRequest('remotes:call', input);
+    if (!parsed.ok) return parsed;
+    const { machine, channel: remoteChannel, input: remoteInput } = parsed.value;
+    return (await host.remotes.call(machine, remoteChannel, remoteInput)) as Result<Response<C>>;
+  }
   // A search's counts off the main thread, so they never hold up the next keystroke's rows.
   if (channel === 'attention:summary' && host.searchCounts !== null) {
     const counted = await host.searchCounts.answer(input);
@@ -342,6 +365,7 @@ function startHost(host: HostState): void {
   });
   host.sweeper.start();
   pushAttention(host);
+  host.remotes?.start();
   // After the caller's own start-up work (the window begins loading): not in its way.
   host.warmUpTimer = setTimeout(() => {
     host.warmUpTimer = null;
@@ -351,6 +375,7 @@ function startHost(host: HostState): void {
 
 function disposeHost(host: HostState): void {
   if (host.warmUpTimer !== null) clearTimeout(host.warmUpTimer);
+  host.remotes?.dispose();
   host.logWatcher?.close();
   host.logWatcher = null;
   host.sweeper.stop();

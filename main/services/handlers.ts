@@ -23,6 +23,7 @@ import { stopCommandGroup, type StopCommandResult } from '../runner/stop-command
 import { openRetryOf } from './open-retry';
 import { applySettingsPatch, loadSettings } from './settings-service';
 import type { Clock } from './host-types';
+import type { RemoteHub } from './remote/remote-hub';
 
 export interface HandlerDeps {
   store: StoreWriter;
@@ -38,6 +39,15 @@ export interface HandlerDeps {
   openPath?: (path: string) => void;
   /** Puts `runwarden` on the PATH (main/cli/cli-on-path.ts); only the desktop app has it. */
   cliPath?: CliPathActions;
+  /** The other machines (docs/REMOTES.md#in-the-window); only an app host has them. */
+  remotes?: Pick<RemoteHub, 'list' | 'add' | 'remove'>;
+}
+
+const REMOTES_HOST_ONLY = "Other machines are reached through this machine's app or serve, not from here.";
+
+function remotes(deps: HandlerDeps): Pick<RemoteHub, 'list' | 'add' | 'remove'> {
+  if (deps.remotes === undefined) throw new RunwardenError('FORBIDDEN', REMOTES_HOST_ONLY);
+  return deps.remotes;
 }
 
 export interface CliPathActions {
@@ -162,6 +172,13 @@ export const handlers: Handlers = {
   'cli:status': (deps) => cliPath(deps).status(),
   'cli:install': (deps) => cliPath(deps).install(),
   'cli:uninstall': (deps) => cliPath(deps).uninstall(),
+  'remotes:list': (deps) => remotes(deps).list(),
+  'remotes:add': (deps, input) => remotes(deps).add(input, deps.actor),
+  'remotes:remove': (deps, input) => remotes(deps).remove(input.name, deps.actor),
+  // Asynchronous: the app host answers it before the dispatcher (main/services/app-host.ts).
+  'remotes:call': () => {
+    throw new RunwardenError('FORBIDDEN', REMOTES_HOST_ONLY);
+  },
 };
 
 /** Channels that write: refused up front when the store is read-only. */
@@ -178,6 +195,8 @@ export const WRITE_CHANNELS: ReadonlySet<Channel> = new Set<Channel>([
   'interactions:answer',
   'notifications:markRead',
   'settings:set',
+  'remotes:add',
+  'remotes:remove',
 ]);
 
 /**

@@ -58,6 +58,8 @@ export interface AppHostOptions {
   openPath?: (path: string) => void;
   /** Puts `runwarden` on the PATH from Settings; only the Electron shell has it (docs/DESKTOP-CHECKLIST.md#the-runwarden-command). */
   cliPath?: CliPathActions;
+  /** Attach the machines in the store's `remotes` setting (docs/REMOTES.md#in-the-window); default true. */
+  remotes?: boolean;
 }
 
 export interface AppHost {

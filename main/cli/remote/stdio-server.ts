@@ -24,6 +24,7 @@ import {
   type ServerMessage,
 } from '../../services/remote/protocol';
 import { checkRemoteName } from '../../services/remote/remotes';
+import { REMOTE_CALL_CHANNELS } from '../../../shared/remotes';
 import { openStore, resolveStorePath, type RunStore } from '../../store';
 import type { CliContext } from '../command';
 import type { OutputStream } from '../output';
@@ -192,6 +193,8 @@ function onHello(state: ServerState, message: Record<string, unknown>): void {
 function startFeed(state: ServerState, hello: ClientHello): void {
   state.host = createAppHost({
     storePath: state.storePath,
+    // A remote never relays to its own remotes.
+    remotes: false,
     surface: hello.surface === 'cli' ? 'browser' : hello.surface,
     actorId: humanActor().id,
     notifier: { show: (notice) => send({ t: 'push', event: 'notice', payload: notice }) },
@@ -203,6 +206,12 @@ function startFeed(state: ServerState, hello: ClientHello): void {
 function onCall(state: ServerState, message: Record<string, unknown>): void {
   const id = requestId(message);
   const channel = String(message.channel);
+  // Only what a window may do to a run here: nothing that opens files, installs, configures or relays.
+  if (!(REMOTE_CALL_CHANNELS as readonly string[]).includes(channel)) {
+    const refusal = `"${channel.slice(0, 40)}" is not a channel another machine may call here`;
+    send({ t: 'result', id, result: { ok: false, error: { code: 'FORBIDDEN', message: refusal } } });
+    return;
+  }
   if (state.host !== null) {
     void state.host
       .dispatch(channel as never, message.input)

@@ -93,7 +93,8 @@ export function classifyExit(remote: RemoteMachine, code: number | null, stderr:
     .split('\n')
     .map((l) => sanitizeLine(l).trim())
     .filter((l) => l !== '' && !l.startsWith('Warning: Permanently added'));
-  const last = (lines.at(-1) ?? `ssh exited with ${code ?? 'a signal'}`).slice(0, 300);
+  // ssh's own lines begin "ssh: "; the message says "ssh: " once.
+  const last = (lines.at(-1) ?? `exited with ${code ?? 'a signal'}`).replace(/^ssh: /, '').slice(0, 300);
   if (
     code === 255 &&
     /Permission denied|Host key verification failed|passphrase|password|HOST IDENTIFICATION HAS CHANGED|host key .*(not known|changed)|Too many authentication failures/i.test(

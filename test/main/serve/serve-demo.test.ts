@@ -138,6 +138,11 @@ describe('runwarden serve on a demo store', () => {
       'cli:status': {},
       'cli:install': {},
       'cli:uninstall': {},
+      'remotes:list': {},
+      // A closed port on loopback: attached, never reached; removed by the next channel.
+      'remotes:add': { name: 'box', dest: 'ssh://127.0.0.1:1' },
+      'remotes:remove': { name: 'box' },
+      'remotes:call': { machine: 'box', channel: 'runs:list', input: {} },
     };
     const failures: string[] = [];
     // Refused as it should be: no command of the demo's made-up runners lives here (or the run moved on).
@@ -156,6 +161,7 @@ describe('runwarden serve on a demo store', () => {
       `cli:status: ${desktopOnly}`,
       `cli:install: ${desktopOnly}`,
       `cli:uninstall: ${desktopOnly}`,
+      'remotes:call: NOT_FOUND No remote machine named "box".',
     ]);
     const doctor = await invoke<{ contradictions: unknown[]; integrity: string }>('store:doctor', {});
     expect(doctor).toMatchObject({ ok: true, value: { contradictions: [], integrity: 'ok' } });

@@ -1,0 +1,323 @@
+/**
+ * The app host's other machines (docs/REMOTES.md#in-the-window): one SSH session per attached machine, with
+ * its change feed; what needs a person there, read again when it changes; reconnection with backoff; and the
+ * window's calls to a machine's own handlers. Nothing is queued: a call to a machine that is not connected
+ * is refused at once, and what is shown of an unreachable machine is its last-known state, marked so.
+ */
+import { hostname } from 'node:os';
+import { version as VERSION } from '../../../package.json';
+import type { Actor } from '../../../shared/domain';
+import { ERROR_CODES, type ErrorCode, type Result } from '../../../shared/errors';
+import type { RemoteCallChannel, RemoteMachineView, RemotesPush } from '../../../shared/remotes';
+import { sanitizeLine } from '../../../shared/terminal-text';
+import type { Interaction } from '../../../shared/domain';
+import type { RunListItem } from '../../../shared/views';
+import type { StoreWriter } from '../../store';
+import {
+  addRemote,
+  DEFAULT_RUNWARDEN_COMMAND,
+  listRemotes,
+  removeRemote,
+  type RemoteMachine,
+} from './remotes';
+import { connectRemote, RemoteLinkError, type RemoteLink, type RemoteLinkOptions } from './ssh-link';
+
+/** Reconnection waits this long after a failure, doubling up to the maximum. */
+export const RECONNECT_FIRST_MS = 1_000;
+export const RECONNECT_MAX_MS = 30_000;
+/** A machine's pushes beyond this many a second are dropped (a refresh still follows). */
+export const MAX_PUSHES_PER_SECOND = 20;
+/** What needs you there is read at most this often, however often it changes. */
+export const REFRESH_EVERY_MS = 250;
+const NEEDS_YOU_ROWS = 20;
+const QUESTION_RUNS = 10;
+
+export interface RemoteHubOptions {
+  store: StoreWriter;
+  /** The person at this machine, as the remotes record them (user@host). */
+  person: string;
+  surface: 'app' | 'browser';
+  push: (payload: RemotesPush) => void;
+  clock: () => number;
+  /** The session opener; the real one starts `ssh`. */
+  connect?: (options: RemoteLinkOptions) => Promise<RemoteLink>;
+}
+
+export interface RemoteHub {
+  start(): void;
+  dispose(): void;
+  list(): RemoteMachineView[];
+  add(
+    input: { name: string; dest: string; runwarden?: string | undefined },
+    actor: Actor,
+  ): RemoteMachineView[];
+  remove(name: string, actor: Actor): RemoteMachineView[];
+  call(machine: string, channel: RemoteCallChannel, input: unknown): Promise<Result<unknown>>;
+}
+
+interface Machine {
+  remote: RemoteMachine;
+  view: RemoteMachineView;
+  link: RemoteLink | null;
+  backoffMs: number;
+  retry: ReturnType<typeof setTimeout> | null;
+  refresh: ReturnType<typeof setTimeout> | null;
+  lastRefreshAt: number;
+  pushTimes: number[];
+  gone: boolean;
+}
+
+export function personHere(user: string): string {
+  return `${user}@${hostname()}`;
+}
+
+export function createRemoteHub(options: RemoteHubOptions): RemoteHub {
+  const machines = new Map<string, Machine>();
+  const hub = new Hub(options, machines);
+  return {
+    start: () => {
+      for (const remote of listRemotes(options.store)) hub.attach(remote);
+      hub.publish();
+    },
+    dispose: () => {
+      for (const machine of machines.values()) hub.detach(machine);
+      machines.clear();
+    },
+    list: () => hub.views(),
+    add: (input, actor) => {
+      const remote = { ...input, runwarden: input.runwarden ?? DEFAULT_RUNWARDEN_COMMAND };
+      addRemote(options.store, remote, actor);
+      hub.attach(remote);
+      hub.publish();
+      return hub.views();
+    },
+    remove: (name, actor) => {
+      removeRemote(options.store, name, actor);
+      const machine = machines.get(name);
+      if (machine !== undefined) hub.detach(machine);
+      machines.delete(name);
+      hub.publish();
+      return hub.views();
+    },
+    call: (machine, channel, input) => hub.call(machine, channel, input),
+  };
+}
+
+class Hub {
+  constructor(
+    private readonly options: RemoteHubOptions,
+    private readonly machines: Map<string, Machine>,
+  ) {}
+
+  views(): RemoteMachineView[] {
+    return [...this.machines.values()].map((m) => ({ ...m.view }));
+  }
+
+  publish(): void {
+    this.options.push({ machines: this.views() });
+  }
+
+  attach(remote: RemoteMachine): void {
+    const view: RemoteMachineView = {
+      ...remote,
+      state: 'connecting',
+      since: null,
+      error: null,
+      kind: null,
+      version: null,
+      host: null,
+      readAt: null,
+      needsYou: [],
+      questions: [],
+      dropped: 0,
+    };
+    const machine: Machine = {
+      remote,
+      view,
+      link: null,
+      backoffMs: RECONNECT_FIRST_MS,
+      retry: null,
+      refresh: null,
+      lastRefreshAt: 0,
+      pushTimes: [],
+      gone: false,
+    };
+    this.machines.set(remote.name, machine);
+    this.connect(machine);
+  }
+
+  detach(machine: Machine): void {
+    machine.gone = true;
+    if (machine.retry !== null) clearTimeout(machine.retry);
+    if (machine.refresh !== null) clearTimeout(machine.refresh);
+    machine.link?.close();
+    machine.link = null;
+  }
+
+  private connect(machine: Machine): void {
+    machine.retry = null;
+    const open = this.options.connect ?? connectRemote;
+    open({
+      remote: machine.remote,
+      person: this.options.person,
+      surface: this.options.surface,
+      feed: true,
+      version: VERSION,
+      onPush: (event) => this.onPush(machine, event),
+      onClose: (error) => this.onDown(machine, error),
+    }).then(
+      (link) => {
+        if (machine.gone) return link.close();
+        machine.link = link;
+        machine.backoffMs = RECONNECT_FIRST_MS;
+        Object.assign(machine.view, {
+          state: 'connected',
+          since: null,
+          error: null,
+          kind: null,
+          version: link.hello.runwarden,
+          host: link.hello.machine,
+        });
+        this.publish();
+        this.scheduleRefresh(machine);
+      },
+      (error: unknown) => this.onDown(machine, error),
+    );
+  }
+
+  /** The session failed or ended: unreachable since the first failure, and another try after the backoff. */
+  private onDown(machine: Machine, error: unknown): void {
+    if (machine.gone) return;
+    machine.link = null;
+    const message =
+      error instanceof RemoteLinkError ? error.message : `${machine.remote.name}: ${String(error)}`;
+    if (machine.view.state !== 'unreachable') machine.view.since = this.options.clock();
+    Object.assign(machine.view, {
+      state: 'unreachable',
+      error: message.slice(0, 500),
+      kind: error instanceof RemoteLinkError ? error.kind : 'closed',
+    });
+    this.publish();
+    if (machine.retry !== null) return;
+    machine.retry = setTimeout(() => this.connect(machine), machine.backoffMs);
+    machine.backoffMs = Math.min(machine.backoffMs * 2, RECONNECT_MAX_MS);
+  }
+
+  /** Bounded in rate: a flood is dropped, counted, and still ends in one read of the machine's state. */
+  private onPush(machine: Machine, event: string): void {
+    const now = Date.now();
+    machine.pushTimes = machine.pushTimes.filter((t) => now - t < 1_000);
+    if (machine.pushTimes.length >= MAX_PUSHES_PER_SECOND) {
+      machine.view.dropped += 1;
+      this.scheduleRefresh(machine);
+      return;
+    }
+    machine.pushTimes.push(now);
+    if (event === 'changed' || event === 'attention') this.scheduleRefresh(machine);
+  }
+
+  private scheduleRefresh(machine: Machine): void {
+    if (machine.refresh !== null || machine.gone) return;
+    const wait = Math.max(0, machine.lastRefreshAt + REFRESH_EVERY_MS - Date.now());
+    machine.refresh = setTimeout(() => {
+      machine.refresh = null;
+      machine.lastRefreshAt = Date.now();
+      void this.refresh(machine);
+    }, wait);
+  }
+
+  /** What needs a person on that machine: its own needs-you view, and the open questions of those runs. */
+  private async refresh(machine: Machine): Promise<void> {
+    const link = machine.link;
+    if (link === null) return;
+    try {
+      const page = await link.call('runs:list', { view: 'needs-you', limit: NEEDS_YOU_ROWS });
+      const rows = page.ok ? listItems(page.value) : [];
+      const asking = rows.filter((row) => row.openInteractions > 0).slice(0, QUESTION_RUNS);
+      const questions: Interaction[] = [];
+      for (const row of asking) {
+        const detail = await link.call('runs:detail', { runId: row.run.id, eventsLimit: 1 });
+        if (detail.ok) questions.push(...pendingQuestions(detail.value, row.run.id));
+      }
+      Object.assign(machine.view, { needsYou: rows, questions, readAt: this.options.clock() });
+      this.publish();
+    } catch {
+      // The session ended meanwhile: onDown says so.
+    }
+  }
+
+  async call(name: string, channel: RemoteCallChannel, input: unknown): Promise<Result<unknown>> {
+    const machine = this.machines.get(name);
+    if (machine === undefined) {
+      return { ok: false, error: { code: 'NOT_FOUND', message: `No remote machine named "${name}".` } };
+    }
+    const refused = {
+      ok: false as const,
+      error: {
+        code: 'CONFLICT' as const,
+        message: `${name} is not connected (${machine.view.error ?? 'connecting'}): nothing was sent to it.`,
+      },
+    };
+    if (machine.link === null || machine.view.state !== 'connected') return refused;
+    try {
+      const result = await machine.link.call(channel, input);
+      this.scheduleRefresh(machine);
+      return result.ok ? { ok: true, value: result.value } : { ok: false, error: remoteError(result.error) };
+    } catch {
+      return refused;
+    }
+  }
+}
+
+/** An error from a remote: a known code and a plain, bounded message, or a generic one. */
+function remoteError(error: unknown): { code: ErrorCode; message: string } {
+  const { code, message } = (typeof error === 'object' && error !== null ? error : {}) as Record<
+    string,
+    unknown
+  >;
+  return {
+    code: (ERROR_CODES as readonly unknown[]).includes(code) ? (code as ErrorCode) : 'INTERNAL',
+    message: sanitizeLine(String(message ?? 'The remote refused.')).slice(0, 500),
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Rows from a remote, checked far enough to be shown; anything else is left out. */
+export function listItems(value: unknown): RunListItem[] {
+  const items = isObject(value) && Array.isArray(value.items) ? value.items : [];
+  return items.filter((item): item is RunListItem => {
+    if (!isObject(item) || !isObject(item.run) || !isObject(item.display)) return false;
+    const { run, display } = item;
+    return (
+      typeof run.id === 'string' &&
+      /^run_[0-9a-z]{1,60}$/.test(run.id) &&
+      typeof run.title === 'string' &&
+      typeof run.workflow === 'string' &&
+      typeof run.projectPath === 'string' &&
+      typeof run.createdAt === 'number' &&
+      typeof display.status === 'string' &&
+      typeof item.openInteractions === 'number'
+    );
+  });
+}
+
+function pendingQuestions(detail: unknown, runId: string): Interaction[] {
+  const snapshot = isObject(detail) && isObject(detail.snapshot) ? detail.snapshot : {};
+  const list = Array.isArray(snapshot.interactions) ? snapshot.interactions : [];
+  return list.filter((q): q is Interaction => {
+    if (!isObject(q)) return false;
+    return (
+      q.status === 'pending' &&
+      q.runId === runId &&
+      typeof q.id === 'string' &&
+      /^int_[0-9a-z]{1,60}$/.test(q.id) &&
+      typeof q.title === 'string' &&
+      typeof q.prompt === 'string' &&
+      typeof q.revision === 'number' &&
+      (q.choices === null || (Array.isArray(q.choices) && q.choices.every((c) => typeof c === 'string')))
+    );
+  });
+}
