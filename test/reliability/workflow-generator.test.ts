@@ -1,6 +1,6 @@
 /**
  * "The same work, once", checked by a generator instead of a list (docs/TESTING.md#the-workflow-generator).
- * Each round composes a workflow from real shapes — a shell script, a Makefile whose recipe lines are each
+ * Each round composes a workflow from real shapes — a shell script, nested `exec` (one or two levels), a Makefile whose recipe lines are each
  * their own shell, Python `subprocess` with `shell=True` (and with a timeout), `effect --key` and
  * `effect begin`/`end`, a question answered by its default while a process inside the run tries to answer
  * it — runs it under `exec` (with or without `--key`), SIGKILLs a random process of it at a random moment
@@ -32,11 +32,24 @@ const SEED = chaosSeed();
 const dir = tempDir('runwarden-generator-');
 afterAll(() => dir.remove());
 
-const SHAPES = ['sh', 'make', 'make-begin-end', 'python-shell', 'python-timeout', 'begin-end'] as const;
+const SHAPES = [
+  'sh',
+  'make',
+  'make-begin-end',
+  'python-shell',
+  'python-timeout',
+  'begin-end',
+  'nested',
+] as const;
 const VICTIMS = ['supervisor', 'effect', 'ask', 'command', 'worker', 'none'] as const;
 const REUSES = ['none', 'same-line', 'other-argv', 'other-folder', 'other-project'] as const;
 const INSIDE_ANSWERS = ['none', 'direct', 'env -u', 'env -i', 'setsid env -i'] as const;
 type Shape = (typeof SHAPES)[number];
+/** RUNWARDEN_CHAOS_SHAPES=make,nested draws only those shapes (a replay aimed at one of them). */
+const DRAWN_SHAPES: readonly Shape[] =
+  process.env.RUNWARDEN_CHAOS_SHAPES?.split(',').filter((shape): shape is Shape =>
+    (SHAPES as readonly string[]).includes(shape),
+  ) ?? SHAPES;
 type Victim = (typeof VICTIMS)[number];
 type Reuse = (typeof REUSES)[number];
 
@@ -47,6 +60,8 @@ interface Plan {
   ask: boolean;
   insideAnswer: (typeof INSIDE_ANSWERS)[number];
   effects: number;
+  /** nested: how many levels of `exec` inside the run (1 or 2). */
+  depth: number;
   keyed: boolean;
   inSub: boolean;
   victim: Victim;
@@ -59,7 +74,7 @@ interface Plan {
 }
 
 function drawPlan(round: number, random: Random): Plan {
-  const shape = pick(random, SHAPES);
+  const shape = pick(random, DRAWN_SHAPES);
   const ask = shape !== 'python-timeout' && random() < 0.5;
   const keyed = random() < 0.7;
   return {
@@ -68,6 +83,7 @@ function drawPlan(round: number, random: Random): Plan {
     ask,
     insideAnswer: ask && shape === 'sh' ? pick(random, INSIDE_ANSWERS) : 'none',
     effects: random() < 0.5 ? 1 : 2,
+    depth: random() < 0.5 ? 1 : 2,
     keyed,
     inSub: random() < 0.3,
     victim: pick(random, VICTIMS),
@@ -154,6 +170,8 @@ function commandOf(plan: Plan, place: Place, folder: string, tag: string, suffix
       writeFileSync(makefile, `all:\n${recipe}\n`);
       return ['make', '-s', '-f', makefile];
     }
+    case 'nested':
+      return nestedCommand(plan, place, tag, suffix);
     case 'python-shell':
     case 'python-timeout': {
       const script = join(place.root, `${tag}.py`);
@@ -167,6 +185,21 @@ function commandOf(plan: Plan, place: Place, folder: string, tag: string, suffix
     }
   }
   return [folder];
+}
+
+/**
+ * A run whose command runs \`runwarden exec\` (one or two levels deep): each level is a script that records it
+ * ran, then execs the next; the deepest asks and performs the effects.
+ */
+function nestedCommand(plan: Plan, place: Place, tag: string, suffix: string): string[] {
+  let body = shellLines(plan, place, `${tag}-in${plan.depth}`, suffix);
+  for (let level = plan.depth; level >= 1; level -= 1) {
+    const file = join(place.root, `${tag}-in${level}.sh`);
+    writeFileSync(file, `${body.join('\n')}\n`);
+    const here = level === 1 ? tag : `${tag}-in${level - 1}`;
+    body = [`echo "ran ${here} $RUNWARDEN_RUN_ID $(pwd)" >> ${place.ran}`, `runwarden exec -- sh ${file}`];
+  }
+  return ['sh', '-c', `: ${tag}; ${body.join('; ')}`];
 }
 
 type Role = 'supervisor' | 'effect' | 'ask' | 'command';
