@@ -159,9 +159,22 @@ export function displayStatus(
   options: DisplayOptions = DEFAULT_DISPLAY_OPTIONS,
   liveness: OwnerLiveness = UNKNOWN,
 ): DisplayInfo {
-  const info = runDisplay(snapshot, now, options, liveness);
+  const info = requestedCancel(snapshot.run, runDisplay(snapshot, now, options, liveness));
   if (!isAgentSessionRun(snapshot.run)) return info;
   return { ...info, actions: info.actions.filter((action) => !NOT_FOR_AGENT_SESSIONS.has(action)) };
+}
+
+/**
+ * A cancel already requested of a live runner: said, and not offered again (the runner reads it at its next
+ * heartbeat). A person may still cancel outright once nobody holds the run.
+ */
+function requestedCancel(run: Run, info: DisplayInfo): DisplayInfo {
+  if (!run.cancelRequested || isTerminal(run) || !info.actions.includes('requestCancel')) return info;
+  return {
+    ...info,
+    reason: `${info.reason} A cancel was requested; the runner stops at its next heartbeat.`,
+    actions: info.actions.filter((action) => action !== 'requestCancel'),
+  };
 }
 
 /** What one run shows, without a run kind's limits: the first of these cases that applies, in this order. */
@@ -205,7 +218,7 @@ function finishedDisplay({ snapshot: { run }, base, ambiguous }: DisplayCase): D
     return {
       ...base,
       status: 'ambiguous',
-      reason: `${sentence(reason)} ${ambiguousReason(ambiguous)} Resolve it before retrying.`,
+      reason: `${sentence(reason)} ${ambiguousReason(ambiguous)} Resolve ${ambiguous.length === 1 ? 'it' : 'each'} before retrying.`,
       needsYou: true,
       actions: ['resolveEffect'],
     };

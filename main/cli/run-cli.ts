@@ -130,6 +130,8 @@ function hintFor(error: unknown, info: ErrorInfo, commandName: string): string |
   }
   switch (info.code) {
     case 'LIVE_OWNER':
+      // exec finds its --key's run being run by another runner right now: that one does the work.
+      if (commandName === 'exec') return 'wait for the other runner to finish; nothing was run here';
       return commandName === 'pause' || commandName === 'cancel'
         ? `a live runner holds this run; use "runwarden ${commandName} --request" to ask it`
         : 'a live runner holds this run; ask it to stop first ("runwarden cancel --request RUN")';

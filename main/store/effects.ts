@@ -11,6 +11,7 @@ import { actorOf, commitRun, conflict, fence, runnerActor, type ClaimRef } from 
 import { requireText } from './input-checks';
 import { lineageEffect } from './run-lineage';
 import { outsideRun } from './run-membership';
+import { tellParkedSiblings } from './parked-siblings';
 import type { AncestorProcess } from './process-identity';
 import type { EffectPerformer, EffectProcess, ReserveEffectInput } from './store-types';
 import type { StoreContext } from './store-context';
@@ -205,6 +206,10 @@ export function settleEffect(
     leaseGeneration: lease.generation,
     payload: { effectId },
   });
+  if (status !== 'ambiguous') {
+    const known = status === 'applied';
+    tellParkedSiblings(ctx, claim.runId, row.idempotency_key, known, runnerActor(lease, claim), now);
+  }
   return toEffect(loadEffectRow(ctx, effectId));
 }
 

@@ -33,6 +33,7 @@ import { toEffect, toInteraction, toJson, toLease, toRun, type InteractionRow } 
 import { listRetries, unresolvedInLineage } from './run-lineage';
 import { requestCancelOfChildren } from './nested-runs';
 import { insertRun } from './run-reservation';
+import { tellParkedSiblings } from './parked-siblings';
 import { setPaused, setRequestFlag, setRunStatus } from './run-rows';
 import {
   actorOf,
@@ -247,7 +248,7 @@ export function refuseUnresolved(ctx: StoreContext, runId: string, what: string)
   const state = first.status === 'applying' ? ', still applying,' : '';
   throw new RunwardenError(
     'CONFLICT',
-    `Cannot ${what} run ${runId}: nobody knows whether ${where} ${first.type} "${first.summary}" (${first.idempotency_key})${state} happened${more}. Resolve it first: a ${what} could do it again.`,
+    `Cannot ${what} run ${runId}: nobody knows whether ${where} ${first.type} "${first.summary}" (${first.idempotency_key})${state} happened${more}. Resolve ${more === '' ? 'it' : 'each'} first: a ${what} could do ${more === '' ? 'it' : 'them'} again.`,
     { recovery: { kind: 'resolveEffects', runId: first.run_id }, fresh: loadSnapshot(ctx, runId) },
   );
 }
@@ -351,6 +352,14 @@ export function resolveEffect(
     actor: actorOf(input.actor),
     payload: { effectId, resolution: input.resolution, note: input.note },
   });
+  tellParkedSiblings(
+    ctx,
+    row.run_id,
+    row.idempotency_key,
+    input.resolution === 'applied',
+    actorOf(input.actor),
+    now,
+  );
   return toEffect(loadEffectRow(ctx, effectId));
 }
 

@@ -144,3 +144,25 @@ export function appliedInFamily(ctx: StoreContext, runId: string): FamilyApplied
     )
     .all({ runId }) as FamilyApplied[];
 }
+
+/**
+ * The other runs of `runId`'s lineage parked because `key` had an unknown outcome in `runId` (what
+ * `runwarden effect` writes when it parks: docs/LIVENESS.md#unknown-outcomes), and the detail they hold.
+ */
+export function parkedOnEffect(
+  ctx: StoreContext,
+  runId: string,
+  key: string,
+): Array<{ id: string; detail: string }> {
+  return ctx
+    .prep(
+      `${LINEAGE_CTE}
+       SELECT q.run_id AS id, q.error_detail AS detail FROM tree t JOIN queue_entries q ON q.run_id = t.id
+       WHERE t.id != @runId AND q.status = 'parked' AND q.error_code = 'effectAmbiguous'
+         AND substr(q.error_detail, 1, length(@prefix)) = @prefix`,
+    )
+    .all({ runId, prefix: `Effect ${key} has an unknown outcome in run ${runId}:` }) as Array<{
+    id: string;
+    detail: string;
+  }>;
+}

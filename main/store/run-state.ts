@@ -5,6 +5,7 @@
  * transaction.
  */
 import type {
+  Lease,
   Actor,
   ActorType,
   EventType,
@@ -448,13 +449,27 @@ export function refuseLiveOwner(ctx: StoreContext, row: RunRow, now: number, wha
     );
   }
   if (isOrphaned(lease, liveness) || (liveness.supervisor !== 'alive' && liveness.command === 'alive')) {
-    const group = lease.commandPgid ?? lease.commandPid;
     throw new RunwardenError(
       'LIVE_OWNER',
-      `Cannot ${what} run ${row.id}: its runner is gone but its command${group === null || group === undefined ? '' : ` (process group ${group})`} still runs. Stop the command first; it would otherwise keep running unseen.`,
+      `Cannot ${what} run ${row.id}: its runner is gone but ${orphanCommandWords(lease)}. Stop the command first; it would otherwise keep running unseen.`,
       { recovery: { kind: 'stopCommand', runId: row.id }, fresh: loadSnapshot(ctx, row.id) },
     );
   }
+}
+
+/**
+ * What still runs of an orphan, as it is: its command's own process group, or — started from a terminal,
+ * sharing the terminal's group — the processes that inherited the run's environment from the command's pid
+ * (docs/LIVENESS.md#terminal-mode), which need not be alive itself.
+ */
+export function orphanCommandWords(
+  lease: Pick<Lease, 'runId'> & Partial<Pick<Lease, 'commandPgid' | 'commandPid'>>,
+): string {
+  const pgid = lease.commandPgid ?? null;
+  const pid = lease.commandPid ?? null;
+  if (pgid !== null) return `its command (process group ${pgid}) still runs`;
+  if (pid === null) return 'its command still runs';
+  return `what its command (pid ${pid}, started from a terminal) started still runs: the processes carrying run ${lease.runId ?? ''}'s environment`;
 }
 
 export function refuseTerminal(ctx: StoreContext, row: RunRow, what: string): void {

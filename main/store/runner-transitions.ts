@@ -4,7 +4,7 @@
  * inside the caller's one write transaction; every one but the claim is fenced first.
  */
 import { TERMINAL_QUEUE_STATUSES, type Interaction, type ParkCode, type Run } from '../../shared/domain';
-import { isTerminal } from '../../shared/display-status';
+import { isOrphaned, isTerminal } from '../../shared/display-status';
 import { RunwardenError } from '../../shared/errors';
 import { checkDeclaredChoices, checkDeclaredFields, responseIssues } from '../../shared/answer-rules';
 import {
@@ -36,13 +36,14 @@ import {
 import { clearLease, isHeldByLiveOther, takeLease } from './lease-rows';
 import { filterPath } from './projects';
 import { setQueueEntry } from './queue-rows';
-import { toInteraction, toJson, toRun } from './row-mapping';
+import { toInteraction, toJson, toLease, toRun, type LeaseRow } from './row-mapping';
 import { endRunRow, setPaused, setRunStatus, setStatusDetail, type RunEnding } from './run-rows';
 import {
   commitRun,
   conflict,
   fence,
   loadLeaseRow,
+  orphanCommandWords,
   loadQueueRow,
   loadRunRow,
   loadSnapshot,
@@ -95,6 +96,31 @@ function refuseRunnerClaim(ctx: StoreContext, runId: string): void {
 }
 
 /**
+ * Why a claim finds its run held, as it is, with the one next step: a live runner is doing this work (wait
+ * for it); a gone runner left its command running (stop it: `cancel --stop-command`).
+ */
+function heldElsewhere(ctx: StoreContext, runId: string, row: LeaseRow, now: number): RunwardenError {
+  const lease = toLease(row);
+  const liveness = ctx.liveness.judge(lease);
+  if (liveness.supervisor !== 'alive' && (isOrphaned(lease, liveness) || liveness.command === 'alive')) {
+    return new RunwardenError(
+      'LIVE_OWNER',
+      `Run ${runId} is orphaned: its runner ${lease.ownerId ?? ''} is gone but ${orphanCommandWords(lease)}. Stop that and cancel the run, then retry it.`,
+      { recovery: { kind: 'stopCommand', runId } },
+    );
+  }
+  const pid = lease.ownerPid === null ? '' : `, started by pid ${lease.ownerPid}`;
+  const clock =
+    liveness.supervisor === 'alive'
+      ? ''
+      : ` (its lease runs until ${new Date(lease.expiresAt ?? now).toISOString()})`;
+  return new RunwardenError(
+    'LIVE_OWNER',
+    `Run ${runId} is already running (held by ${lease.ownerType ?? 'runner'} ${lease.ownerId ?? ''}${pid})${clock}: wait for it to finish ("runwarden show ${runId}" follows it).`,
+  );
+}
+
+/**
  * The claim (docs/ARCHITECTURE.md#leases-and-fencing): refused for a terminal run or queue entry and for a
  * lease someone else holds live; the previous owner's attempt is interrupted and its applying effects become
  * ambiguous; the lease is taken (generation+1) and the run moves to running / starting.
@@ -114,13 +140,7 @@ export function claimRun(
     throw conflict(ctx, runId, `Run ${runId} has a finished queue entry (${queue.status}).`);
   }
   const lease = loadLeaseRow(ctx, runId);
-  if (isHeldByLiveOther(ctx, lease, options, now)) {
-    throw new RunwardenError(
-      'LIVE_OWNER',
-      `Run ${runId} is held by ${lease.owner_type} ${lease.owner_id} until ${new Date(lease.expires_at ?? 0).toISOString()}.`,
-      { recovery: { kind: 'requestCancel', runId } },
-    );
-  }
+  if (isHeldByLiveOther(ctx, lease, options, now)) throw heldElsewhere(ctx, runId, lease, now);
   if (options.control !== true) refuseRunnerClaim(ctx, runId);
   interruptActiveAttempts(ctx, runId, now);
   markApplyingAmbiguous(ctx, runId, now);

@@ -342,3 +342,35 @@ describe('displayStatus with a liveness verdict (docs/LIVENESS.md)', () => {
     });
   });
 });
+
+describe('messages say what is true, with one next step', () => {
+  it('two unknown outcomes on a finished run: "Resolve each", not "Resolve it"', () => {
+    const info = displayStatus(
+      snapshot({
+        run: { status: 'failed', finishedAt: 1 },
+        queue: { status: 'failed' },
+        effects: [
+          { status: 'ambiguous', summary: 'a' },
+          { status: 'ambiguous', summary: 'b' },
+        ],
+      }),
+      NOW,
+    );
+    expect(info.reason).toContain('2 side effects with an unknown outcome. Resolve each before retrying.');
+  });
+
+  it('a cancel already requested of a live runner is said, and not offered again', () => {
+    const running = {
+      run: { status: 'running' as const },
+      queue: { status: 'running' as const },
+      lease: { ownerType: 'runner' as const, ownerId: 'r', expiresAt: NOW + 10_000 },
+    };
+    expect(displayStatus(snapshot(running), NOW).actions).toContain('requestCancel');
+    const requested = displayStatus(
+      snapshot({ ...running, run: { ...running.run, cancelRequested: true } }),
+      NOW,
+    );
+    expect(requested.reason).toBe('Running. A cancel was requested; the runner stops at its next heartbeat.');
+    expect(requested.actions).toEqual(['requestPause']);
+  });
+});

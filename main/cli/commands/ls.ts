@@ -206,8 +206,17 @@ export function renderRuns(
   return nextCursor === null ? table : `${table}… more: runwarden ls --cursor ${nextCursor}\n`;
 }
 
+/** Why a run is parked, in a few words for the STATUS column (the window's words, shorter). */
+const PARKED_WORDS: Record<NonNullable<RunListItem['display']['parkReason']>, string> = {
+  effectAmbiguous: 'parked (unknown outcome)',
+  sourceChanged: 'parked (source changed)',
+  paused: 'parked (paused)',
+  runnerExited: 'parked (runner exited)',
+  interactionExpired: 'parked (question expired)',
+};
+
 function statusLabel(item: RunListItem): string {
   const status: DisplayStatus = item.display.status;
-  if (status === 'parked' && item.display.parkReason !== null) return `parked:${item.display.parkReason}`;
+  if (status === 'parked' && item.display.parkReason !== null) return PARKED_WORDS[item.display.parkReason];
   return status;
 }

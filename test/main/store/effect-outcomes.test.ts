@@ -26,6 +26,7 @@ import {
   SWEEPER,
   type TempStore,
 } from '../../helpers/temp-store';
+import { orphanCommandWords } from '../../../main/store/run-state';
 import { expectHealthy, expectInvariants } from './invariants';
 
 const LEASE = 30_000;
@@ -433,4 +434,40 @@ describe('migration 0008', () => {
     s().db.prepare(`UPDATE effects SET status = 'ambiguous' WHERE id = ?`).run(effectId);
     s().db.prepare(`UPDATE runs SET ambiguous_effects = 1 WHERE id = ?`).run(claim.runId);
   });
+});
+
+describe('a sibling parked on an effect hears when its outcome is known', () => {
+  it('after the other run applies the key, the parked run says so and how to go on', () => {
+    t = createTempStore();
+    const first = reserveAndClaim(tt(), LEASE);
+    s().completeRun(first, null);
+    const b = s().retryRun(first.runId, { actor: HUMAN });
+    const c = s().retryRun(first.runId, { actor: HUMAN, again: true });
+    const bClaim = s().claimRun(b.id, { ...runnerOwner('runner-b'), leaseMs: LEASE }).claim;
+    const cClaim = s().claimRun(c.id, { ...runnerOwner('runner-c'), leaseMs: LEASE }).claim;
+    const effect = s().reserveEffect(bClaim, { type: 'payment', idempotencyKey: 'pay-s', summary: 'pay' });
+    s().beginEffect(bClaim, effect.id);
+    // What `runwarden effect` does in C when the key is applying in B.
+    s().park(cClaim, 'effectAmbiguous', `Effect pay-s has an unknown outcome in run ${b.id}: pay`);
+    const before = s().getRunDetail(c.id, { eventsLimit: 1 }).display.reason;
+    expect(before).toContain('unknown outcome in run');
+    s().settleEffect(bClaim, effect.id, 'applied');
+    const after = s().getRunDetail(c.id, { eventsLimit: 1 });
+    expect(after.display.reason).toContain(`Effect pay-s it waited on has since applied in run ${b.id}`);
+    expect(after.display.reason).toContain(`runwarden resume ${c.id}`);
+    expect(after.display.reason).not.toContain('unknown outcome in run');
+    expect(after.events[0]).toMatchObject({ type: 'run.parked', payload: { effectSettledIn: b.id } });
+    // A run parked on something else is left alone.
+    expect(s().getRunDetail(b.id, { eventsLimit: 1 }).snapshot.queue.errorDetail ?? null).toBeNull();
+  });
+});
+
+it('an orphan started from a terminal is not named by a process group it never had', () => {
+  const words = orphanCommandWords({ runId: 'run_t', commandPgid: null, commandPid: 4321 });
+  expect(words).not.toContain('process group');
+  expect(words).toContain('pid 4321, started from a terminal');
+  expect(words).toContain("run run_t's environment");
+  expect(orphanCommandWords({ runId: 'run_g', commandPgid: 77, commandPid: 77 })).toBe(
+    'its command (process group 77) still runs',
+  );
 });
