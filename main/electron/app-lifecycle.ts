@@ -32,7 +32,7 @@ import { runCommand } from './run-command';
 import { canHideToTray, detectTrayHost, type TrayHost } from './tray-host';
 import { createTestHooks, testHooksEnabled } from './test-hooks';
 import { startAppUpdates } from './updater';
-import { macDeveloperIdSigned } from './update-policy';
+import { macDeveloperIdSigned, updateNotice } from './update-policy';
 import { appEntryPoints, createMainWindow, type AppEntryPoints, type MainWindow } from './window';
 
 const log = (message: string, error?: unknown): void => {
@@ -372,12 +372,19 @@ function startWhenReady({ state, actions, identity, mainModuleUrl, trayHostFound
  * question open. An AppImage renamed by its update has its autostart entry and link handler rewritten.
  */
 function startUpdates(state: ShellState, host: AppHost): void {
+  const told = new Set<string>();
   const updates = startAppUpdates({
     macSigned: app.isPackaged && process.platform === 'darwin' && macDeveloperIdSigned(process.execPath),
     openQuestions: () => state.attention?.questions.length ?? 0,
     onChange: (update) => {
       if (update.phase === 'failed' || update.phase === 'ready' || update.phase === 'available') {
         log(`runwarden: update ${update.phase}: ${update.latestVersion ?? ''} ${update.message ?? ''}`);
+      }
+      // Once per version and outcome: a notification (no run to open; not kept in the run history).
+      const notice = updateNotice(told, update);
+      if (notice !== null) {
+        told.add(`${update.phase}:${update.latestVersion ?? ''}`);
+        state.notifier?.show({ ...notice, level: 'info', runId: null, recorded: true });
       }
     },
     onAppImageMoved: (path) => {

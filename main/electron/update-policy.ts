@@ -160,3 +160,30 @@ function codesignDetails(file: string, args: string[]): string {
 
 /** How often the automatic check runs (when on). */
 export const CHECK_EVERY_MS = 6 * 60 * 60 * 1000;
+
+/**
+ * What a person is told when a check finds a newer version, once per version: a download ready to install on
+ * the next idle restart, or (deb, unsigned Mac) where to get it. Null when nothing new is to be said.
+ */
+export function updateNotice(
+  told: ReadonlySet<string>,
+  state: { phase: string; latestVersion: string | null; downloadUrl: string | null },
+): { title: string; body: string } | null {
+  const version = state.latestVersion;
+  if (version === null || (state.phase !== 'ready' && state.phase !== 'available')) return null;
+  const key = `${state.phase}:${version}`;
+  if (told.has(key)) return null;
+  if (state.phase === 'ready') {
+    return {
+      title: `Runwarden ${version} is ready`,
+      body: 'It installs when Runwarden restarts: after you have been away a while with no question open.',
+    };
+  }
+  return {
+    title: `Runwarden ${version} is out`,
+    body:
+      state.downloadUrl === null
+        ? 'Download it from where you got Runwarden.'
+        : `Download it: ${state.downloadUrl}`,
+  };
+}

@@ -21,6 +21,7 @@ import {
   plainReleaseNotes,
   releasePage,
   restartVerdict,
+  updateNotice,
   updatePlan,
   type UpdateBuild,
 } from '../../../main/electron/update-policy';
@@ -271,6 +272,23 @@ describe('which builds update', () => {
     expect(compareVersions('0.2.0-beta.1', '0.2.0')).toBe(-1);
     expect(compareVersions('0.1', '0.1.0')).toBeNull();
     expect(plainReleaseNotes([{ version: '0.1.1', note: '<b>x</b> &lt;y&gt;' }])).toBe('0.1.1\nx <y>');
+  });
+});
+
+describe('what a person is told', () => {
+  it('once per version: ready to install, or where to download it', () => {
+    const told = new Set<string>();
+    expect(updateNotice(told, { phase: 'up-to-date', latestVersion: null, downloadUrl: null })).toBeNull();
+    expect(updateNotice(told, { phase: 'ready', latestVersion: '0.1.1', downloadUrl: null })).toEqual({
+      title: 'Runwarden 0.1.1 is ready',
+      body: 'It installs when Runwarden restarts: after you have been away a while with no question open.',
+    });
+    told.add('ready:0.1.1');
+    expect(updateNotice(told, { phase: 'ready', latestVersion: '0.1.1', downloadUrl: null })).toBeNull();
+    const url = 'https://github.com/someone/runwarden/releases/tag/v0.1.2';
+    expect(updateNotice(told, { phase: 'available', latestVersion: '0.1.2', downloadUrl: url })?.body).toBe(
+      `Download it: ${url}`,
+    );
   });
 });
 
