@@ -16,6 +16,7 @@ const HOUR = 3_600_000;
 
 let ws: Workspace;
 let served: Served;
+let firstQuestion = '';
 
 test.beforeAll(async () => {
   ws = createWorkspace();
@@ -30,6 +31,7 @@ test.beforeAll(async () => {
         { type: 'runner', id: 'e2e', surface: 'sdk' },
       );
       const claim = store.claimRun(run.id, { ...owner, startId: `s${i}`, leaseMs: 24 * HOUR }).claim;
+      if (i === 0) firstQuestion = run.id;
       store.requestInteraction(claim, {
         kind: 'decision',
         title: `Go on with ${i}?`,
@@ -122,4 +124,15 @@ test('Needs you past one page: soonest deadline first, whole-queue counts, no ro
   await page.keyboard.press('Home');
   await expect.poll(active).toBe('question 000');
   await expect(grid).toBeFocused();
+});
+
+test('#/run/<id> opens the run as the desktop link does; a hash naming no view says so', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await openUi(page, served, `#/run/${firstQuestion}`);
+  await expect(page.getByRole('heading', { level: 2, name: 'question 000' })).toBeVisible();
+  await expect(
+    page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^All/ }),
+  ).toHaveAttribute('aria-current', 'page');
+  await page.evaluate(() => (window.location.hash = '#/nope'));
+  await expect(page.getByText('There is no view “nope”: showing Needs you.')).toBeVisible();
 });

@@ -17,19 +17,41 @@ function isView(value: string): value is RunView {
   return (RUN_VIEWS as readonly string[]).includes(value);
 }
 
-/** Parses a location hash; anything unknown falls back to the default route. */
-export function parseHash(hash: string): Route {
+const RUN_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+function hashParts(hash: string): { segments: string[]; params: URLSearchParams } {
   const body = hash.startsWith('#') ? hash.slice(1) : hash;
   const [path = '', query = ''] = body.split('?', 2);
-  const name = path.replace(/^\/+/, '').split('/')[0] ?? '';
-  const params = new URLSearchParams(query);
+  return { segments: path.replace(/^\/+/, '').split('/'), params: new URLSearchParams(query) };
+}
+
+/**
+ * Parses a location hash; anything unknown falls back to the default route (`hashProblem` says what).
+ * `#/run/<id>` opens that run in All, as the desktop's `runwarden://run/<id>` link does.
+ */
+export function parseHash(hash: string): Route {
+  const { segments, params } = hashParts(hash);
+  const [name = '', second = ''] = segments;
+  if (name === 'run' && RUN_ID.test(second))
+    return { view: 'all', projectPath: null, runId: second, search: '' };
   const run = params.get('run');
   return {
     view: isView(name) ? name : DEFAULT_ROUTE.view,
     projectPath: params.get('project') || null,
-    runId: run !== null && /^[A-Za-z0-9_-]{1,64}$/.test(run) ? run : null,
+    runId: run !== null && RUN_ID.test(run) ? run : null,
     search: params.get('q') ?? '',
   };
+}
+
+/** What a hash asked for that the window cannot show, in a sentence; null when it is all understood. */
+export function hashProblem(hash: string): string | null {
+  const { segments, params } = hashParts(hash);
+  const [name = '', second = ''] = segments;
+  if (name === 'run') return RUN_ID.test(second) ? null : `“${second}” is not a run id: showing Needs you.`;
+  if (name !== '' && !isView(name)) return `There is no view “${name}”: showing Needs you.`;
+  const run = params.get('run');
+  if (run !== null && !RUN_ID.test(run)) return `“${run}” is not a run id: no run is open.`;
+  return null;
 }
 
 /** The hash for a route; the inverse of parseHash. */

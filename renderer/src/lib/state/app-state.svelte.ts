@@ -4,7 +4,15 @@
  */
 import type { RunwardenApi } from '../../../../shared/contract';
 import type { BulkAction, ChangedPush, RunView } from '../../../../shared/views';
-import { DEFAULT_ROUTE, formatHash, parseHash, sameRoute, type HashHistory, type Route } from '../hash-route';
+import {
+  DEFAULT_ROUTE,
+  formatHash,
+  hashProblem,
+  parseHash,
+  sameRoute,
+  type HashHistory,
+  type Route,
+} from '../hash-route';
 import type { KeyCommand } from '../keyboard-commands';
 import { bulkVerb } from '../format/consequences';
 import { actionLabel, needsConfirmation, type Tone as ToastTone } from '../format/status-look';
@@ -236,10 +244,22 @@ export class AppState {
     await Promise.all([this.list.refresh(), this.projects.load(), this.detail.reload()]);
   }
 
+  #lastHash: string | null = null;
+
+  /** Follows the hash; one that asks for what the window cannot show says so instead of being ignored. */
+  #followHash(force: boolean): void {
+    const hash = this.#history.read();
+    // hashchange and popstate both report one change: say a problem once.
+    const problem = hash === this.#lastHash ? null : hashProblem(hash);
+    this.#lastHash = hash;
+    if (problem !== null) this.toast(problem, 'warning');
+    void this.applyRoute(parseHash(hash), force);
+  }
+
   /** Loads everything, follows the hash and subscribes to pushes; returns the teardown. */
   start(): () => void {
     const stops = [
-      this.#history.listen(() => void this.applyRoute(parseHash(this.#history.read()))),
+      this.#history.listen(() => this.#followHash(false)),
       this.api.on('changed', (push) => void this.onChanged(push)),
       this.api.on('attention', (push) => {
         this.projects.applyAttention(push.counts, push.needsYou);
@@ -250,7 +270,7 @@ export class AppState {
       }),
       this.api.on('store-status', (push) => this.storeStatus.apply(push)),
     ];
-    void this.applyRoute(parseHash(this.#history.read()), true);
+    this.#followHash(true);
     void this.projects.load();
     void this.notifications.load();
     void this.storeStatus.load();

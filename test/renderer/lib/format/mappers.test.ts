@@ -13,7 +13,7 @@ import {
   viewLabel,
   VIEW_ORDER,
 } from '../../../../renderer/src/lib/format/view-meta';
-import { formatHash, parseHash } from '../../../../renderer/src/lib/hash-route';
+import { formatHash, hashProblem, parseHash } from '../../../../renderer/src/lib/hash-route';
 import { resolveKey, type KeyInput } from '../../../../renderer/src/lib/keyboard-commands';
 import { storeBanner } from '../../../../renderer/src/lib/state/store-status.svelte';
 
@@ -119,6 +119,20 @@ describe('hash routes', () => {
       search: '',
     });
     expect(parseHash('').view).toBe('needs-you');
+  });
+  it('opens #/run/<id> as the desktop link does, and says what a hash asked for that it cannot show', () => {
+    expect(parseHash('#/run/run_01abc')).toEqual({
+      view: 'all',
+      projectPath: null,
+      runId: 'run_01abc',
+      search: '',
+    });
+    expect(hashProblem('#/run/run_01abc')).toBeNull();
+    expect(hashProblem('#/needs-you?run=run_01&q=x')).toBeNull();
+    expect(hashProblem('')).toBeNull();
+    expect(hashProblem('#/nope')).toBe('There is no view “nope”: showing Needs you.');
+    expect(hashProblem('#/run/../x')).toBe('“..” is not a run id: showing Needs you.');
+    expect(hashProblem('#/all?run=../../etc')).toBe('“../../etc” is not a run id: no run is open.');
   });
 });
 
