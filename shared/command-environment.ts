@@ -8,7 +8,70 @@
 export type RecordedEnvironment = Record<string, string | null>;
 
 /** Names whose values are never stored (case-insensitive, anywhere in the name). */
-const SECRET_PARTS = ['TOKEN', 'SECRET', 'PASSWORD', 'KEY', 'CREDENTIAL', 'AUTH', 'COOKIE', 'SESSION'];
+const SECRET_PARTS = [
+  'TOKEN',
+  'SECRET',
+  'PASSWORD',
+  'PASSWD',
+  'PASSPHRASE',
+  'KEY',
+  'CREDENTIAL',
+  'AUTH',
+  'COOKIE',
+  'SESSION',
+  'PRIVATE',
+];
+
+/**
+ * Words that make a name secret when they stand alone between underscores (`GITHUB_PAT`, `MYSQL_PWD`,
+ * `SENTRY_DSN`, `DB_PASS`): short words a substring rule would find inside harmless names. `PWD` alone is
+ * the working folder, not a password.
+ */
+const SECRET_WORDS = new Set(['PAT', 'PWD', 'PASS', 'DSN', 'PSK', 'OTP', 'PIN']);
+
+/** A URL with a password in its userinfo (`postgres://app:hunter2@db/app`): stored redacted, whatever its name. */
+const URL_WITH_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:[^\s/@]+@/i;
+
+/**
+ * A person's own extra secret names: this variable, in the environment being recorded, lists them (commas or
+ * spaces; `*` matches any run of characters, so `ACME_*` covers every ACME_ variable).
+ */
+export const EXTRA_SECRET_NAMES_VARIABLE = 'RUNWARDEN_SECRET_NAMES';
+
+/**
+ * Terminal-session variables: they describe the terminal the person typed in (a tmux pane, a shell's prompt
+ * and depth, the folder before this one), not the work. Never recorded, never replayed, never listed as a
+ * difference (docs/CLI.md#what-exec-records).
+ */
+const SESSION_VARIABLES = new Set([
+  'TMUX',
+  'TMUX_PANE',
+  'STY',
+  'WINDOW',
+  'WINDOWID',
+  'PS1',
+  'PS2',
+  'PS3',
+  'PS4',
+  'PROMPT_COMMAND',
+  'OLDPWD',
+  'SHLVL',
+  'TERM_SESSION_ID',
+  'ITERM_SESSION_ID',
+  'TERM_PROGRAM',
+  'TERM_PROGRAM_VERSION',
+  'KONSOLE_DBUS_SESSION',
+  'KONSOLE_DBUS_WINDOW',
+  'VTE_VERSION',
+  'COLUMNS',
+  'LINES',
+  'SSH_TTY',
+  'XDG_SESSION_ID',
+]);
+
+export function isSessionVariable(name: string): boolean {
+  return SESSION_VARIABLES.has(name);
+}
 
 /**
  * Per-claim variables the runner sets itself (docs/CLI.md#runner-contract): a retry gets its own. And `_`,
@@ -23,20 +86,52 @@ const RUNNER_SET = new Set([
   'RUNWARDEN_NODE',
 ]);
 
-export function isSecretName(name: string): boolean {
+export function isSecretName(name: string, extra: readonly string[] = []): boolean {
   const upper = name.toUpperCase();
-  return SECRET_PARTS.some((part) => upper.includes(part));
+  if (SECRET_PARTS.some((part) => upper.includes(part))) return true;
+  if (upper !== 'PWD' && upper.split(/[_-]/).some((word) => SECRET_WORDS.has(word))) return true;
+  return extra.some((pattern) => globMatches(pattern.toUpperCase(), upper));
+}
+
+function globMatches(pattern: string, name: string): boolean {
+  const source = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*');
+  return new RegExp(`^${source}$`).test(name);
+}
+
+/** The extra secret names an environment declares (EXTRA_SECRET_NAMES_VARIABLE). */
+export function extraSecretNames(env: Readonly<Record<string, string | null | undefined>>): string[] {
+  return (env[EXTRA_SECRET_NAMES_VARIABLE] ?? '').split(/[\s,]+/).filter((name) => name !== '');
+}
+
+/** Is this variable's value never stored: a secret-looking name, or a URL carrying a password? */
+export function isSecretVariable(name: string, value: string | null, extra: readonly string[] = []): boolean {
+  if (name === EXTRA_SECRET_NAMES_VARIABLE) return false;
+  return isSecretName(name, extra) || (value !== null && URL_WITH_PASSWORD.test(value));
+}
+
+/**
+ * The one rule for what a store keeps of an environment, whoever writes it: terminal-session variables
+ * dropped, secret values (by name, by the person's extra names, or a URL with a password) kept as null.
+ */
+export function redactEnvironment(env: Readonly<Record<string, string | null>>): RecordedEnvironment {
+  const extra = extraSecretNames(env);
+  const kept: RecordedEnvironment = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (isSessionVariable(name)) continue;
+    kept[name] = isSecretVariable(name, value, extra) ? null : value;
+  }
+  return kept;
 }
 
 /** What `exec` records of an environment: every variable but the runner's own, secret values dropped. */
 export function recordEnvironment(env: Readonly<Record<string, string | undefined>>): RecordedEnvironment {
-  const recorded: RecordedEnvironment = {};
+  const all: Record<string, string> = {};
   for (const name of Object.keys(env).toSorted()) {
     const value = env[name];
     if (value === undefined || RUNNER_SET.has(name)) continue;
-    recorded[name] = isSecretName(name) ? null : value;
+    all[name] = value;
   }
-  return recorded;
+  return redactEnvironment(all);
 }
 
 export interface RetryEnvironment {
@@ -56,6 +151,7 @@ export function environmentForRetry(
   const fromHere: string[] = [];
   const missing: string[] = [];
   for (const [name, value] of Object.entries(recorded)) {
+    if (isSessionVariable(name)) continue;
     if (value !== null) {
       env[name] = value;
       continue;
@@ -89,6 +185,7 @@ export function environmentDifferences(
 ): EnvironmentDifference[] {
   const differences: EnvironmentDifference[] = [];
   for (const [name, value] of Object.entries(recorded)) {
+    if (isSessionVariable(name)) continue;
     const own = here[name] ?? null;
     if (value === null || value !== own) differences.push({ name, recorded: value, here: own });
   }

@@ -1,5 +1,5 @@
 /** `runwarden doctor`: contradictions (docs/ARCHITECTURE.md#run-model-and-state-machine status pairs and the store's own invariants), stale leases, integrity. */
-import type { Actor, QueueStatus, RunStatus } from '../../shared/domain';
+import { isTerminalRunStatus, type Actor, type QueueStatus, type RunStatus } from '../../shared/domain';
 import { appendEvent } from './run-state';
 import { RECOUNT_KEY, type RecountMarker } from './migrations/migration';
 import type { CounterDrift } from '../../shared/views';
@@ -101,7 +101,7 @@ export function recountAfterUpgrade(ctx: StoreContext, actor: Actor, now: number
   const status = ctx.prep(`SELECT status FROM runs WHERE id = ?`).pluck();
   const live = marker.runs.filter((id) => {
     const s = status.get(id) as string | undefined;
-    return s !== undefined && !(TERMINAL_STATUSES as readonly string[]).includes(s);
+    return s !== undefined && !isTerminalRunStatus(s);
   });
   if (now >= marker.until && live.length === 0) {
     ctx.prep(`DELETE FROM settings WHERE key = ?`).run(RECOUNT_KEY);
@@ -116,8 +116,6 @@ export function recountAfterUpgrade(ctx: StoreContext, actor: Actor, now: number
 export function hasRecountMarker(ctx: StoreContext): boolean {
   return ctx.prep(`SELECT 1 FROM settings WHERE key = ?`).get(RECOUNT_KEY) !== undefined;
 }
-
-const TERMINAL_STATUSES = ['completed', 'failed', 'timed_out', 'cancelled'] as const;
 
 const DRIFT_SQL = `WITH counted AS (SELECT project_id, display_base, count(*) AS n FROM runs GROUP BY project_id, display_base),
   kept AS (SELECT project_id, display_base, n FROM run_counts WHERE n != 0),

@@ -2,7 +2,7 @@
  * Reserving a run (docs/ARCHITECTURE.md#run-model-and-state-machine): a new run, its queue entry and its
  * ownerless lease, idempotent by request key. A retry reserves through `insertRun` too.
  */
-import { isSecretName } from '../../shared/command-environment';
+import { redactEnvironment } from '../../shared/command-environment';
 import type { Actor, CommandSpec, Run } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
 import { newRunId } from './ids';
@@ -48,10 +48,10 @@ function checkEnvironment(env: unknown): Record<string, string | null> | undefin
     if (value !== null && typeof value !== 'string') fail(`value of ${name} must be a string`);
     if (typeof value === 'string' && value.includes('\0')) fail(`value of ${name} contains a NUL byte`);
     chars += name.length + (typeof value === 'string' ? value.length : 0);
-    checked[name] = isSecretName(name) ? null : (value as string | null);
+    checked[name] = value as string | null;
   }
   if (chars > ENVIRONMENT_MAX_CHARS) fail(`is larger than ${ENVIRONMENT_MAX_CHARS} characters`);
-  return checked;
+  return redactEnvironment(checked);
 }
 
 /** Inserts a new run, its queue entry and its ownerless lease; runs inside the caller's transaction. */

@@ -3,7 +3,7 @@
  * environment; `retry` + `worker` run with them, taking secret-named variables from the worker; their
  * values never reach the store file. Real processes: exec, the bash example, the worker.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunDetail } from '../../../main/store';
@@ -92,5 +92,56 @@ describe('retry runs with the environment exec recorded', () => {
     expect(bytes.includes(SECRET)).toBe(false);
     expect(bytes.includes('from-the-worker')).toBe(false);
     expect(bytes.includes('DEPLOY_TOKEN')).toBe(true);
+  });
+
+  it('secrets by pattern and by URL are never stored; terminal-session variables are not recorded', async () => {
+    const project = join(dir.path, 'patterns');
+    mkdirSync(project);
+    const url = `postgres://app:${SECRET}@db/app`;
+    const exec = await runCli(['exec', '--project', project, '--', 'true'], {
+      store: dir.store,
+      cwd: project,
+      env: {
+        GITHUB_PAT: `pat-${SECRET}`,
+        MYSQL_PWD: `pwd-${SECRET}`,
+        PASSWD: `passwd-${SECRET}`,
+        SENTRY_DSN: `dsn-${SECRET}`,
+        DATABASE_URL: url,
+        ACME_THING: `acme-${SECRET}`,
+        RUNWARDEN_SECRET_NAMES: 'ACME_*',
+        PLAIN_URL: 'https://example.com/x',
+        TMUX: '/tmp/tmux-0/default,1,0',
+        TMUX_PANE: '%3',
+        OLDPWD: '/somewhere/else',
+        SHLVL: '3',
+        PS1: '$ ',
+      },
+    });
+    expect(exec.code).toBe(0);
+    const runId = /run (run_\S+)/.exec(exec.stderr)?.[1] ?? '';
+    const show = await runCli(['show', runId, '--json'], { store: dir.store });
+    expect(show.stdout).not.toContain(SECRET);
+    const env = (await detail(runId)).snapshot.run.command?.env ?? {};
+    for (const name of ['GITHUB_PAT', 'MYSQL_PWD', 'PASSWD', 'SENTRY_DSN', 'DATABASE_URL', 'ACME_THING']) {
+      expect(env[name], name).toBeNull();
+    }
+    expect(env.PLAIN_URL).toBe('https://example.com/x');
+    expect(env.RUNWARDEN_SECRET_NAMES).toBe('ACME_*');
+    for (const name of ['TMUX', 'TMUX_PANE', 'OLDPWD', 'SHLVL', 'PS1'])
+      expect(env, name).not.toHaveProperty(name);
+    const dry = await runCli(['retry', runId, '--dry-run'], {
+      store: dir.store,
+      env: { TMUX: '/other', SHLVL: '1' },
+    });
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).not.toContain(SECRET);
+    expect(dry.stdout).not.toMatch(/TMUX|SHLVL|OLDPWD|PS1/);
+    expect(dry.stdout).toMatch(
+      /ACME_THING, DATABASE_URL, GITHUB_PAT, MYSQL_PWD, PASSWD, SENTRY_DSN: secret-named, never stored; taken from the worker/,
+    );
+    // Nothing of any of them in the store's files either.
+    for (const file of [dir.store, `${dir.store}-wal`].filter((f) => existsSync(f))) {
+      expect(readFileSync(file).includes(SECRET), file).toBe(false);
+    }
   });
 });
