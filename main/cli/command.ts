@@ -65,7 +65,7 @@ export function parseCommand<const O extends Options>(
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv,
+      args: negativeValuesJoined(argv, options),
       options,
       strict: true,
       allowPositionals: config.allowPositionals,
@@ -83,6 +83,25 @@ export function parseCommand<const O extends Options>(
     return null;
   }
   return parsed;
+}
+
+/**
+ * `--limit -5` as `--limit=-5`: parseArgs takes a value starting with a dash for a flag and calls it
+ * ambiguous; joined, the flag's own check says which numbers it takes. Stops at `--`.
+ */
+function negativeValuesJoined(argv: string[], options: Options): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] as string;
+    const next = argv[i + 1];
+    if (arg === '--') return [...out, ...argv.slice(i)];
+    const option = arg.startsWith('--') ? options[arg.slice(2)] : undefined;
+    if (option?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i += 1;
+    } else out.push(arg);
+  }
+  return out;
 }
 
 /** The flag values `parseCommand` gives for OPTIONS, for the functions a command's phases are split into. */

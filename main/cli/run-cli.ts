@@ -34,7 +34,8 @@ ${EXIT_CODE_HELP}
 `;
 }
 
-export async function runCli(ctx: CliContext, argv: string[]): Promise<number> {
+export async function runCli(ctx: CliContext, args: string[]): Promise<number> {
+  const argv = storeFirstMoved(args);
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     const topic = name === 'help' ? rest[0] : undefined;
@@ -62,6 +63,21 @@ export async function runCli(ctx: CliContext, argv: string[]): Promise<number> {
   } catch (error) {
     return reportError(ctx, error, entry.name);
   }
+}
+
+/**
+ * `runwarden --store PATH CMD …` as `runwarden CMD --store PATH …`: every command takes --store, so it may
+ * come before the command's name too.
+ */
+function storeFirstMoved(argv: string[]): string[] {
+  const [first, second, third, ...more] = argv;
+  if (first === '--store' && second !== undefined && third !== undefined) {
+    return [third, '--store', second, ...more];
+  }
+  if (first !== undefined && first.startsWith('--store=') && second !== undefined) {
+    return [second, first, ...(third === undefined ? [] : [third]), ...more];
+  }
+  return argv;
 }
 
 function reportError(ctx: CliContext, error: unknown, commandName: string): number {

@@ -220,6 +220,12 @@ export function listRuns(ctx: StoreContext, q: ListRunsQuery, now: number): RunL
   }
   const search = q.search !== undefined && q.search.trim() !== '' ? q.search.trim() : null;
   const cursor = q.cursor ?? null;
+  if (cursor !== null && view !== 'needs-you' && !/^run_[0-9a-z]{1,60}$/.test(cursor)) {
+    throw new RunwardenError(
+      'VALIDATION',
+      'This cursor is not one a page of runs gave out: start from the first page (no cursor).',
+    );
+  }
   const needle = search?.toLowerCase() ?? null;
   const projectIds = needle === null ? null : matchingProjectIds(ctx, needle);
   const plan =

@@ -15,6 +15,8 @@ import {
   type Command,
 } from '../command';
 import { openCliStore } from '../open-cli-store';
+import { sanitizeLine } from '../sanitize';
+import { shellCommand } from '../shell-quote';
 import { listRemotes } from '../../services/remote/remotes';
 import { EXIT } from '../exit-codes';
 import { checkOptionalText, parseIntegerFlag, RANGES, rangeText } from '../limits';
@@ -114,7 +116,7 @@ ${COMMON_HELP}`,
     printResult(ctx, page, () => {
       // Two projects with the same folder name get enough of their paths to tell them apart.
       const labels = projectLabels(page.items.map((item) => item.run.projectPath));
-      const table = renderRuns(page.items, page.nextCursor, ctx.now(), ctx.paint, labels);
+      const table = renderRuns(page.items, page.nextCursor, ctx.now(), ctx.paint, labels, undefined, argv);
       const remotes = listRemotes(store).length;
       if (remotes === 0) return table;
       const others = remotes === 1 ? '1 other machine is' : `${remotes} other machines are`;
@@ -155,6 +157,17 @@ function listByState(
   }
 }
 
+/** ls's arguments without `--cursor C` (and without --json, which prints no table). */
+function withoutCursorFlag(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] as string;
+    if (arg === '--cursor') i += 1;
+    else if (!arg.startsWith('--cursor=') && arg !== '--json') out.push(arg);
+  }
+  return out;
+}
+
 /** `--machine M` and its value taken out of ls's arguments. */
 function withoutMachineFlag(argv: string[]): string[] {
   const out: string[] = [];
@@ -174,6 +187,7 @@ export function renderRuns(
   paint: Paint,
   labels: Map<string, string>,
   machineOf?: (item: RunListItem) => string | null,
+  lsArgs: readonly string[] = [],
 ): string {
   if (items.length === 0) return 'No runs.\n';
   const idOf = (item: RunListItem): string => {
@@ -203,7 +217,10 @@ export function renderRuns(
     { header: 'DETAIL', value: (item) => item.run.statusDetail ?? '-', max: 40 },
   ];
   const table = formatTable(columns, items, paint);
-  return nextCursor === null ? table : `${table}… more: runwarden ls --cursor ${nextCursor}\n`;
+  if (nextCursor === null) return table;
+  // The next page is the same listing (view, project, search, limit) from the cursor on.
+  const more = shellCommand(['runwarden', 'ls', ...withoutCursorFlag(lsArgs), '--cursor', nextCursor]);
+  return `${table}… more: ${sanitizeLine(more)}\n`;
 }
 
 /** Why a run is parked, in a few words for the STATUS column (the window's words, shorter). */

@@ -37,6 +37,8 @@ describe('numbers and texts are checked before anything is written', () => {
     [['show', 'run_x', '--events', '100000000000'], /--events must be a whole number from 1 to 1000/],
     [['ls', '--limit', '0'], /--limit must be a whole number from 1 to 500/],
     [['cancel', 'run_x', '--revision=-1'], /--revision must be a whole number from 0/],
+    [['cancel', 'run_x', '--revision', '-1'], /--revision must be a whole number from 0 to \d+, got "-1"/],
+    [['ls', '--limit', '-5'], /--limit must be a whole number from 1 to 500, got "-5"/],
     [['resolve', '0', '--happened', '--note', 'n'], /EFFECT must be a whole number from 1/],
     [
       ['ask', '--title', 'T', '--choice', 'a', '--timeout', '99999d'],
@@ -60,6 +62,45 @@ describe('numbers and texts are checked before anything is written', () => {
     expect(result.stderr.split('\n')[0]).toMatch(message);
     expect(result.stderr).toMatch(/hint: run "runwarden \S+ --help" for usage/);
     expect(existsSync(store)).toBe(false);
+  });
+});
+
+describe('listing pages', () => {
+  let store: string;
+  beforeAll(async () => {
+    store = join(dir.path, 'pages', 'state.sqlite');
+    for (let i = 0; i < 3; i += 1) {
+      const run = await runCli(['exec', '--title', `page ${i}`, '--', 'true'], { store, cwd: dir.path });
+      if (run.code !== 0) throw new Error(`exec failed: ${run.stderr}`);
+    }
+  });
+
+  it('a cursor no page gave out is refused (exit 2), not read as the end of the list', async () => {
+    const result = await runCli(['ls', '--cursor', 'garbage'], { store });
+    expect(result.code).toBe(2);
+    expect(result.stdout).not.toMatch(/No runs/);
+    expect(result.stderr).toMatch(/not one a page of runs gave out/);
+  });
+
+  it('the "more" line repeats the listing it continues, and that command prints the next page', async () => {
+    const first = await runCli(['ls', '--limit', '1', '--status', 'completed'], { store });
+    expect(first.code).toBe(0);
+    const more = /… more: (runwarden ls .*)$/m.exec(first.stdout)?.[1];
+    expect(more).toMatch(/^runwarden ls --limit 1 --status completed --cursor run_[0-9a-z]+$/);
+    const next = await runCli((more as string).split(' ').slice(1), { store });
+    expect(next.code).toBe(0);
+    expect(next.stdout).toMatch(/page 1/);
+    expect(next.stdout).not.toMatch(/page 2/);
+  });
+
+  it('--store may come before the command', async () => {
+    const result = await runCli(['--store', store, 'ls', '--json'], {
+      store: join(dir.path, 'elsewhere.sqlite'),
+    });
+    expect(result.code).toBe(0);
+    const body = JSON.parse(result.stdout) as { ok: boolean; value: { items: unknown[] } };
+    expect(body.value.items).toHaveLength(3);
+    expect(existsSync(join(dir.path, 'elsewhere.sqlite'))).toBe(false);
   });
 });
 
