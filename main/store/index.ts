@@ -38,6 +38,7 @@ export { MAX_LEASE_MS } from './input-checks';
 export { VALID_STATUS_PAIRS } from './doctor';
 export { responseIssues } from '../../shared/answer-rules';
 export { MIGRATIONS, SUPPORTED_SCHEMA_VERSION } from './migrations';
+export { makeFolders } from './open-connection';
 export type { Clock } from './store-context';
 export type { AttemptEnding } from './attempts';
 export type { EffectSettlement } from './effects';

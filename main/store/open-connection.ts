@@ -443,7 +443,7 @@ function ensureFile(file: string, opts: OpenStoreOptions, writable: WritableChec
     );
   }
   try {
-    makeFolders(dir);
+    makeFolders(dir, 0o700);
   } catch (error) {
     throw new StoreNotCreatedError(`Cannot create the store folder ${dir}: ${(error as Error).message}`);
   }
@@ -464,7 +464,7 @@ function ensureFile(file: string, opts: OpenStoreOptions, writable: WritableChec
  * under /proc (each mkdir there fails with ENOENT, which it answers by creating the parent again); this
  * fails there with that ENOENT.
  */
-function makeFolders(dir: string): void {
+export function makeFolders(dir: string, mode: number): void {
   const missing: string[] = [];
   for (let at = dir; !fs.existsSync(at); at = path.dirname(at)) {
     missing.unshift(at);
@@ -472,7 +472,7 @@ function makeFolders(dir: string): void {
   }
   for (const folder of missing) {
     try {
-      fs.mkdirSync(folder, { mode: 0o700 });
+      fs.mkdirSync(folder, { mode });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }

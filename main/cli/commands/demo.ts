@@ -5,14 +5,14 @@
  * failed, timed out, completed, cancelled, and notifications.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Actor, OwnerType } from '../../../shared/domain';
 import { DISPLAY_STATUSES, type DisplayStatus } from '../../../shared/display-status';
 import { runnerActor, runnerOwner } from '../../runner/owner-info';
-import { openStore, type Claim, type OwnerInfo, type RunStore } from '../../store';
+import { makeFolders, openStore, type Claim, type OwnerInfo, type RunStore } from '../../store';
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
@@ -24,6 +24,7 @@ import {
   storePathOf,
   type CliContext,
   type Command,
+  UsageError,
 } from '../command';
 import { EXIT } from '../exit-codes';
 import { parseIntegerFlag, RANGES } from '../limits';
@@ -89,11 +90,15 @@ ${COMMON_HELP}`,
       values.dir !== undefined
         ? resolve(ctx.cwd, values.dir)
         : mkdtempSync(join(tmpdir(), 'runwarden-demo-'));
-    mkdirSync(dir, { recursive: true });
+    try {
+      makeFolders(dir, 0o777);
+    } catch (error) {
+      throw new UsageError(`--dir: cannot create ${dir}: ${(error as Error).message}`);
+    }
     const projects = {} as Record<ProjectName, string>;
     for (const name of PROJECTS) {
       const folder = join(dir, name);
-      mkdirSync(folder, { recursive: true });
+      makeFolders(folder, 0o777);
       projects[name] = realpathSync(folder);
     }
 

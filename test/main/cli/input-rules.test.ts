@@ -39,6 +39,8 @@ describe('numbers and texts are checked before anything is written', () => {
     [['cancel', 'run_x', '--revision=-1'], /--revision must be a whole number from 0/],
     [['cancel', 'run_x', '--revision', '-1'], /--revision must be a whole number from 0 to \d+, got "-1"/],
     [['ls', '--limit', '-5'], /--limit must be a whole number from 1 to 500, got "-5"/],
+    // Node's recursive mkdir never returns under /proc.
+    [['demo', '--dir', '/proc/runwarden-demo'], /--dir: cannot create \/proc\/runwarden-demo: ENOENT/],
     [['resolve', '0', '--happened', '--note', 'n'], /EFFECT must be a whole number from 1/],
     [
       ['ask', '--title', 'T', '--choice', 'a', '--timeout', '99999d'],
