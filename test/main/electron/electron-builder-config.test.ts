@@ -306,7 +306,8 @@ describe('what the deb step and the installers need', () => {
       'tiny-typed-emitter',
     ].map((n) => [n]),
     ...['debug', 'ms', 'sax'].map((n) => [n]),
-  ])("leaves %s's package out: it is bundled into out/main", (name) => {
+    ['smol-toml'],
+  ])("leaves %s's package out: it is bundled into out/main (smol-toml: out/cli)", (name) => {
     const matcher = fileMatcher.getNodeModuleFileMatcher(
       root,
       '/app',
