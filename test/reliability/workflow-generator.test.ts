@@ -25,7 +25,7 @@ import { afterAll, expect, it } from 'vitest';
 import { killQuietly, runCli, spawnCli, tempDir, waitFor, type CliResult } from '../helpers/cli';
 import { chaosSeed, pick, seededRandom, type Random } from '../helpers/seeded-random';
 
-const ROUNDS = Number(process.env.RUNWARDEN_CHAOS_ROUNDS ?? 80);
+const ROUNDS = Number(process.env.RUNWARDEN_CHAOS_ROUNDS ?? 240);
 const PARALLEL = Number(process.env.RUNWARDEN_CHAOS_PARALLEL ?? 6);
 const SEED = chaosSeed();
 
