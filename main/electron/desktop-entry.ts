@@ -6,7 +6,7 @@
  * 1. Quoting (the Exec layer): the argument in double quotes, with `"`, `` ` ``, `$` and `\` preceded by a
  *    backslash; a literal `%` doubled, since `%` starts a field code.
  * 2. The string layer (every `string` value of a desktop entry): a backslash is written `\\`. This layer is
- *    undone first, so one backslash of the path becomes four in the file, as the spec says.
+ *    undone first, so one backslash of the path becomes four in the file, as the Desktop Entry Specification says.
  *
  * A line break cannot be part of a key's value: such a path is refused.
  */

@@ -11,7 +11,7 @@ import { autostartEntry } from '../../../main/electron/xdg-autostart';
 import { execArguments } from '../../helpers/desktop-entry';
 
 describe('desktopExecArg()', () => {
-  it('writes the spec’s example: one backslash of a path becomes four in the file', () => {
+  it('writes the Desktop Entry Specification’s example: one backslash of a path becomes four in the file', () => {
     expect(desktopExecArg('/a\\b')).toBe('"/a\\\\\\\\b"');
     expect(desktopExecArg('/a b/"q"/$x/`y`/100%.AppImage')).toBe(
       '"/a b/\\\\"q\\\\"/\\\\$x/\\\\`y\\\\`/100%%.AppImage"',
