@@ -15,7 +15,7 @@ import { callHandler } from './handler-call';
 import { formatTable } from './output';
 import { selectRuns, type SelectionFlags } from './run-selection';
 import { sanitizeLine } from './sanitize';
-import { shellCommand } from './shell-quote';
+import { shellCommand } from '../platform/shell-quote';
 import type { ListView } from '../../shared/views';
 
 export const CONFIRM_ABOVE = 5;

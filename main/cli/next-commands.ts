@@ -7,7 +7,7 @@
  */
 import { isTerminalRunStatus, type Interaction, type InteractionField } from '../../shared/domain';
 import type { RunDetail } from '../store';
-import { jsonArg, pasteableArg, shellCommand, shellQuote } from './shell-quote';
+import { jsonArg, pasteableArg, shellCommand, shellQuote } from '../platform/shell-quote';
 
 export interface NextCommand {
   /** What the command does, in words. */

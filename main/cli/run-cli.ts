@@ -15,7 +15,7 @@ import { COMMANDS, findCommand } from './commands';
 import { UsageError, type CliContext } from './command';
 import { EXIT, EXIT_CODE_HELP, exitCodeForError } from './exit-codes';
 import { safeJson, sanitizeLine } from './sanitize';
-import { shellQuote } from './shell-quote';
+import { shellQuote } from '../platform/shell-quote';
 
 export function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((command) => command.name.length));

@@ -10,7 +10,7 @@ import { PUSH_CHANNEL_PREFIX, type PushEvent } from '../../shared/channel-names'
 import type { Pushes } from '../../shared/contract';
 import type { Interaction } from '../../shared/domain';
 import type { Settings } from '../../shared/views';
-import { cliPathActions, currentCliPathSystem } from '../cli/cli-on-path';
+import { cliPathActions, currentCliPathSystem } from '../platform/cli-on-path';
 import { createAppHost } from '../services/app-host';
 import type { AppHost, ShellAttention } from '../services/host-types';
 import { resolveStorePath } from '../store';

@@ -17,7 +17,7 @@ import type {
   RetryCommandPreview,
   Settings,
 } from '../../shared/views';
-import { readRunLogPage, runLogPath } from '../logs/run-log-page';
+import { readRunLogPage, runLogPath } from '../store/run-log-page';
 import { OUTSIDE_EVERY_RUN, type CommandIdentity, type StoreReader, type StoreWriter } from '../store';
 import { stopCommandGroup, type StopCommandResult } from '../runner/stop-command';
 import { openRetryOf } from './open-retry';
@@ -37,7 +37,7 @@ export interface HandlerDeps {
   onBackgroundError?: (error: unknown) => void;
   /** The desktop's "open with the default app" (Electron's shell.openPath); absent in browser mode. */
   openPath?: (path: string) => void;
-  /** Puts `runwarden` on the PATH (main/cli/cli-on-path.ts); only the desktop app has it. */
+  /** Puts `runwarden` on the PATH (main/platform/cli-on-path.ts); only the desktop app has it. */
   cliPath?: CliPathActions;
   /** The other machines (docs/REMOTES.md#in-the-window); only an app host has them. */
   remotes?: Pick<RemoteHub, 'list' | 'add' | 'remove'>;

@@ -63,7 +63,7 @@ read or written (nothing was changed); 2 bad arguments.`,
     const agent = agentArg === undefined ? undefined : parseAgent(agentArg);
     if (action === 'hook') {
       if (agent === undefined) throw new UsageError('agents hook needs the agent: claude-code, codex or pi');
-      const { runHook } = await import('../../agents/run-hook');
+      const { runHook } = await import('../agents/run-hook');
       return runHook(ctx, {
         agent,
         storeFlag: values.store,
@@ -74,7 +74,7 @@ read or written (nothing was changed); 2 bad arguments.`,
     }
     const scope = values.scope ?? 'user';
     if (scope !== 'user' && scope !== 'project') throw new UsageError('--scope must be user or project');
-    const { runInstallAction } = await import('../../agents/install-command');
+    const { runInstallAction } = await import('../agents/install-command');
     switch (action) {
       case 'install':
       case 'uninstall':

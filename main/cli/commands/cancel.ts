@@ -17,7 +17,7 @@ import { openCliStore } from '../open-cli-store';
 import { runBulkAction } from '../bulk-action';
 import { isBulk, SELECTION_HELP, SELECTION_OPTIONS, selectionView } from '../run-selection';
 import { sanitizeLine } from '../sanitize';
-import { shellQuote } from '../shell-quote';
+import { shellQuote } from '../../platform/shell-quote';
 import type { RunStore } from '../../store';
 import { cascadeText } from '../../../shared/cascade-text';
 import { stopCommandGroup } from '../../runner/stop-command';

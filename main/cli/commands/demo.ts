@@ -29,7 +29,7 @@ import {
 import { EXIT } from '../exit-codes';
 import { parseIntegerFlag, RANGES } from '../limits';
 import { humanActor } from '../human-actor';
-import { runningCliLaunch } from '../stable-cli-path';
+import { runningCliLaunch } from '../../platform/stable-cli-path';
 
 const OPTIONS = {
   ...COMMON_OPTIONS,

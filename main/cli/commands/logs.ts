@@ -4,7 +4,7 @@ import { displayStatus } from '../../../shared/display-status';
 import { gapText } from '../../../shared/log-text';
 import { neutraliseLine } from '../../../shared/terminal-text';
 import type { LogRecord } from '../../../shared/views';
-import { readRunLogPage, type RunLogQuery } from '../../logs/run-log-page';
+import { readRunLogPage, type RunLogQuery } from '../../store/run-log-page';
 import type { StoreReader } from '../../store';
 import {
   COMMON_HELP,

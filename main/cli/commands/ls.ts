@@ -16,7 +16,7 @@ import {
 } from '../command';
 import { openCliStore } from '../open-cli-store';
 import { sanitizeLine } from '../sanitize';
-import { shellCommand } from '../shell-quote';
+import { shellCommand } from '../../platform/shell-quote';
 import { listRemotes } from '../../services/remote/remotes';
 import { EXIT } from '../exit-codes';
 import { checkOptionalText, parseIntegerFlag, RANGES, rangeText } from '../limits';

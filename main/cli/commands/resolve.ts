@@ -16,7 +16,7 @@ import { EXIT } from '../exit-codes';
 import { sanitizeLine } from '../sanitize';
 import { callHandler } from '../handler-call';
 import { checkText, parseIntegerFlag, RANGES } from '../limits';
-import { shellQuote } from '../shell-quote';
+import { shellQuote } from '../../platform/shell-quote';
 
 const OPTIONS = {
   ...COMMON_OPTIONS,

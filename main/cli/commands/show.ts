@@ -15,7 +15,7 @@ import { openCliStore } from '../open-cli-store';
 import { EXIT } from '../exit-codes';
 import { parseIntegerFlag, RANGES, rangeText } from '../limits';
 import { nextCommands } from '../next-commands';
-import { shellCommand } from '../shell-quote';
+import { shellCommand } from '../../platform/shell-quote';
 import { formatTable, isoTime, relativeTime, statusStyle, type Paint } from '../output';
 import { sanitizeLine, sanitizeText } from '../sanitize';
 

@@ -30,7 +30,7 @@ import { parseIntegerFlag, RANGES, rangeText } from '../limits';
 import { parkedByCommand } from '../parked-by-command';
 import { projectFolder } from '../project-path';
 import { safeJson, sanitizeLine } from '../sanitize';
-import { shellCommand } from '../shell-quote';
+import { shellCommand } from '../../platform/shell-quote';
 import { execResult, unresolvedEffects } from './exec';
 
 const OPTIONS = {

@@ -3,7 +3,7 @@
  * the daemon's Unix-socket peers as `ss -xpn` lists them (a real listing's shape), and the process walk past shells.
  */
 import { describe, expect, it } from 'vitest';
-import { isCodexDaemon, nearestAgentAncestor, socketPeers } from '../../../main/agents/codex-session';
+import { isCodexDaemon, nearestAgentAncestor, socketPeers } from '../../../main/cli/agents/codex-session';
 
 const SS = [
   'Netid State  Recv-Q Send-Q Local Address:Port Peer Address:Port Process',

@@ -3,8 +3,8 @@
  * Claude Code's suggestions as Claude Code 2.1 sends them for a shell call outside the project.
  */
 import { describe, expect, it } from 'vitest';
-import { parseHookPayload } from '../../../main/agents/hook-payload';
-import { permissionDecision, permissionQuestion } from '../../../main/agents/permission-question';
+import { parseHookPayload } from '../../../main/cli/agents/hook-payload';
+import { permissionDecision, permissionQuestion } from '../../../main/cli/agents/permission-question';
 
 const SUGGESTIONS = [
   {

@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { codexHookHash } from '../../../main/agents/codex-config';
+import { codexHookHash } from '../../../main/cli/agents/codex-config';
 import { runCli, tempDir, type TempDir } from '../../helpers/cli';
 
 let dir: TempDir;

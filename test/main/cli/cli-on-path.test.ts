@@ -11,8 +11,8 @@ import {
   type CliPathFs,
   type CliPathSystem,
   type CommandResult,
-} from '../../../main/cli/cli-on-path';
-import { stableCliLaunch } from '../../../main/cli/stable-cli-path';
+} from '../../../main/platform/cli-on-path';
+import { stableCliLaunch } from '../../../main/platform/stable-cli-path';
 import { RunwardenError } from '../../../shared/errors';
 
 let root: string;

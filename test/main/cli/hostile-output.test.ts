@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sanitizeLine, sanitizeTerminal, sanitizeText, safeJson } from '../../../main/cli/sanitize';
-import { jsonArg, shellQuote } from '../../../main/cli/shell-quote';
+import { jsonArg, shellQuote } from '../../../main/platform/shell-quote';
 import { openStore } from '../../../main/store';
 import type { RunDetail, RunListPage } from '../../../main/store';
 import { runCli, runJson, spawnCli, tempDir, waitFor, type CliResult, type TempDir } from '../../helpers/cli';

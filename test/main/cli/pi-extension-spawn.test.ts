@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { piExtensionSource } from '../../../main/agents/pi-extension';
+import { piExtensionSource } from '../../../main/cli/agents/pi-extension';
 import { tempDir, type TempDir } from '../../helpers/cli';
 
 let dir: TempDir;

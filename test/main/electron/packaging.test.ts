@@ -21,7 +21,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packWithStandIn } from '../../../scripts/pack-stand-in.js';
-import { stableCliLaunch } from '../../../main/cli/stable-cli-path';
+import { stableCliLaunch } from '../../../main/platform/stable-cli-path';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const require = createRequire(import.meta.url);

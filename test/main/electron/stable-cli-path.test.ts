@@ -14,7 +14,7 @@ import {
   runningCliLaunch,
   stableCliLaunch,
   type StableCliProbe,
-} from '../../../main/cli/stable-cli-path';
+} from '../../../main/platform/stable-cli-path';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const shim = join(root, 'bin', 'runwarden.js');
@@ -52,7 +52,7 @@ function installed(
 describe('stableCliLaunch() in a checkout', () => {
   it('the Node running the CLI and bin/runwarden.js, from the sources or the built bundles', () => {
     for (const from of [
-      'main/cli/stable-cli-path.ts',
+      'main/platform/stable-cli-path.ts',
       'out/cli/runwarden.js',
       'out/cli/chunks/x.js',
       'out/main/index.js',

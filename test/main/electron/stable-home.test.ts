@@ -4,8 +4,8 @@
  * with fakes for Electron and for the file system and commands.
  */
 import { describe, expect, it } from 'vitest';
-import { cliPathActions, cliPathStatus, type CliPathSystem } from '../../../main/cli/cli-on-path';
-import { unstableHome } from '../../../main/cli/stable-cli-path';
+import { cliPathActions, cliPathStatus, type CliPathSystem } from '../../../main/platform/cli-on-path';
+import { unstableHome } from '../../../main/platform/stable-cli-path';
 import { offerApplicationsFolder } from '../../../main/electron/applications-folder';
 import { RunwardenError } from '../../../shared/errors';
 

@@ -6,9 +6,10 @@
 import { isTerminalRunStatus } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
 import type { RunLogPage } from '../../shared/views';
-import type { RunLogInfo, StoreReader } from '../store';
-import { isOwnLogPath, logBytesOnDisk } from './log-files';
-import { readLog } from './read-log';
+import type { StoreReader } from './store-facets';
+import type { RunLogInfo } from './store-types';
+import { isOwnLogPath, logBytesOnDisk } from '../logs/log-files';
+import { readLog } from '../logs/read-log';
 
 export interface RunLogQuery {
   runId: string;

@@ -4,7 +4,12 @@
  * mode, or in a checkout this Node and `bin/runwarden.js`, all absolute), so the hook works whatever the
  * agent's PATH is and survives an update.
  */
-import { launchCommandLine, runningCliLaunch, stableCliLaunch, type CliLaunch } from '../cli/stable-cli-path';
+import {
+  launchCommandLine,
+  runningCliLaunch,
+  stableCliLaunch,
+  type CliLaunch,
+} from '../../platform/stable-cli-path';
 
 /** How the CLI is started: argv prefix and variables. */
 export type CliLocation = CliLaunch;

@@ -1,11 +1,11 @@
 /** The install / uninstall / status actions of `runwarden agents`, and how their results are printed. */
-import type { CliContext } from '../cli/command';
-import { printResult, storePathOf } from '../cli/command';
-import { EXIT } from '../cli/exit-codes';
-import { projectFolder } from '../cli/project-path';
-import { sanitizeLine, sanitizeText } from '../cli/sanitize';
-import { AGENT_LABELS, AGENT_NAMES, type AgentName } from '../store/agent-sessions';
-import { unstableHome } from '../cli/stable-cli-path';
+import type { CliContext } from '../command';
+import { printResult, storePathOf } from '../command';
+import { EXIT } from '../exit-codes';
+import { projectFolder } from '../project-path';
+import { sanitizeLine, sanitizeText } from '../sanitize';
+import { AGENT_LABELS, AGENT_NAMES, type AgentName } from '../../store/agent-sessions';
+import { unstableHome } from '../../platform/stable-cli-path';
 import { currentCli, hookCommandLine } from './cli-command';
 import { install, status, uninstall, type InstallContext, type Scope } from './installers';
 

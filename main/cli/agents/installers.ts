@@ -4,7 +4,7 @@
  * reads and writes the files, reversibly (config-file.ts).
  */
 import { homedir } from 'node:os';
-import type { AgentName } from '../store/agent-sessions';
+import type { AgentName } from '../../store/agent-sessions';
 import {
   claudeSettingsPath,
   claudeStatus,

@@ -6,14 +6,14 @@
  * asks as usual), says why on stderr and exits 0.
  */
 import { basename, join } from 'node:path';
-import type { Interaction } from '../../shared/domain';
-import { isRunwardenError } from '../../shared/errors';
-import { fitText } from '../../shared/text-caps';
-import { sanitizeLine } from '../../shared/terminal-text';
-import type { CliContext } from '../cli/command';
-import { storePathOf } from '../cli/command';
-import { projectFolder } from '../cli/project-path';
-import { isProcessAlive, thisProcessAsAsker } from '../store/process-identity';
+import type { Interaction } from '../../../shared/domain';
+import { isRunwardenError } from '../../../shared/errors';
+import { fitText } from '../../../shared/text-caps';
+import { sanitizeLine } from '../../../shared/terminal-text';
+import type { CliContext } from '../command';
+import { storePathOf } from '../command';
+import { projectFolder } from '../project-path';
+import { isProcessAlive, thisProcessAsAsker } from '../../store/process-identity';
 import {
   AGENT_LABELS,
   openAgentSessionStore,
@@ -22,9 +22,9 @@ import {
   type AgentSessionInput,
   type AgentSessionStore,
   type SessionStep,
-} from '../store/agent-session-store';
-import type { OwnerInfo } from '../store';
-import { runnerOwner } from '../runner/owner-info';
+} from '../../store/agent-session-store';
+import type { OwnerInfo } from '../../store';
+import { runnerOwner } from '../../runner/owner-info';
 import { agentOwner, namedAgentPid } from './agent-process';
 import { codexClientOf, isCodexDaemon, nearestAgentAncestor } from './codex-session';
 import { MAX_PAYLOAD_BYTES, parseHookPayload, type HookPayload } from './hook-payload';

@@ -5,9 +5,9 @@
  * otherwise (Codex) it is the nearest ancestor that is not a shell the hook command was run by — unless that
  * is Codex's shared session daemon, when the session is its terminal UI (codex-session.ts).
  */
-import type { OwnerInfo } from '../store';
-import { runnerOwner } from '../runner/owner-info';
-import type { AgentName } from '../store/agent-sessions';
+import type { OwnerInfo } from '../../store';
+import { runnerOwner } from '../../runner/owner-info';
+import type { AgentName } from '../../store/agent-sessions';
 import { nearestAgentAncestor } from './codex-session';
 
 /** The pid the agent names for itself, if it does. */

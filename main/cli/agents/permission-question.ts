@@ -4,10 +4,10 @@
  * stated reason and the project, sanitised and never run by Runwarden; the choices are allow and deny, and
  * allow-always where the agent offered a rule to remember.
  */
-import { fitText } from '../../shared/text-caps';
-import { sanitizeLine, sanitizeText } from '../../shared/terminal-text';
-import type { AgentName } from '../store/agent-sessions';
-import { AGENT_LABELS } from '../store/agent-sessions';
+import { fitText } from '../../../shared/text-caps';
+import { sanitizeLine, sanitizeText } from '../../../shared/terminal-text';
+import type { AgentName } from '../../store/agent-sessions';
+import { AGENT_LABELS } from '../../store/agent-sessions';
 import type { HookPayload } from './hook-payload';
 
 export const ALLOW = 'allow';
