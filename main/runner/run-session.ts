@@ -26,6 +26,8 @@ export interface SessionOptions {
   /** Recorded on events; 'sdk' for programs using this kit directly, 'cli' for `runwarden exec`. */
   surface?: RunnerSurface;
   owner?: OwnerInfo;
+  /** The run this process runs inside: a run it claims becomes its child (docs/LIVENESS.md#nested-runs). */
+  enclosingRunId?: string | null;
 }
 
 export interface StartRunInput {
@@ -267,6 +269,12 @@ export function claimNextRun(
   const owner = options.owner ?? runnerOwner('worker');
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const surface = options.surface ?? 'sdk';
-  const next = store.claimNext({ ...owner, leaseMs, surface, ...filter });
+  const next = store.claimNext({
+    ...owner,
+    leaseMs,
+    surface,
+    ...filter,
+    ...(options.enclosingRunId !== undefined && { enclosingRunId: options.enclosingRunId }),
+  });
   return next === null ? null : new RunSession(store, next.claim, leaseMs, surface);
 }

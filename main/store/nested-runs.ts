@@ -59,6 +59,37 @@ export function enclosingRunOfCaller(ctx: StoreContext, caller: NestingCaller): 
 }
 
 /**
+ * A run claimed by a process that runs inside another run (a `worker` inside an `exec`, an `exec --key`
+ * taking its queued retry) becomes that run's child, like a run `exec` starts there: its effects join the
+ * family (docs/LIVENESS.md#nested-runs). Only a run not already nested elsewhere, inside a run that has not
+ * ended and that is not itself inside the claimed run. True when the link was written.
+ */
+export function adoptIntoEnclosingRun(
+  ctx: StoreContext,
+  runId: string,
+  enclosingRunId: string | null | undefined,
+): boolean {
+  if (enclosingRunId === null || enclosingRunId === undefined || enclosingRunId === runId) return false;
+  const row = loadRunRow(ctx, runId);
+  if (row.enclosing_run_id !== null && row.enclosing_run_id !== undefined) return false;
+  const outer = findRunRow(ctx, enclosingRunId);
+  if (outer === undefined || isTerminalRunStatus(outer.status)) return false;
+  const cycle = ctx
+    .prep(
+      `WITH RECURSIVE up(id) AS (
+         SELECT @outer
+         UNION
+         SELECT r.enclosing_run_id FROM runs r JOIN up ON r.id = up.id WHERE r.enclosing_run_id IS NOT NULL
+       )
+       SELECT 1 FROM up WHERE id = @runId`,
+    )
+    .get({ outer: enclosingRunId, runId });
+  if (cycle !== undefined) return false;
+  ctx.prep(`UPDATE runs SET enclosing_run_id = ? WHERE id = ?`).run(enclosingRunId, runId);
+  return true;
+}
+
+/**
  * Asks every run started inside `runId` that has not ended to cancel, with an event on each naming the
  * run the cancel came from. Returns the ids asked (those already asked are left as they are).
  */

@@ -19,6 +19,7 @@ import {
 import { applyCancel } from './cancel-cascade';
 import { ambiguateApplying, ambiguousPayload, markApplyingAmbiguous } from './effect-rows';
 import { newInteractionId } from './ids';
+import { adoptIntoEnclosingRun } from './nested-runs';
 import { checkAsker } from './question-askers';
 import {
   optionalTextWithin,
@@ -163,6 +164,7 @@ export function claimRun(
     setQueueEntry(ctx, runId, { status: 'starting', errorCode: null, errorDetail: null }, now);
     setRunStatus(ctx, runId, 'running', null);
   }
+  const adopted = adoptIntoEnclosingRun(ctx, runId, options.enclosingRunId);
   commitRun(ctx, runId, now, {
     type: 'run.claimed',
     actor: { type: options.ownerType, id: options.ownerId, surface: runnerSurface(options.surface) },
@@ -172,6 +174,7 @@ export function claimRun(
       ownerId: options.ownerId,
       pid: options.pid,
       hostname: options.hostname,
+      ...(adopted && { enclosingRunId: options.enclosingRunId }),
     },
   });
   return {

@@ -64,10 +64,20 @@ export interface ReserveRunInput {
   availableAt?: number;
 }
 
-export type ClaimRunOptions = OwnerInfo & { leaseMs: number; control?: boolean; keepQueueStatus?: boolean };
+export type ClaimRunOptions = OwnerInfo & {
+  leaseMs: number;
+  control?: boolean;
+  keepQueueStatus?: boolean;
+  /**
+   * The run the claiming process runs inside (a `worker` or `exec` started in a run): a claimed run that
+   * was not started inside one becomes its child (docs/LIVENESS.md#nested-runs).
+   */
+  enclosingRunId?: string | null;
+};
 
 export type ClaimNextOptions = OwnerInfo & {
   leaseMs: number;
+  enclosingRunId?: string | null;
   projectPaths?: string[];
   excludeIds?: string[];
   requireCommand?: boolean;

@@ -182,3 +182,77 @@ it('two levels of nesting: a retry of the top run skips the leaf payment; cancel
     killQuietly(exec.child.pid);
   }
 }, 300_000);
+
+it('a worker inside a run: the runs it claims are children; a retry of the outer does not pay again', async () => {
+  const pay = join(project, 'queue');
+  const outerFolder = join(project, 'outer');
+  mkdirSync(pay, { recursive: true });
+  mkdirSync(outerFolder, { recursive: true });
+  // Fails before paying until `armed` exists; then waits for `go` and pays pay-q.
+  script(
+    pay,
+    'pay.sh',
+    `[ -f armed ] || exit 3\nwhile [ ! -f go ]; do sleep 0.1; done\nrunwarden effect --key pay-q --summary "Pay pay-q" -- sh -c 'echo charge >> ledger'`,
+  );
+  script(outerFolder, 'outer.sh', `runwarden worker --once --project '${pay}'`);
+  // Two runs of the same work that failed before paying, each retried later: two queued runs.
+  const failed: string[] = [];
+  for (let i = 0; i < 2; i += 1) {
+    const run = await runCli(['exec', '--', './pay.sh'], { store: dir.store, cwd: pay, timeoutMs: 60_000 });
+    expect(run.code).toBe(3);
+    failed.push(/run (run_[a-z0-9]+)/.exec(run.stderr)?.[1] ?? '');
+  }
+  writeFileSync(join(pay, 'armed'), '');
+  const first = await runJson<{ id: string }>(['retry', failed[0] ?? ''], { store: dir.store });
+  const queued = first.body.ok ? first.body.value.id : '';
+  expect(queued).toMatch(/^run_/);
+
+  const exec = spawnCli(['exec', '--', './outer.sh'], {
+    store: dir.store,
+    cwd: outerFolder,
+    timeoutMs: 120_000,
+  });
+  const sweeper = inProcessSweeper(dir.store);
+  try {
+    const outer = await waitFor('the outer run', () => /run (run_[a-z0-9]+)/.exec(exec.stderr)?.[1]);
+    // The worker inside the outer run claimed the queued run: it is the outer run's child.
+    await waitFor('the claimed run to be a child', () => childrenOf(outer)[0]?.id === queued, 60_000);
+    const claimed = query<{ payload_json: string }>(
+      `SELECT payload_json FROM events WHERE run_id = ? AND type = 'run.claimed'`,
+      queued,
+    );
+    expect(claimed.map((e) => JSON.parse(e.payload_json).enclosingRunId)).toEqual([outer]);
+    exec.child.kill('SIGKILL');
+    await exec.done.catch(() => undefined);
+    writeFileSync(join(pay, 'go'), '');
+    await waitFor('the claimed run to complete', () => childrenOf(outer)[0]?.status === 'completed', 60_000);
+    expect(lineCount(join(pay, 'ledger'))).toBe(1);
+    await cancelWhenItCan(outer, sweeper);
+
+    const dry = await runCli(['retry', outer, '--dry-run'], { store: dir.store });
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain(`pay-q (Pay pay-q): applied in run ${queued}`);
+    // The same work queued again from the other failed run; the outer's retry runs a worker that claims it.
+    const second = await runJson<{ id: string }>(['retry', failed[1] ?? ''], { store: dir.store });
+    const queuedAgain = second.body.ok ? second.body.value.id : '';
+    const retry = await runJson<{ id: string }>(['retry', outer], { store: dir.store });
+    const retried = retry.body.ok ? retry.body.value.id : '';
+    const worker = await runCli(['worker', '--once', '--project', outerFolder], {
+      store: dir.store,
+      cwd: outerFolder,
+      timeoutMs: 120_000,
+    });
+    expect(worker.code).toBe(0);
+    expect(childrenOf(retried)).toEqual([{ id: queuedAgain, status: 'completed' }]);
+    // Skipped in the family, saying where it was applied: one charge.
+    expect(lineCount(join(pay, 'ledger'))).toBe(1);
+    const carried = query<{ status: string; resolution_note: string }>(
+      `SELECT status, resolution_note FROM effects WHERE run_id = ? AND idempotency_key = 'pay-q'`,
+      queuedAgain,
+    );
+    expect(carried).toEqual([{ status: 'applied', resolution_note: expect.stringContaining(queued) }]);
+  } finally {
+    sweeper.close();
+    killQuietly(exec.child.pid);
+  }
+}, 300_000);

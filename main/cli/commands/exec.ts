@@ -4,7 +4,6 @@ import { recordEnvironment } from '../../../shared/command-environment';
 import { isTerminalRunStatus, type CommandSpec, type Run, type RunSnapshot } from '../../../shared/domain';
 import { isRunwardenError, RunwardenError } from '../../../shared/errors';
 import type { Claim, RunStore, StoreReader } from '../../store';
-import { processAncestry } from '../../store/process-identity';
 import { openRunLog } from '../../runner/run-log';
 import { runnerEnv } from '../../runner/runner-env';
 import { DEFAULT_LEASE_MS, RunSession } from '../../runner/run-session';
@@ -26,6 +25,7 @@ import {
   type CliContext,
   type Command,
 } from '../command';
+import { runThisProcessIsInside } from '../enclosing-run';
 import { openCliStore } from '../open-cli-store';
 import { EXIT } from '../exit-codes';
 import { checkOptionalText, checkText, parseIntegerFlag, RANGES, rangeText, TEXT_CAPS } from '../limits';
@@ -188,10 +188,7 @@ function startRun(ctx: CliContext, request: ExecRequest): StartedRun {
   const actor = runnerActor(owner, 'cli');
   // Started inside a run (its environment, or its process ancestry, says so): a child of that run, whose
   // family shares idempotency keys (docs/LIVENESS.md#nested-runs).
-  const enclosingRunId = store.enclosingRunOf({
-    runId: ctx.env.RUNWARDEN_RUN_ID?.trim() || null,
-    ancestry: processAncestry(process.pid),
-  });
+  const enclosingRunId = runThisProcessIsInside(ctx, store);
   // One transaction: a claim that fails (a live owner of the same --key, a busy or full store) leaves
   // no queued run behind for a worker to start later.
   const { claim, run } = explainEndedKey(request.requestKey, () =>
@@ -206,7 +203,8 @@ function startRun(ctx: CliContext, request: ExecRequest): StartedRun {
         enclosingRunId,
       },
       actor,
-      { ...owner, leaseMs, surface: 'cli' },
+      // A key's queued retry claimed here joins this family too.
+      { ...owner, leaseMs, surface: 'cli', enclosingRunId },
     ),
   );
   // The id first: whatever fails from here on, the person knows which run it was.

@@ -24,6 +24,7 @@ import {
   type CliContext,
   type Command,
 } from '../command';
+import { runThisProcessIsInside } from '../enclosing-run';
 import { openCliStore } from '../open-cli-store';
 import { EXIT } from '../exit-codes';
 import { parseIntegerFlag, RANGES, rangeText } from '../limits';
@@ -70,6 +71,8 @@ retries), runs the command like exec does — with the argv, folder and environm
 secret-named variables (their values were never stored) come from this worker's environment (heartbeat, stop when fenced, cancel or pause
 requests), records how it ended, and looks for the next one every second until interrupted.
 Ctrl-C stops the worker: a command still running is stopped and its run parked (runnerExited).
+Started inside a run, each run it claims becomes a child of that run: their effect keys are shared
+with that run's family (docs/LIVENESS.md#nested-runs).
 
 Options:
   --project DIR   only runs of this project (repeat for several)
@@ -94,6 +97,9 @@ an effect of unknown outcome, or 0 if none was queued).`,
     const storePath = storePathOf(ctx, values.store);
     const store = openCliStore(ctx, values.store, { runner: true });
     const owner = runnerOwner('worker');
+    // Started inside a run: every run it claims becomes that run's child, as a nested exec's run does
+    // (docs/LIVENESS.md#nested-runs).
+    const enclosingRunId = runThisProcessIsInside(ctx, store);
     const log = (message: string): void => {
       ctx.stderr.write(`runwarden worker: ${sanitizeLine(message)}\n`);
     };
@@ -115,7 +121,7 @@ an effect of unknown outcome, or 0 if none was queued).`,
       const session = claimNextRun(
         store,
         { projectPaths: projectPaths.length > 0 ? projectPaths : undefined, requireCommand: true },
-        { leaseMs, owner, surface: 'cli' },
+        { leaseMs, owner, surface: 'cli', enclosingRunId },
       );
       if (session === null) {
         if (values.once === true) return EXIT.ok;
