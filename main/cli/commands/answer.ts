@@ -1,5 +1,6 @@
 /** `runwarden answer INTERACTION VALUE | --json PAYLOAD`: answer a run's question. */
 import { randomUUID } from 'node:crypto';
+import { typedValue } from '../../../shared/answer-value';
 import type { Interaction } from '../../../shared/domain';
 import {
   COMMON_HELP,
@@ -115,17 +116,8 @@ function payloadFromValue(interaction: Interaction, value: string): unknown {
       `this question asks for ${fields.map((f) => `${f.name}:${f.type}`).join(', ')}: give them with --json '{...}'`,
     );
   }
-  switch (field.type) {
-    case 'string':
-      return { [field.name]: value };
-    case 'number': {
-      const number = Number(value);
-      if (value.trim() === '' || !Number.isFinite(number))
-        throw new UsageError(`${field.name} must be a number`);
-      return { [field.name]: number };
-    }
-    case 'boolean':
-      if (value !== 'true' && value !== 'false') throw new UsageError(`${field.name} must be true or false`);
-      return { [field.name]: value === 'true' };
-  }
+  // The same reading as the window's form: a number is a plain decimal, never 0x10 or Infinity.
+  const typed = typedValue(field.type, value, field.name);
+  if (!typed.ok) throw new UsageError(typed.message);
+  return { [field.name]: typed.value };
 }

@@ -4,7 +4,7 @@
  */
 import { fieldProblem, isDeclaredChoice } from '../../../shared/answer-rules';
 import type { FieldType, Interaction } from '../../../shared/domain';
-import { parseDecimal } from './format/parse-decimal';
+import { typedValue } from '../../../shared/answer-value';
 
 export type FieldValue = string | boolean;
 
@@ -75,15 +75,15 @@ export function checkFields(fields: readonly FormField[], values: Record<string,
     const raw = values[field.name] ?? field.initial;
     const text = typeof raw === 'string' ? raw.trim() : '';
     // What the person typed, as the value the store will check: an empty text field is left out. A number
-    // is a plain decimal: Number() would read 0x10 as 16.
+    // is a plain decimal, read as `runwarden answer` reads it (shared/answer-value.ts).
     if (field.type === 'boolean') payload[field.name] = raw === true;
     else if (text !== '' && field.type === 'number') {
-      const n = parseDecimal(text);
-      if (n === null) {
-        errors[field.name] = `${field.label} must be a number.`;
+      const typed = typedValue('number', text, field.label);
+      if (!typed.ok) {
+        errors[field.name] = typed.message;
         continue;
       }
-      payload[field.name] = n;
+      payload[field.name] = typed.value;
     } else if (text !== '') payload[field.name] = raw;
     const problem = fieldProblem(field, payload);
     if (problem === 'missing') errors[field.name] = `${field.label} is required.`;

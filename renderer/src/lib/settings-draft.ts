@@ -3,7 +3,7 @@
  * a bad field gives its own message and no patch. The store keeps milliseconds (shared/views.ts Settings).
  */
 import type { NotifyEvent, Settings } from '../../../shared/views';
-import { parseDecimal } from './format/parse-decimal';
+import { parseDecimal } from '../../../shared/answer-value';
 
 export interface SettingsDraft {
   /** Seconds, as typed. */

@@ -7,7 +7,6 @@ import { leaseLane } from '../../../../renderer/src/lib/format/lease-lane';
 import { markdownTree } from '../../../../renderer/src/lib/format/markdown-tree';
 import { nextStepText } from '../../../../renderer/src/lib/format/next-step';
 import { triageGroupOf } from '../../../../renderer/src/lib/format/triage-order';
-import { parseDecimal } from '../../../../renderer/src/lib/format/parse-decimal';
 import { fromDraft, toDraft } from '../../../../renderer/src/lib/settings-draft';
 
 /** An event; `type` may be one this build does not know (a newer store's), as the timeline must cope. */
@@ -23,15 +22,6 @@ const event = (seq: number, type: string, extra: Partial<RunEvent> = {}): RunEve
   payload: {},
   at: seq * 1000,
   ...extra,
-});
-
-describe('parseDecimal', () => {
-  it('takes plain decimals and refuses what Number() would quietly accept', () => {
-    expect(['12', ' -3.5 ', '1e3', '.5', '+2'].map(parseDecimal)).toEqual([12, -3.5, 1000, 0.5, 2]);
-    expect(['0x10', '0b11', '0o7', 'Infinity', '', '  ', '1,5', '12abc', 'NaN'].map(parseDecimal)).toEqual(
-      Array(9).fill(null),
-    );
-  });
 });
 
 describe('settings draft', () => {
