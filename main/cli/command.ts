@@ -24,6 +24,11 @@ export interface CliContext {
   now(): number;
   /** Registers cleanup (closing the store, killing timers) run when the command returns. */
   defer(cleanup: () => void): void;
+  /**
+   * Runs one command line through the command registry (run-cli.ts), for a command that runs others: the
+   * stdio server runs what another machine sends. Passed in so no command imports the registry that loads it.
+   */
+  runCommandLine(ctx: CliContext, argv: string[]): Promise<number>;
 }
 
 export interface Command {

@@ -48,6 +48,7 @@ async function main(): Promise<void> {
     paint: lazyPainter(colour),
     now: () => Date.now(),
     defer: (cleanup) => cleanups.push(cleanup),
+    runCommandLine: runCli,
   };
   let code: number;
   try {

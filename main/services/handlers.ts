@@ -10,19 +10,13 @@ import { secretNames } from '../../shared/command-environment';
 import type { Actor, CommandSpec } from '../../shared/domain';
 import { assertNever, isRunwardenError, RunwardenError } from '../../shared/errors';
 import { MAX_LOG_RECORDS } from '../../shared/contract';
-import type {
-  BulkItemResult,
-  BulkResult,
-  CliPathStatus,
-  RetryCommandPreview,
-  Settings,
-} from '../../shared/views';
+import type { BulkItemResult, BulkResult, RetryCommandPreview, Settings } from '../../shared/views';
 import { readRunLogPage, runLogPath } from '../store/run-log-page';
 import { OUTSIDE_EVERY_RUN, type CommandIdentity, type StoreReader, type StoreWriter } from '../store';
 import { stopCommandGroup, type StopCommandResult } from '../runner/stop-command';
 import { openRetryOf } from './open-retry';
 import { applySettingsPatch, loadSettings } from './settings-service';
-import type { Clock } from './host-types';
+import type { CliPathActions, Clock } from './host-types';
 import type { RemoteHub } from './remote/remote-hub';
 
 export interface HandlerDeps {
@@ -48,12 +42,6 @@ const REMOTES_HOST_ONLY = "Other machines are reached through this machine's app
 function remotes(deps: HandlerDeps): Pick<RemoteHub, 'list' | 'add' | 'remove'> {
   if (deps.remotes === undefined) throw new RunwardenError('FORBIDDEN', REMOTES_HOST_ONLY);
   return deps.remotes;
-}
-
-export interface CliPathActions {
-  status: () => CliPathStatus;
-  install: () => CliPathStatus;
-  uninstall: () => CliPathStatus;
 }
 
 const CLI_PATH_DESKTOP_ONLY =

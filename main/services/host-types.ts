@@ -7,10 +7,16 @@ import type { Channel, PushEvent } from '../../shared/channel-names';
 import type { Pushes, Response } from '../../shared/contract';
 import type { Interaction, NotificationLevel, Surface } from '../../shared/domain';
 import type { Result } from '../../shared/errors';
-import type { AttentionSummary, Settings } from '../../shared/views';
-import type { CliPathActions } from './handlers';
+import type { AttentionSummary, CliPathStatus, Settings } from '../../shared/views';
 
 export type Clock = () => number;
+
+/** Putting `runwarden` on the PATH from Settings (main/platform/cli-on-path.ts). */
+export interface CliPathActions {
+  status: () => CliPathStatus;
+  install: () => CliPathStatus;
+  uninstall: () => CliPathStatus;
+}
 
 /** A desktop notification the shell should show. Text is plain: never HTML. */
 export interface DesktopNotice {

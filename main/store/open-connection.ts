@@ -10,7 +10,7 @@ import { DEFAULT_DISPLAY_OPTIONS, type DisplayOptions } from '../../shared/displ
 import { RunwardenError, StoreNotCreatedError } from '../../shared/errors';
 import { MIGRATIONS, SUPPORTED_SCHEMA_VERSION, type Migration, type MigrationReport } from './migrations';
 import { RECOUNT_FOR_MS, RECOUNT_KEY } from './migrations/migration';
-import type { StoreMode, StoreModeReasonCode, StoreOpenState } from './runner-store';
+import type { StoreMode } from '../../shared/views';
 import { createLivenessCheck, type LivenessCheck } from './liveness';
 import { machineIdentity, SYSTEM_PROBE } from './process-identity';
 import {
@@ -25,6 +25,19 @@ import {
  * Runwarden's SQLite `application_id`: 0x52574431, the ASCII bytes "RWD1" (decimal 1381450801).
  * Fixed forever: it is how a Runwarden store is told apart from any other SQLite file.
  */
+/** Why a store opened read-only: a newer schema, or a read-only file/folder/request. */
+export type StoreModeReasonCode = 'STORE_NEWER' | 'READ_ONLY';
+
+export interface StoreOpenState {
+  path: string;
+  mode: StoreMode;
+  modeReason: string | null;
+  modeReasonCode: StoreModeReasonCode | null;
+  schemaVersion: number;
+  /** Set when this open migrated the store: from → to and what the steps changed (docs/ARCHITECTURE.md#upgrades). */
+  migrated?: MigrationReport | null;
+}
+
 export const APPLICATION_ID = 0x52574431;
 
 // node:fs and node:os as Node's own objects, not through `import`: the ESM wrapper of node:fs reads every

@@ -65,7 +65,7 @@ import type {
   StoreInfo,
 } from './store-types';
 
-export type { StoreMode, StoreModeReasonCode, StoreOpenState } from './runner-store';
+export type { StoreModeReasonCode, StoreOpenState } from './open-connection';
 
 /**
  * How long one write transaction of a sweeper burst works before it commits (`RunStore.writeBurst`,

@@ -26,7 +26,13 @@ import * as nested from './nested-runs';
 import * as notifications from './notifications';
 import * as askers from './question-askers';
 import type { Withdrawal } from './question-askers';
-import { openConnection, type OpenStoreOptions } from './open-connection';
+import type { StoreMode } from '../../shared/views';
+import {
+  openConnection,
+  type OpenStoreOptions,
+  type StoreModeReasonCode,
+  type StoreOpenState,
+} from './open-connection';
 import type { MigrationReport } from './migrations/migration';
 import { getRunDetail } from './run-detail';
 import { reserveRun } from './run-reservation';
@@ -49,20 +55,6 @@ import type {
   ReserveRunInput,
   RunDetail,
 } from './store-types';
-
-export type StoreMode = 'read-write' | 'read-only';
-/** Why a store opened read-only: a newer schema, or a read-only file/folder/request. */
-export type StoreModeReasonCode = 'STORE_NEWER' | 'READ_ONLY';
-
-export interface StoreOpenState {
-  path: string;
-  mode: StoreMode;
-  modeReason: string | null;
-  modeReasonCode: StoreModeReasonCode | null;
-  schemaVersion: number;
-  /** Set when this open migrated the store: from → to and what the steps changed (docs/ARCHITECTURE.md#upgrades). */
-  migrated?: MigrationReport | null;
-}
 
 /** Opens the runner's side of the store at `storePath`: the same checks and refusals as `openStore`. */
 export function openRunnerStore(storePath: string, opts: OpenStoreOptions = {}): RunnerStore {

@@ -28,7 +28,7 @@ ${COMMON_HELP}`,
     // The other machines' way in, over SSH (docs/REMOTES.md): no HTTP, no port.
     if (argv.includes('--stdio')) {
       const { runStdioServer } = await import('../remote/stdio-server');
-      return runStdioServer(argv, ctx.binPath);
+      return runStdioServer(argv, ctx.binPath, ctx.runCommandLine);
     }
     const load = Object.values(serveModules)[0];
     if (load === undefined) {

@@ -13,6 +13,7 @@ import type { OutputStream } from '../output';
 import { EXIT } from '../exit-codes';
 import { painter } from '../output';
 import { localRemote, localRemotes, openCliLink } from './forward';
+import { renderRuns } from '../run-table';
 
 export interface MachineRuns {
   /** null: this machine. */
@@ -79,8 +80,10 @@ function capture(): OutputStream & { text: string } {
   return out;
 }
 
-async function localRuns(ctx: CliContext, args: string[]): Promise<MachineRuns> {
-  const { lsCommand } = await import('../commands/ls');
+/** `runwarden ls` on this machine, as the caller (ls itself) runs it. */
+export type ListHere = (ctx: CliContext, argv: string[]) => Promise<number>;
+
+async function localRuns(ctx: CliContext, args: string[], listHere: ListHere): Promise<MachineRuns> {
   const stdout = capture();
   const local: CliContext = {
     ...ctx,
@@ -90,7 +93,7 @@ async function localRuns(ctx: CliContext, args: string[]): Promise<MachineRuns> 
     json: true,
     paint: painter(false),
   };
-  const code = await lsCommand.run(local, [...args, '--json']);
+  const code = await listHere(local, [...args, '--json']);
   return parsePage(null, code, stdout.text);
 }
 
@@ -131,6 +134,7 @@ export async function listMachines(
   machine: string,
   argv: string[],
   storeFlag: string | undefined,
+  listHere: ListHere,
 ): Promise<number> {
   const args = remoteArgs(argv);
   const remotes = machine === 'all' ? localRemotes(ctx, storeFlag) : [localRemote(ctx, storeFlag, machine)];
@@ -140,6 +144,7 @@ export async function listMachines(
           localRuns(
             ctx,
             argv.filter((a) => a !== '--json'),
+            listHere,
           ),
         ]
       : []),
@@ -149,14 +154,13 @@ export async function listMachines(
     .flatMap((m) => m.items.map((item) => ({ ...item, machine: m.name })))
     .sort((a, b) => b.run.createdAt - a.run.createdAt);
   const summary = machines.map(({ items: rows, ...rest }) => ({ ...rest, runs: rows.length }));
-  const table = ctx.json ? '' : await renderMachinesTable(ctx, items);
+  const table = ctx.json ? '' : renderMachinesTable(ctx, items);
   printResult(ctx, { items, machines: summary }, () => `${table}${machineNotes(machines)}`);
   const failed = machines.find((m) => m.error !== null);
   return machine !== 'all' && failed !== undefined ? EXIT.failure : EXIT.ok;
 }
 
-async function renderMachinesTable(ctx: CliContext, items: MachineItem[]): Promise<string> {
-  const { renderRuns } = await import('../commands/ls');
+function renderMachinesTable(ctx: CliContext, items: MachineItem[]): string {
   const labels = new Map(items.map((i) => [i.run.projectPath, basename(i.run.projectPath)]));
   return renderRuns(items, null, ctx.now(), ctx.paint, labels, (item) => (item as MachineItem).machine);
 }

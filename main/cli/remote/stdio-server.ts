@@ -30,7 +30,6 @@ import type { CliContext } from '../command';
 import type { OutputStream } from '../output';
 import { actForRemotePerson, humanActor } from '../human-actor';
 import { painter } from '../output';
-import { runCli } from '../run-cli';
 import { remoteTarget } from './forward';
 
 export const STDIO_HELP = `Usage: runwarden serve --stdio [--store PATH]
@@ -45,6 +44,7 @@ const RUN_VARIABLES = ['RUNWARDEN_RUN_ID', 'RUNWARDEN_RUN_TOKEN', 'RUNWARDEN_LEA
 interface ServerState {
   storePath: string;
   binPath: string;
+  runCommandLine: CliContext['runCommandLine'];
   env: NodeJS.ProcessEnv;
   hello: ClientHello | null;
   host: AppHost | null;
@@ -56,7 +56,11 @@ interface ServerState {
   done: () => void;
 }
 
-export async function runStdioServer(argv: string[], binPath: string): Promise<number> {
+export async function runStdioServer(
+  argv: string[],
+  binPath: string,
+  runCommandLine: CliContext['runCommandLine'],
+): Promise<number> {
   const storeFlag = parseStdioArgs(argv);
   if (typeof storeFlag === 'number') return storeFlag;
   const env = { ...process.env };
@@ -68,6 +72,7 @@ export async function runStdioServer(argv: string[], binPath: string): Promise<n
   const state: ServerState = {
     storePath,
     binPath,
+    runCommandLine,
     env,
     hello: null,
     host: null,
@@ -303,10 +308,11 @@ async function runForwarded(state: ServerState, argv: string[]) {
     paint: painter(false),
     now: () => Date.now(),
     defer: (cleanup) => cleanups.push(cleanup),
+    runCommandLine: state.runCommandLine,
   };
   let code: number;
   try {
-    code = await runCli(ctx, argv);
+    code = await state.runCommandLine(ctx, argv);
   } catch (error) {
     code = 1;
     stderr.write(`runwarden: ${isRunwardenError(error) ? error.message : 'the command failed'}\n`);
