@@ -123,7 +123,8 @@ describe('keyboard', () => {
     const { user, history } = renderApp(h);
     const grid = await rows();
     await grid.findByRole('row', { name: /Newer question/ });
-    const selected = () => grid.getAllByRole('row', { selected: true }).map((r) => r.id);
+    // The active row is the grid's active descendant; aria-selected is for the runs picked for a bulk action.
+    const selected = () => [screen.getByRole('grid', { name: 'Runs' }).getAttribute('aria-activedescendant')];
     expect(selected()).toEqual([`run-row-${b}`]);
     await user.keyboard('j');
     expect(selected()).toEqual([`run-row-${a}`]);

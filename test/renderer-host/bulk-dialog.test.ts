@@ -2,7 +2,7 @@
  * BulkDialog.svelte on its own, over the real host (real-host.ts): the dialog says one count (the runs the
  * confirm acts on), how many will be skipped, why live runs are skipped, and offers those a cancel request.
  */
-import { render, screen, within } from '@testing-library/svelte';
+import { render, screen, waitFor, within } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import BulkDialog from '../../renderer/src/lib/components/BulkDialog.svelte';
@@ -90,7 +90,12 @@ describe('bulk dialog', () => {
     await user.clear(typed);
     await user.type(typed, '6');
     await user.click(confirm);
-    await within(dialog).findByText('Done: 6 succeeded, 0 refused.');
+    await within(dialog).findByRole('heading', { name: 'Cancelled 6 runs' });
+    expect(within(dialog).getByTestId('bulk-summary').textContent?.trim()).toBe('Cancelled 6 runs.');
+    // Focus stays in the dialog, on its Close button, after the form's buttons gave way.
+    await waitFor(() =>
+      expect(document.activeElement).toBe(within(dialog).getByRole('button', { name: 'Close' })),
+    );
     expect(stale.map((id) => h.store.getRun(id).status)).toEqual(stale.map(() => 'cancelled'));
   });
 

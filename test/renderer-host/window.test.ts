@@ -153,7 +153,7 @@ describe('bulk cancel', () => {
   it('says one count, the one the button acts on, and why live runs are skipped; offers them a cancel request', async () => {
     const stale = Array.from({ length: 6 }, (_, i) => seedStaleRun(h, `Stale ${i}`));
     const live = [startRun(h, { title: 'Live A' }), startRun(h, { title: 'Live B' })];
-    const { user } = renderApp(h, '#/all');
+    const { user, app } = renderApp(h, '#/all');
     const grid = await screen.findByRole('grid', { name: 'Runs' });
     await within(grid).findByRole('row', { name: /Live B/ });
     await user.click(within(grid).getByRole('checkbox', { name: /^Select all 8 loaded runs$/ }));
@@ -183,8 +183,13 @@ describe('bulk cancel', () => {
     const results = await within(dialog).findByRole('list', { name: 'Results' });
     const items = within(results).getAllByRole('listitem');
     expect(items).toHaveLength(8);
-    expect(items.filter((li) => /Skipped: /.test(li.textContent ?? ''))).toHaveLength(2);
-    expect(within(dialog).getByText(/Done: 6 succeeded, 2 refused\./)).toBeTruthy();
+    expect(items.filter((li) => /Refused: /.test(li.textContent ?? ''))).toHaveLength(2);
+    // The heading turned from the question to the result, with the runs the dry run refused counted.
+    expect(within(dialog).getByRole('heading', { name: 'Cancelled 6 runs, 2 refused' })).toBeTruthy();
+    // The toast says the same count as the dialog.
+    await waitFor(() =>
+      expect(app.toasts.items.map((t) => t.text)).toContain('Cancelled 6 runs, 2 refused.'),
+    );
     expect(stale.map((id) => h.store.getRun(id).status)).toEqual(stale.map(() => 'cancelled'));
     expect(live.map((r) => h.store.getRun(r.runId).status)).toEqual(['running', 'running']);
     // The cooperative request for the two live runs: their runners are asked, nothing is cancelled under them.

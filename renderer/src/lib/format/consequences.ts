@@ -138,6 +138,29 @@ export function bulkVerb(action: BulkAction): string {
   }
 }
 
+/** What a bulk action did, in the past tense: the word the dialog's heading and the toast share. */
+export function bulkDone(action: BulkAction): string {
+  switch (action) {
+    case 'cancel':
+      return 'Cancelled';
+    case 'resume':
+      return 'Resumed';
+    case 'retry':
+      return 'Retried';
+    default:
+      return assertNever(action, 'bulk action');
+  }
+}
+
+/**
+ * The one count of a finished bulk action, said the same in the dialog's heading and in the toast:
+ * "Cancelled 6 runs, 1 refused".
+ */
+export function bulkOutcomeText(action: BulkAction, succeeded: number, refused: number): string {
+  const done = `${bulkDone(action)} ${plural(succeeded, 'run', 'runs')}`;
+  return refused === 0 ? done : `${done}, ${refused} refused`;
+}
+
 export function bulkDefaultReason(action: BulkAction): string {
   return `Bulk ${action} from Runwarden.`;
 }

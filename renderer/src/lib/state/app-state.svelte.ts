@@ -14,7 +14,7 @@ import {
   type Route,
 } from '../hash-route';
 import type { KeyCommand } from '../keyboard-commands';
-import { bulkVerb } from '../format/consequences';
+import { bulkOutcomeText } from '../format/consequences';
 import { actionLabel, needsConfirmation, type Tone as ToastTone } from '../format/status-look';
 import { VIEW_KEYS, VIEW_ORDER, viewLabel } from '../format/view-meta';
 import { BulkDialogState } from './bulk-dialog.svelte';
@@ -418,16 +418,29 @@ export class AppState {
     }
   }
 
+  /**
+   * Picked runs the list does not show now (they left it after a change): the bulk bar says how many and
+   * names them before any action (docs/WINDOW.md#commands-and-retry).
+   */
+  readonly outOfView = $derived.by(() => {
+    if (this.selection.count === 0) return [];
+    return this.selection.outside(new Set(this.list.items.map((i) => i.run.id)));
+  });
+
   openBulk(action: BulkAction): Promise<void> {
-    return this.bulk.open(action, this.selection.items());
+    const items = this.selection.items();
+    const titles = new Map(items.map((i) => [i.runId, this.selection.titleOf(i.runId) ?? i.runId]));
+    return this.bulk.open(action, items, titles);
   }
 
   async confirmBulk(): Promise<void> {
     const result = await this.bulk.confirm();
-    if (result === null) return;
+    const shown = this.bulk.shown;
+    if (result === null || shown === null) return;
+    // The same count as the dialog's heading: the runs the dry run refused are counted as refused too.
     this.toast(
-      `${bulkVerb(result.action)}: ${result.succeeded} done, ${result.failed} refused.`,
-      result.failed > 0 ? 'warning' : 'success',
+      `${bulkOutcomeText(result.action, shown.succeeded, shown.failed)}.`,
+      shown.failed > 0 ? 'warning' : 'success',
     );
     this.selection.clear();
     await Promise.all([this.list.refresh(), this.projects.load(), this.detail.reload()]);

@@ -15,6 +15,8 @@ export type BulkPhase = 'closed' | 'previewing' | 'preview' | 'running' | 'done'
 export class BulkDialogState {
   action = $state<BulkAction | null>(null);
   items = $state.raw<Array<{ runId: string; expectedRevision: number }>>([]);
+  /** The title of each run as the person saw it when picking it: runs that leave the list stay named. */
+  titles = $state.raw<ReadonlyMap<string, string>>(new Map());
   reason = $state('');
   typed = $state('');
   phase = $state<BulkPhase>('closed');
@@ -67,10 +69,15 @@ export class BulkDialogState {
     this.#api = api;
   }
 
-  async open(action: BulkAction, items: Array<{ runId: string; expectedRevision: number }>): Promise<void> {
+  async open(
+    action: BulkAction,
+    items: Array<{ runId: string; expectedRevision: number }>,
+    titles: ReadonlyMap<string, string> = new Map(),
+  ): Promise<void> {
     if (items.length === 0) return;
     this.action = action;
     this.items = items;
+    this.titles = titles;
     this.reason = bulkDefaultReason(action);
     this.typed = '';
     this.preview = null;
@@ -143,8 +150,14 @@ export class BulkDialogState {
     this.requesting = false;
   }
 
+  /** A run's title as seen when picked, else null (the dialog then asks the list). */
+  titleOf(runId: string): string | null {
+    return this.titles.get(runId) ?? null;
+  }
+
   close(): void {
     this.requested = [];
+    this.titles = new Map();
     this.phase = 'closed';
     this.action = null;
     this.items = [];

@@ -1,13 +1,20 @@
 /**
  * Runs picked for a bulk action (checkboxes, shift-click ranges, the x key), with the revision seen when
  * picked. It is never moved forward: a run that changed since shows in the dry run as "changed since you
- * looked" instead of being acted on unseen (docs/WINDOW.md#commands-and-retry).
+ * looked" instead of being acted on unseen (docs/WINDOW.md#commands-and-retry). The title seen is kept too,
+ * so a picked run that left the list (and a bulk result about it) is still named, never shown as an id.
  */
 import type { RunListItem } from '../../../../shared/views';
 
+/** What the person saw of a run when they picked it. */
+export interface PickedRun {
+  revision: number;
+  title: string;
+}
+
 export class RunSelection {
-  /** run id → the revision the person saw when picking it. */
-  picked = $state.raw<ReadonlyMap<string, number>>(new Map());
+  /** run id → what the person saw when picking it. */
+  picked = $state.raw<ReadonlyMap<string, PickedRun>>(new Map());
   #anchor: string | null = null;
 
   readonly count = $derived(this.picked.size);
@@ -16,10 +23,15 @@ export class RunSelection {
     return this.picked.has(runId);
   }
 
+  /** The title the person saw when they picked the run. */
+  titleOf(runId: string): string | null {
+    return this.picked.get(runId)?.title ?? null;
+  }
+
   toggle(item: RunListItem): void {
     const next = new Map(this.picked);
     if (next.has(item.run.id)) next.delete(item.run.id);
-    else next.set(item.run.id, item.run.revision);
+    else next.set(item.run.id, seen(item));
     this.picked = next;
     this.#anchor = item.run.id;
   }
@@ -35,7 +47,7 @@ export class RunSelection {
     const next = new Map(this.picked);
     for (let i = Math.min(from, to); i <= Math.max(from, to); i++) {
       const row = items[i];
-      if (row !== undefined) next.set(row.run.id, row.run.revision);
+      if (row !== undefined) next.set(row.run.id, seen(row));
     }
     this.picked = next;
     this.#anchor = item.run.id;
@@ -44,13 +56,28 @@ export class RunSelection {
   /** Select-all: adds every given row (with the revision on screen) to what is picked. */
   addAll(items: readonly RunListItem[]): void {
     const next = new Map(this.picked);
-    for (const item of items) if (!next.has(item.run.id)) next.set(item.run.id, item.run.revision);
+    for (const item of items) if (!next.has(item.run.id)) next.set(item.run.id, seen(item));
     this.picked = next;
+  }
+
+  /** Takes the given runs out of what is picked (the header checkbox unpicking what the list shows). */
+  removeAll(runIds: Iterable<string>): void {
+    const next = new Map(this.picked);
+    for (const runId of runIds) next.delete(runId);
+    this.picked = next;
+    if (this.#anchor !== null && !next.has(this.#anchor)) this.#anchor = null;
   }
 
   /** The bulk request items, in a stable order. */
   items(): Array<{ runId: string; expectedRevision: number }> {
-    return [...this.picked].map(([runId, expectedRevision]) => ({ runId, expectedRevision }));
+    return [...this.picked].map(([runId, { revision }]) => ({ runId, expectedRevision: revision }));
+  }
+
+  /** Picked runs the list does not show (they left it after a change), with the title seen. */
+  outside(shown: ReadonlySet<string>): Array<{ runId: string; title: string }> {
+    return [...this.picked]
+      .filter(([runId]) => !shown.has(runId))
+      .map(([runId, { title }]) => ({ runId, title }));
   }
 
   /**
@@ -71,4 +98,8 @@ export class RunSelection {
     this.picked = new Map();
     this.#anchor = null;
   }
+}
+
+function seen(item: RunListItem): PickedRun {
+  return { revision: item.run.revision, title: item.run.title };
 }
