@@ -1,5 +1,5 @@
 /**
- * Coding-agent sessions as runs (docs/AGENTS.md#sessions-as-runs): one session of Claude Code, Codex or pi is
+ * Coding-agent sessions as runs (docs/AGENTS.md#sessions-as-runs): one session of a coding agent is
  * one run, claimed under the agent's own process identity. Its hook calls are separate short processes, so
  * the claim is kept in `agent_sessions` (migration 0011) and each call is checked against the agent's
  * identity before it acts, then fenced like every runner write (docs/AGENTS.md#the-claim-of-a-session).
@@ -19,7 +19,7 @@ import * as runner from './runner-transitions';
 import type { StoreContext } from './store-context';
 import type { Claim, OwnerInfo, RequestInteractionInput } from './store-types';
 
-export const AGENT_NAMES = ['claude-code', 'codex', 'pi'] as const;
+export const AGENT_NAMES = ['claude-code', 'codex', 'pi', 'qwen-code', 'gemini'] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 
 /** How each agent is named in titles and messages. */
@@ -27,13 +27,15 @@ export const AGENT_LABELS: Record<AgentName, string> = {
   'claude-code': 'Claude Code',
   codex: 'Codex',
   pi: 'pi',
+  'qwen-code': 'Qwen Code',
+  gemini: 'Gemini CLI',
 };
 
 /** What a session shows after its agent's turn ended (Stop): it waits for the person's next prompt. */
 export const WAITING_FOR_PROMPT = 'Waiting for your next prompt';
 
 /** Agents that tell Runwarden when a session ends (SessionEnd, pi's session_shutdown); Codex does not. */
-const SAYS_WHEN_IT_ENDS: ReadonlySet<AgentName> = new Set(['claude-code', 'pi']);
+const SAYS_WHEN_IT_ENDS: ReadonlySet<AgentName> = new Set(['claude-code', 'pi', 'qwen-code', 'gemini']);
 
 /**
  * An agent session's lease: as long as a lease may be. Nothing heartbeats between hook calls (a session may

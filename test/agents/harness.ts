@@ -23,6 +23,8 @@ export const BIN = {
   'claude-code': join(AGENTS_DIR, 'node_modules/.bin/claude'),
   codex: join(AGENTS_DIR, 'node_modules/.bin/codex'),
   pi: join(AGENTS_DIR, 'node_modules/.bin/pi'),
+  'qwen-code': join(AGENTS_DIR, 'node_modules/.bin/qwen'),
+  gemini: join(AGENTS_DIR, 'node_modules/.bin/gemini'),
 } as const;
 
 export const agentsInstalled = Object.values(BIN).every((bin) => existsSync(bin));
@@ -152,6 +154,14 @@ export function start(world: World, argv: string[], extraEnv: Record<string, str
 /** The real `runwarden` CLI of this test run, with the world's HOME and agent locations. */
 export async function runwarden(world: World, args: string[]): Promise<Ran> {
   return start(world, [process.execPath, testCliBin(), ...args]).done;
+}
+
+/** The process a session's run is held by (the agent's own, as the hook found it). */
+export function sessionOwnerPid(world: World, runId: string): number {
+  const pid = world.store.db.prepare(`SELECT owner_pid FROM leases WHERE run_id = ?`).pluck().get(runId) as
+    number | undefined;
+  if (pid === undefined) throw new Error(`no lease for ${runId}`);
+  return pid;
 }
 
 /** Polls `probe` until it returns a value (not undefined/null/false), or fails after `timeoutMs`. */

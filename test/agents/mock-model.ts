@@ -54,6 +54,7 @@ export async function startMockModel(command: string): Promise<MockModel> {
   function reply(res: ServerResponse, path: string, body: Json, shell: string, seq: number): void {
     if (path.endsWith('/messages')) return anthropic(res, body, shell, seq);
     if (path.endsWith('/responses')) return openaiResponses(res, body, shell, seq, escalated);
+    if (path.endsWith('/chat/completions')) return chatCompletions(res, body, shell, seq);
     if (path.endsWith('/models')) return sendJson(res, { data: [], object: 'list' });
     return sendJson(res, {});
   }
@@ -91,7 +92,9 @@ function carriesToolResult(body: Json): boolean {
       (message) =>
         Array.isArray(message.content) &&
         (message.content as Json[]).some((block) => block.type === 'tool_result'),
-    ) || input.some((item) => item.type === 'function_call_output')
+    ) ||
+    input.some((item) => item.type === 'function_call_output') ||
+    messages.some((message) => message.role === 'tool')
   );
 }
 
@@ -270,6 +273,58 @@ function openaiResponses(
       },
     ],
   ]);
+}
+
+// ── OpenAI Chat Completions (Qwen Code, OpenCode) ──────────────────────────────
+
+/** The shell tool a Chat Completions request offers, by the names the agents give it. */
+const CHAT_SHELLS = ['run_shell_command', 'bash', 'shell'];
+
+function chatCompletions(res: ServerResponse, body: Json, command: string, seq: number): void {
+  const tools = Array.isArray(body.tools) ? (body.tools as Json[]) : [];
+  const names = tools.map((tool) => String((tool.function as Json | undefined)?.name ?? tool.name ?? ''));
+  const shellName = CHAT_SHELLS.find((name) => names.includes(name));
+  const messages = Array.isArray(body.messages) ? (body.messages as Json[]) : [];
+  const answered = messages.some((message) => message.role === 'tool');
+  const model = typeof body.model === 'string' ? body.model : 'mock';
+  const base = { id: `chatcmpl_mock_${seq}`, object: 'chat.completion.chunk', created: 0, model };
+  const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+  const call =
+    shellName !== undefined && !answered
+      ? {
+          index: 0,
+          id: `call_mock_${seq}`,
+          type: 'function',
+          function: {
+            name: shellName,
+            arguments: JSON.stringify({ command, description: 'Create the file the test checks for' }),
+          },
+        }
+      : null;
+  const text = call === null ? (shellName === undefined ? 'Mock title' : 'Done.') : null;
+  const delta =
+    call === null ? { role: 'assistant', content: text } : { role: 'assistant', tool_calls: [call] };
+  const finish = call === null ? 'stop' : 'tool_calls';
+  if (body.stream !== true) {
+    const message =
+      call === null
+        ? { role: 'assistant', content: text }
+        : { role: 'assistant', content: null, tool_calls: [call] };
+    return sendJson(res, {
+      ...base,
+      object: 'chat.completion',
+      choices: [{ index: 0, message, finish_reason: finish }],
+      usage,
+    });
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const chunks = [
+    { ...base, choices: [{ index: 0, delta, finish_reason: null }] },
+    { ...base, choices: [{ index: 0, delta: {}, finish_reason: finish }] },
+    { ...base, choices: [], usage },
+  ];
+  for (const chunk of chunks) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+  res.end('data: [DONE]\n\n');
 }
 
 // Run on its own (`node test/agents/mock-model.ts 'touch /tmp/x'`) to try an agent by hand.

@@ -42,13 +42,16 @@ function argvOf(pid: number): string[] {
   }
 }
 
-/** The nearest ancestor of this hook that is not a shell (the agent's own process), or null. */
-export function nearestAgentAncestor(): ProcessInfo | null {
+/**
+ * The nearest ancestor of this hook that is not a shell (the agent's own process), or null. For an agent that
+ * is itself a Node program (`nodeIsAgent`: Qwen Code, Gemini CLI) a `node` process is the agent, not a wrapper.
+ */
+export function nearestAgentAncestor(nodeIsAgent = false): ProcessInfo | null {
   let pid = process.ppid;
   for (let depth = 0; depth < 8 && pid > 1; depth += 1) {
     const info = readProcess(pid);
     if (info === null) return null;
-    if (!SHELLS.has(info.comm)) return info;
+    if (!SHELLS.has(info.comm) || (nodeIsAgent && info.comm === 'node')) return info;
     pid = info.ppid;
   }
   return null;

@@ -18,6 +18,23 @@ export interface HookPayload {
 /** The largest payload read: a tool input (a whole file to write) can be big, but not unbounded. */
 export const MAX_PAYLOAD_BYTES = 8 * 1024 * 1024;
 
+/**
+ * Gemini CLI's events under the names the hook handles: Claude Code's. Its `BeforeTool` is the gate (a
+ * `PreToolUse` that asks), `BeforeAgent` a prompt, `AfterTool` a finished call, `AfterAgent` a finished turn.
+ */
+const GEMINI_EVENTS: Readonly<Record<string, string>> = {
+  BeforeAgent: 'UserPromptSubmit',
+  BeforeTool: 'PreToolUse',
+  AfterTool: 'PostToolUse',
+  AfterAgent: 'Stop',
+};
+
+/** The payload with the agent's event named as Claude Code names it. */
+export function inClaudeTerms(agent: string, payload: HookPayload): HookPayload {
+  if (agent !== 'gemini') return payload;
+  return { ...payload, event: GEMINI_EVENTS[payload.event] ?? payload.event };
+}
+
 export function parseHookPayload(text: string): HookPayload | null {
   let value: unknown;
   try {

@@ -14,6 +14,8 @@ import {
   type Scope,
 } from './claude-code-config';
 import { codexConfigPath, codexStatus, installCodex, uninstallCodex } from './codex-config';
+import { geminiSettingsPath, geminiStatus, installGemini, uninstallGemini } from './gemini-config';
+import { installQwen, qwenSettingsPath, qwenStatus, uninstallQwen } from './qwen-code-config';
 import { PI_MARKER, piExtensionPath, piExtensionSource, piStatus } from './pi-extension';
 import { rmSync } from 'node:fs';
 import { lineDiff, readBytes, writeAtomic, writeInstalled, writeUninstalled } from './config-file';
@@ -60,6 +62,10 @@ export function configPathOf(
       return codexConfigPath(scope, ctx.env, ctx.project, home(ctx.env));
     case 'pi':
       return piExtensionPath(scope, ctx.env, ctx.project, home(ctx.env));
+    case 'qwen-code':
+      return qwenSettingsPath(scope, ctx.env, ctx.project);
+    case 'gemini':
+      return geminiSettingsPath(scope, ctx.env, ctx.project);
   }
 }
 
@@ -71,6 +77,10 @@ function transformInstall(agent: AgentName, path: string, text: string | null, c
       return installCodex(text, path, ctx.command, ctx.gate);
     case 'pi':
       return piExtensionSource(ctx.cliArgv, ctx.hookArgs, ctx.cliEnv);
+    case 'qwen-code':
+      return installQwen(text, path, ctx.command);
+    case 'gemini':
+      return installGemini(text, path, ctx.command);
   }
 }
 
@@ -82,6 +92,10 @@ function transformUninstall(agent: AgentName, path: string, text: string | null)
       return uninstallCodex(text, path);
     case 'pi':
       return null;
+    case 'qwen-code':
+      return uninstallQwen(text, path);
+    case 'gemini':
+      return uninstallGemini(text, path);
   }
 }
 
@@ -137,5 +151,9 @@ export function status(agent: AgentName, scope: Scope, ctx: InstallContext): Hoo
       return { path, ...codexStatus(text, path, ctx.command) };
     case 'pi':
       return { path, ...piStatus(text, ctx.cliArgv, ctx.hookArgs, ctx.cliEnv) };
+    case 'qwen-code':
+      return { path, ...qwenStatus(text, path) };
+    case 'gemini':
+      return { path, ...geminiStatus(text, path) };
   }
 }

@@ -127,6 +127,19 @@ export function preToolUseDecision(answer: string, why = PERSON_DENIED): Record<
   };
 }
 
+/**
+ * Gemini CLI's `BeforeTool` answer: its hooks can refuse a call (`decision: "deny"`) but not allow one, since
+ * Gemini's own policy decides that. An allow therefore says so, in a line Gemini shows: the call goes on to
+ * Gemini's own confirmation, which asks again in its terminal unless its policy allows the call.
+ */
+export function geminiDecision(answer: string, why = PERSON_DENIED): Record<string, unknown> {
+  if (answer === DENY) return { decision: 'deny', reason: why };
+  return {
+    systemMessage:
+      'Allowed in Runwarden. Gemini CLI hooks can refuse a tool call but not allow one, so Gemini CLI asks again here.',
+  };
+}
+
 /** Claude Code's AskUserQuestion: its questions, each with its option labels. */
 export interface AgentQuestion {
   question: string;

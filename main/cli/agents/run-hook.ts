@@ -27,12 +27,13 @@ import type { OwnerInfo } from '../../store';
 import { runnerOwner } from '../../runner/owner-info';
 import { agentOwner, namedAgentPid } from './agent-process';
 import { codexClientOf, isCodexDaemon, nearestAgentAncestor } from './codex-session';
-import { MAX_PAYLOAD_BYTES, parseHookPayload, type HookPayload } from './hook-payload';
+import { inClaudeTerms, MAX_PAYLOAD_BYTES, parseHookPayload, type HookPayload } from './hook-payload';
 import {
   agentQuestions,
   askUserQuestionDecision,
   permissionDecision,
   DENY,
+  geminiDecision,
   permissionQuestion,
   preToolUseDecision,
 } from './permission-question';
@@ -69,7 +70,8 @@ export async function runHook(ctx: CliContext, options: HookOptions, stdinText?:
     say(`could not read the hook's input (${messageOf(error)})`);
     return 0;
   }
-  const payload = parseHookPayload(text);
+  const parsed = parseHookPayload(text);
+  const payload = parsed === null ? null : inClaudeTerms(options.agent, parsed);
   if (payload === null) {
     say('the hook input is not the JSON object an agent sends (hook_event_name, session_id)');
     return 0;
@@ -168,8 +170,19 @@ function sessionOwner(
 /** A session whose agent process is gone: nobody can answer, so nothing it asks may go ahead. */
 function goneDecision(options: HookOptions, payload: HookPayload): Record<string, unknown> | null {
   if (payload.event === 'PermissionRequest') return permissionDecision(payload, DENY, SESSION_GONE);
-  if (payload.event === 'PreToolUse' && options.gatePreToolUse) return preToolUseDecision(DENY, SESSION_GONE);
+  if (payload.event === 'PreToolUse' && options.gatePreToolUse)
+    return gateDecision(options.agent, DENY, SESSION_GONE);
   return null;
+}
+
+/**
+ * A gate's (PreToolUse) answer in the agent's terms. Codex refuses a PreToolUse "allow" (its hook then counts
+ * as failed): no decision lets the call go on. Gemini CLI's hooks cannot allow: its own prompt asks again.
+ */
+function gateDecision(agent: AgentName, answer: string | null, why?: string): Record<string, unknown> | null {
+  if (answer === null || (answer !== DENY && agent === 'codex')) return null;
+  if (agent === 'gemini') return geminiDecision(answer, why);
+  return preToolUseDecision(answer, why);
 }
 
 const SESSION_GONE = 'The terminal this session was started from is gone, so nobody can answer.';
@@ -218,9 +231,7 @@ async function handleEvent(
       if (options.gatePreToolUse) {
         const answer = await askPermission(ctx, store, options, input, payload);
         if (!ownerAlive(input)) return goneDecision(options, payload);
-        // Codex refuses a PreToolUse "allow" (its hook then counts as failed): no decision lets the call go on.
-        if (answer === null || (answer !== 'deny' && options.agent === 'codex')) return null;
-        return preToolUseDecision(answer);
+        return gateDecision(options.agent, answer);
       }
       return step({ kind: 'activity', detail: WORKING });
     default:

@@ -1,16 +1,18 @@
 /**
- * `runwarden agents install | uninstall | status | hook`: connect coding agents (Claude Code, Codex, pi) so
+ * `runwarden agents install | uninstall | status | hook`: connect coding agents (Claude Code, Codex, pi,
+ * Qwen Code, Gemini CLI) so
  * their sessions show as runs and their permission requests as questions (docs/AGENTS.md). `hook` is what
  * the installed hooks run on every event; it loads only the agent-session side of the store.
  */
-import type { AgentName } from '../../store/agent-sessions';
+import { AGENT_NAMES, type AgentName } from '../../store/agent-sessions';
 import { COMMON_HELP, COMMON_OPTIONS, parseCommand, UsageError, type Command } from '../command';
 import { EXIT } from '../exit-codes';
 import { parseIntegerFlag, RANGES } from '../limits';
 import { parseDuration } from '../output';
 import { sanitizeLine } from '../sanitize';
 
-const AGENTS: readonly AgentName[] = ['claude-code', 'codex', 'pi'];
+const AGENTS: readonly AgentName[] = AGENT_NAMES;
+const AGENT_LIST = 'claude-code, codex, pi, qwen-code or gemini';
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -27,16 +29,18 @@ export const DEFAULT_QUESTION_TIMEOUT_MS = 570_000;
 
 export const agentsCommand: Command = {
   name: 'agents',
-  summary: 'connect coding agents (Claude Code, Codex, pi): install, uninstall, status',
+  summary:
+    'connect coding agents (Claude Code, Codex, pi, Qwen Code, Gemini CLI): install, uninstall, status',
   help: `Usage: runwarden agents install AGENT [--scope user|project] [--dry-run] [--json]
        runwarden agents uninstall AGENT [--scope user|project] [--dry-run] [--json]
        runwarden agents status [AGENT] [--scope user|project] [--json]
        runwarden agents hook AGENT        (what the installed hooks run)
 
-AGENT is claude-code, codex or pi. "install" writes Runwarden's hooks into the agent's own
-configuration (Claude Code: settings.json in $CLAUDE_CONFIG_DIR or ~/.claude; Codex: config.toml in
-$CODEX_HOME or ~/.codex, with the trust Codex needs to run them; pi: an extension in
-$PI_CODING_AGENT_DIR/extensions or ~/.pi/agent/extensions), next to the person's own hooks.
+AGENT is claude-code, codex, pi, qwen-code or gemini. "install" writes Runwarden's hooks into the
+agent's own configuration (Claude Code: settings.json in $CLAUDE_CONFIG_DIR or ~/.claude; Codex:
+config.toml in $CODEX_HOME or ~/.codex, with the trust Codex needs to run them; pi: an extension in
+$PI_CODING_AGENT_DIR/extensions or ~/.pi/agent/extensions; Qwen Code: settings.json in $QWEN_HOME or
+~/.qwen; Gemini CLI: ~/.gemini/settings.json), next to the person's own hooks.
 Installing twice is the same as once; "uninstall" puts the file back as it was before.
 Then every session of the agent shows as a run ("<Agent> in <project>"), and each permission request
 as a question answered from the window, the tray or "runwarden answer". Nobody answering before the
@@ -62,13 +66,13 @@ read or written (nothing was changed); 2 bad arguments.`,
     const { values } = parsed;
     const agent = agentArg === undefined ? undefined : parseAgent(agentArg);
     if (action === 'hook') {
-      if (agent === undefined) throw new UsageError('agents hook needs the agent: claude-code, codex or pi');
+      if (agent === undefined) throw new UsageError(`agents hook needs the agent: ${AGENT_LIST}`);
       const { runHook } = await import('../agents/run-hook');
       return runHook(ctx, {
         agent,
         storeFlag: values.store,
         questionTimeoutMs: questionTimeout(values['question-timeout']),
-        gatePreToolUse: values.gate === true || agent === 'pi',
+        gatePreToolUse: values.gate === true || agent === 'pi' || agent === 'gemini',
         pollMs: parseIntegerFlag(values['poll-ms'], 'poll-ms', RANGES.pollMs) ?? 200,
       });
     }
@@ -78,8 +82,7 @@ read or written (nothing was changed); 2 bad arguments.`,
     switch (action) {
       case 'install':
       case 'uninstall':
-        if (agent === undefined)
-          throw new UsageError(`agents ${action} needs the agent: claude-code, codex or pi`);
+        if (agent === undefined) throw new UsageError(`agents ${action} needs the agent: ${AGENT_LIST}`);
         if (values['question-timeout'] !== undefined) questionTimeout(values['question-timeout']);
         return runInstallAction(ctx, action, agent, scope, values, values['dry-run'] === true);
       case 'status':
@@ -96,7 +99,7 @@ read or written (nothing was changed); 2 bad arguments.`,
 
 function parseAgent(value: string): AgentName {
   if ((AGENTS as readonly string[]).includes(value)) return value as AgentName;
-  throw new UsageError(`unknown agent "${sanitizeLine(value).slice(0, 40)}": claude-code, codex or pi`);
+  throw new UsageError(`unknown agent "${sanitizeLine(value).slice(0, 40)}": ${AGENT_LIST}`);
 }
 
 /** The question's deadline: below the hook's 600 s timeout with room to hand back. */

@@ -13,6 +13,7 @@ import { migration0012 } from './0012-run-counts-in-code';
 import { migration0013 } from './0013-request-keys-per-project';
 import { migration0014 } from './0014-effect-performer';
 import { migration0015 } from './0015-enclosing-runs';
+import { migration0016 } from './0016-more-agents';
 import type { Migration } from './migration';
 
 export type { Migration, MigrationReport } from './migration';
@@ -34,6 +35,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0013,
   migration0014,
   migration0015,
+  migration0016,
 ];
 
 export const SUPPORTED_SCHEMA_VERSION = MIGRATIONS.length;

@@ -41,9 +41,14 @@ describe('agents hook with a store it cannot open', () => {
   ];
 
   for (const [what, store] of cases) {
-    for (const agent of ['claude-code', 'codex']) {
+    for (const agent of ['claude-code', 'codex', 'qwen-code', 'gemini']) {
       it(`${agent}, ${what}: no decision, a reason on stderr, exit 0`, () => {
-        const result = hook(agent, store, PERMISSION);
+        // Gemini CLI asks through BeforeTool (its PreToolUse), the others through PermissionRequest.
+        const event =
+          agent === 'gemini'
+            ? { ...PERMISSION, hook_event_name: 'BeforeTool', tool_name: 'run_shell_command' }
+            : PERMISSION;
+        const result = hook(agent, store, { ...event, session_id: `${agent}-${what}-${STAMP}` });
         expect(result.error, 'the hook must not block its agent').toBeUndefined();
         expect(result.status, result.stderr).toBe(0);
         expect(result.stdout).toBe('');
@@ -67,6 +72,22 @@ describe('agents hook with a store it cannot open', () => {
     const other = hook('pi', notAStore, { hook_event_name: 'Stop', session_id: `pi-other-${STAMP}` });
     expect(other.stderr).toMatch(/the store cannot be opened/);
   });
+
+  for (const agent of ['qwen-code', 'gemini']) {
+    it(`${agent}: says why once per session, not on every hook call`, () => {
+      const session = `${agent}-once-${STAMP}`;
+      const first = hook(agent, notAStore, { hook_event_name: 'SessionStart', session_id: session });
+      expect(first.stderr).toMatch(
+        /the store cannot be opened: .+; .+ goes on as usual \(said once per session\)/,
+      );
+      for (const event of ['UserPromptSubmit', 'BeforeAgent', 'Stop', 'SessionEnd']) {
+        const again = hook(agent, notAStore, { hook_event_name: event, session_id: session });
+        expect(again.status).toBe(0);
+        expect(again.stdout).toBe('');
+        expect(again.stderr).toBe('');
+      }
+    });
+  }
 
   it('leaves a file that is not a store as it was', () => {
     hook('claude-code', notAStore, { hook_event_name: 'PostToolUse', tool_name: 'Bash' });

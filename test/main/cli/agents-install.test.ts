@@ -23,6 +23,8 @@ beforeEach(() => {
     CLAUDE_CONFIG_DIR: join(dir.path, 'claude'),
     CODEX_HOME: join(dir.path, 'codex'),
     PI_CODING_AGENT_DIR: join(dir.path, 'pi-agent'),
+    QWEN_HOME: join(dir.path, 'qwen'),
+    GEMINI_CLI_HOME: join(dir.path, 'gemini-home'),
   };
 });
 afterEach(() => dir.remove());
@@ -229,6 +231,112 @@ describe('pi', () => {
     expect((await agents(['status', 'pi'])).stdout).toContain('pi: connected');
     expect((await agents(['uninstall', 'pi'])).code).toBe(0);
     expect(existsSync(extension())).toBe(false);
+  });
+});
+
+// Qwen Code and Gemini CLI share Claude Code's settings shape (hook-settings.ts): the same rules hold.
+const JSON_AGENTS = [
+  {
+    agent: 'qwen-code',
+    label: 'Qwen Code',
+    settings: () => join(env.QWEN_HOME ?? '', 'settings.json'),
+    project: () => join(project, '.qwen', 'settings.json'),
+    waiting: { event: 'PermissionRequest', matcher: '*', timeout: 600 },
+    events: ['SessionStart', 'UserPromptSubmit', 'PermissionRequest', 'PostToolUse', 'Stop', 'SessionEnd'],
+    disable: { disableAllHooks: true },
+  },
+  {
+    agent: 'gemini',
+    label: 'Gemini CLI',
+    settings: () => join(env.GEMINI_CLI_HOME ?? '', '.gemini', 'settings.json'),
+    project: () => join(project, '.gemini', 'settings.json'),
+    // Gemini CLI reads timeouts in milliseconds; its BeforeTool asks about the tools that change things.
+    waiting: { event: 'BeforeTool', matcher: '^(run_shell_command|write_file|replace)$', timeout: 600_000 },
+    events: ['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'AfterAgent', 'SessionEnd'],
+    disable: { hooksConfig: { enabled: false } },
+  },
+] as const;
+
+describe.each(JSON_AGENTS)('$label', (spec) => {
+  type Hooks = Record<
+    string,
+    Array<{ matcher?: string; hooks: Array<{ command: string; timeout: number }> }>
+  >;
+  // The person's own file: a tab indent, their own hook on the waiting event, no newline at the end.
+  const ORIGINAL = JSON.stringify(
+    {
+      model: { name: 'their-model' },
+      hooks: {
+        [spec.waiting.event]: [{ matcher: '.*', hooks: [{ type: 'command', command: 'my-guard' }] }],
+      },
+    },
+    null,
+    '\t',
+  );
+
+  it('merges with the person’s hooks; twice is once; status; uninstall restores the file byte for byte', async () => {
+    mkdirSync(join(spec.settings(), '..'), { recursive: true });
+    writeFileSync(spec.settings(), ORIGINAL);
+    const first = await agents(['install', spec.agent]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain(`${spec.label} connected`);
+    const installed = readFileSync(spec.settings(), 'utf8');
+    const hooks = (JSON.parse(installed) as { hooks: Hooks }).hooks;
+    expect(hooks[spec.waiting.event]?.[0]?.hooks[0]?.command).toBe('my-guard');
+    const ours = hooks[spec.waiting.event]?.[1];
+    expect(ours?.matcher).toBe(spec.waiting.matcher);
+    expect(ours?.hooks[0]?.command).toContain(`agents hook ${spec.agent}`);
+    expect(ours?.hooks[0]?.timeout).toBe(spec.waiting.timeout);
+    for (const event of spec.events)
+      expect(hooks[event]?.at(-1)?.hooks[0]?.command, event).toContain(`agents hook ${spec.agent}`);
+    expect(installed).toContain('\n\t"model"');
+
+    const second = await agents(['install', spec.agent]);
+    expect(second.stdout).toContain('nothing to change');
+    expect(readFileSync(spec.settings(), 'utf8')).toBe(installed);
+    const status = await agents(['status', spec.agent]);
+    expect(status.code, status.stdout).toBe(0);
+    expect(status.stdout).toContain(`${spec.label}: connected`);
+
+    const removed = await agents(['uninstall', spec.agent]);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(bytes(spec.settings())?.equals(Buffer.from(ORIGINAL))).toBe(true);
+    expect(existsSync(`${spec.settings()}.runwarden-install.json`)).toBe(false);
+    expect((await agents(['status', spec.agent])).stdout).toContain(`${spec.label}: not connected`);
+  });
+
+  it('keeps the agent’s own later settings across re-install and uninstall; status names a disabled file', async () => {
+    expect((await agents(['install', spec.agent])).code).toBe(0);
+    // The agent (or the person) writes its own settings into the file after the install.
+    const edited = JSON.parse(readFileSync(spec.settings(), 'utf8')) as Record<string, unknown>;
+    Object.assign(edited, { ui: { theme: 'dark' } }, spec.disable);
+    writeFileSync(spec.settings(), JSON.stringify(edited, null, 2));
+    const status = await agents(['status', spec.agent]);
+    expect(status.code).toBe(1);
+    expect(status.stdout).toMatch(/runs no hook/);
+    expect((await agents(['install', spec.agent])).code).toBe(0);
+    expect((await agents(['uninstall', spec.agent])).code).toBe(0);
+    expect(JSON.parse(readFileSync(spec.settings(), 'utf8'))).toEqual({
+      ui: { theme: 'dark' },
+      ...spec.disable,
+    });
+  });
+
+  it('refuses a file that is not JSON with the sentence every agent uses; --scope project', async () => {
+    mkdirSync(join(spec.settings(), '..'), { recursive: true });
+    writeFileSync(spec.settings(), '{ "model": ');
+    const broken = await agents(['install', spec.agent]);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toMatch(
+      /settings\.json is not valid JSON \(.+\); fix it first, nothing was changed/,
+    );
+    expect(readFileSync(spec.settings(), 'utf8')).toBe('{ "model": ');
+    expect(existsSync(`${spec.settings()}.runwarden-install.json`)).toBe(false);
+
+    expect((await agents(['install', spec.agent, '--scope', 'project'])).code).toBe(0);
+    expect(readFileSync(spec.project(), 'utf8')).toContain(`agents hook ${spec.agent}`);
+    expect((await agents(['uninstall', spec.agent, '--scope', 'project'])).code).toBe(0);
+    expect(existsSync(spec.project())).toBe(false);
   });
 });
 

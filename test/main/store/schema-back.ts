@@ -8,6 +8,18 @@ import type Database from 'better-sqlite3';
 import { SUPPORTED_SCHEMA_VERSION } from '../../../main/store/migrations';
 
 const UNDO: Readonly<Record<number, string>> = {
+  16: `CREATE TABLE agent_sessions_v10 (
+      agent TEXT NOT NULL CHECK (agent IN ('claude-code', 'codex', 'pi')),
+      session_id TEXT NOT NULL CHECK (length(session_id) BETWEEN 1 AND 300),
+      run_id TEXT NOT NULL UNIQUE REFERENCES runs(id) ON DELETE CASCADE,
+      generation INTEGER NOT NULL CHECK (generation >= 0),
+      claim_token TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      PRIMARY KEY (agent, session_id)
+    ) STRICT;
+    INSERT INTO agent_sessions_v10 SELECT * FROM agent_sessions WHERE agent IN ('claude-code', 'codex', 'pi');
+    DROP TABLE agent_sessions;
+    ALTER TABLE agent_sessions_v10 RENAME TO agent_sessions;`,
   15: `DROP INDEX runs_enclosing; ALTER TABLE runs DROP COLUMN enclosing_run_id;`,
   14: `ALTER TABLE effects DROP COLUMN performer;`,
   13: `UPDATE runs SET request_key = project_request_key WHERE project_request_key IS NOT NULL;

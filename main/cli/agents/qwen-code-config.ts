@@ -1,0 +1,56 @@
+/**
+ * Qwen Code's hooks (docs/AGENTS.md#installing): Claude Code's shape and events in Qwen Code's own
+ * settings.json, timeouts in seconds. Qwen Code sends Claude Code's `PermissionRequest` before its own
+ * dialog and reads the same decision, so the hook treats it as Claude Code's (hook-settings.ts).
+ */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import {
+  hookSettingsStatus,
+  installHookSettings,
+  uninstallHookSettings,
+  type HookSettingsSpec,
+  type HookStatus,
+  type Scope,
+} from './hook-settings';
+
+export const QWEN: HookSettingsSpec = {
+  agent: 'qwen-code',
+  events: [
+    { event: 'SessionStart', waits: false },
+    { event: 'UserPromptSubmit', waits: false },
+    { event: 'PermissionRequest', matcher: '*', waits: true },
+    { event: 'PostToolUse', matcher: '*', waits: false },
+    { event: 'Stop', waits: false },
+    { event: 'SessionEnd', waits: false },
+  ],
+  timeoutUnit: 's',
+  disabledBy: (settings, path) =>
+    settings.disableAllHooks === true ? `${path} sets "disableAllHooks": Qwen Code runs no hook` : null,
+};
+
+/** `$QWEN_HOME/settings.json`, else `~/.qwen/settings.json`; a project's `.qwen/settings.json`. */
+export function qwenSettingsPath(
+  scope: Scope,
+  env: Record<string, string | undefined>,
+  project: string,
+): string {
+  if (scope === 'project') return join(project, '.qwen', 'settings.json');
+  const dir =
+    env.QWEN_HOME !== undefined && env.QWEN_HOME !== ''
+      ? env.QWEN_HOME
+      : join(env.HOME ?? homedir(), '.qwen');
+  return join(dir, 'settings.json');
+}
+
+export function installQwen(text: string | null, path: string, command: (waits: boolean) => string): string {
+  return installHookSettings(QWEN, text, path, command);
+}
+
+export function uninstallQwen(text: string | null, path: string): string | null {
+  return uninstallHookSettings(QWEN, text, path);
+}
+
+export function qwenStatus(text: string | null, path: string): HookStatus {
+  return hookSettingsStatus(QWEN, text, path);
+}
