@@ -38,6 +38,11 @@ const MAX_REASON = 500;
 export const MAX_LOG_RECORDS = 5_000;
 
 const runId = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a run id'));
+/** `this` (this machine only) or an attached machine's name (docs/REMOTES.md#in-the-window). */
+const machineFilter = v.pipe(
+  v.string(),
+  v.regex(/^[a-z][a-z0-9-]{0,31}$/, 'must be "this" or a machine name'),
+);
 const revision = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER));
 const reason = v.pipe(v.string(), v.trim(), v.minLength(1, 'a reason is required'), v.maxLength(MAX_REASON));
 const limit = (max: number) => v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(max)));
@@ -75,7 +80,9 @@ export const schemas = {
     view: v.optional(v.picklist([...RUN_VIEWS, ...DISPLAY_STATUSES])),
     search: v.optional(v.pipe(v.string(), v.maxLength(200))),
     limit: limit(500),
-    cursor: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(200)))),
+    // A page over several machines carries each one's place (main/services/remote/machine-list.ts).
+    cursor: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(4000)))),
+    machine: v.optional(machineFilter),
   }),
   'runs:detail': v.strictObject({
     runId,
@@ -123,6 +130,8 @@ export const schemas = {
   }),
   'effects:resolve': v.strictObject({
     effectId: positiveId,
+    /** The machine whose effect it is, for a remote run's (docs/REMOTES.md#in-the-window). */
+    machine: v.optional(remoteName),
     expectedRevision: revision,
     resolution: v.picklist(['applied', 'not_applied']),
     note: v.pipe(v.string(), v.trim(), v.minLength(1, 'say how you know'), v.maxLength(MAX_TEXT)),

@@ -8,13 +8,17 @@ import type { RunListItem } from './views';
 
 /** The channels the window may send to a remote's own handlers; nothing that opens, installs or configures. */
 export const REMOTE_CALL_CHANNELS = [
+  'projects:list',
   'runs:list',
   'runs:detail',
+  'runs:log',
   'attention:summary',
   'runs:previewCancel',
   'runs:cancel',
   'runs:requestCancel',
+  'runs:resume',
   'runs:retry',
+  'runs:bulk',
   'effects:resolve',
   'interactions:answer',
 ] as const;

@@ -73,6 +73,10 @@ export interface RunListItem {
   nextDeadlineAt: number | null;
   /** Needs you only: the triage group the store placed the run in (shared/triage.ts). */
   triageGroup?: TriageGroup;
+  /** Another machine's run (docs/REMOTES.md#in-the-window), its ids named `NAME:ID`; absent or null: this one's. */
+  machine?: string | null;
+  /** Set when that machine cannot be reached: the row is as last read then, and offers no action. */
+  lastKnownAt?: number | null;
 }
 
 export interface RunPage {

@@ -28,6 +28,7 @@ import {
 } from '../store';
 import { parseRequest } from '../../shared/contract';
 import { SLOW_REQUEST_MS, createDispatcher, type Dispatch } from './dispatcher';
+import { answerAcrossMachines } from './remote/machine-requests';
 import { createRemoteHub, personHere, type RemoteHub } from './remote/remote-hub';
 import type { AppHost, AppHostOptions } from './host-types';
 import { WRITE_CHANNELS } from './handlers';
@@ -330,6 +331,11 @@ async function dispatchForShell<C extends Channel>(
     if (!parsed.ok) return parsed;
     const { machine, channel: remoteChannel, input: remoteInput } = parsed.value;
     return (await host.remotes.call(machine, remoteChannel, remoteInput)) as Result<Response<C>>;
+  }
+  if (host.remotes !== null) {
+    const local = (query: unknown) => host.dispatch('runs:list', query);
+    const across = await answerAcrossMachines(host.remotes, local, channel, input);
+    if (across !== null) return across;
   }
   // A search's counts off the main thread, so they never hold up the next keystroke's rows.
   if (channel === 'attention:summary' && host.searchCounts !== null) {

@@ -59,10 +59,21 @@ type Handlers = { [C in Channel]: (deps: HandlerDeps, input: ParsedRequest<C>) =
 
 const DEFAULT_PAGE = 100;
 
+/**
+ * A request naming another machine reaches these handlers only where no machines are attached (a remote's own
+ * `serve --stdio`, a host without remotes): refused, never read as one of this machine's.
+ */
+function notAnotherMachine(machine: string | undefined): Record<string, never> {
+  if (machine !== undefined && machine !== 'this')
+    throw new RunwardenError('NOT_FOUND', `No remote machine named "${machine}" is attached here.`);
+  return {};
+}
+
 export const handlers: Handlers = {
   'projects:list': ({ store }) => store.listProjects(),
   'runs:list': ({ store }, input) =>
     store.listRuns({
+      ...notAnotherMachine(input.machine),
       ...(input.projectPath !== undefined && { projectPath: input.projectPath }),
       view: input.view ?? 'all',
       ...(input.search !== undefined && { search: input.search }),
@@ -125,7 +136,7 @@ export const handlers: Handlers = {
   'runs:bulk': (deps, input) => runBulk(deps, input),
   'runs:stopCommand': (deps, input) => startStopCommand(deps, input),
   'effects:resolve': ({ store, actor }, input) =>
-    store.resolveEffect(input.effectId, {
+    store.resolveEffect(notAnotherMachine(input.machine) && input.effectId, {
       resolution: input.resolution,
       note: input.note,
       expectedRevision: input.expectedRevision,

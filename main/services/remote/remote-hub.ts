@@ -53,7 +53,24 @@ export interface RemoteHub {
   ): RemoteMachineView[];
   remove(name: string, actor: Actor): RemoteMachineView[];
   call(machine: string, channel: RemoteCallChannel, input: unknown): Promise<Result<unknown>>;
+  /** Each attached machine's name and whether a call to it would be sent now. */
+  machines(): Array<{ name: string; connected: boolean }>;
+  /** The rows a machine gave last for a query's first page (shown, marked, while it cannot be reached). */
+  lastKnown(name: string, key: string): { items: RunListItem[]; at: number } | null;
+  remember(name: string, key: string, items: RunListItem[]): void;
 }
+
+/** First pages remembered per machine, to show as last known; the oldest query is forgotten first. */
+const REMEMBERED_QUERIES = 16;
+/** Reads: a call on these leaves the machine's needs-you view as it is (no read again after it). */
+const READ_CHANNELS: ReadonlySet<RemoteCallChannel> = new Set<RemoteCallChannel>([
+  'projects:list',
+  'runs:list',
+  'runs:detail',
+  'runs:log',
+  'attention:summary',
+  'runs:previewCancel',
+]);
 
 interface Machine {
   remote: RemoteMachine;
@@ -65,6 +82,7 @@ interface Machine {
   lastRefreshAt: number;
   pushTimes: number[];
   gone: boolean;
+  pages: Map<string, { items: RunListItem[]; at: number }>;
 }
 
 export function personHere(user: string): string {
@@ -100,6 +118,19 @@ export function createRemoteHub(options: RemoteHubOptions): RemoteHub {
       return hub.views();
     },
     call: (machine, channel, input) => hub.call(machine, channel, input),
+    machines: () =>
+      [...machines.values()].map((m) => ({
+        name: m.remote.name,
+        connected: m.link !== null && m.view.state === 'connected',
+      })),
+    lastKnown: (name, key) => machines.get(name)?.pages.get(key) ?? null,
+    remember: (name, key, items) => {
+      const pages = machines.get(name)?.pages;
+      if (pages === undefined) return;
+      pages.delete(key);
+      pages.set(key, { items, at: options.clock() });
+      if (pages.size > REMEMBERED_QUERIES) pages.delete(pages.keys().next().value as string);
+    },
   };
 }
 
@@ -141,6 +172,7 @@ class Hub {
       lastRefreshAt: 0,
       pushTimes: [],
       gone: false,
+      pages: new Map(),
     };
     this.machines.set(remote.name, machine);
     this.connect(machine);
@@ -261,7 +293,7 @@ class Hub {
     if (machine.link === null || machine.view.state !== 'connected') return refused;
     try {
       const result = await machine.link.call(channel, input);
-      this.scheduleRefresh(machine);
+      if (!READ_CHANNELS.has(channel)) this.scheduleRefresh(machine);
       return result.ok ? { ok: true, value: result.value } : { ok: false, error: remoteError(result.error) };
     } catch {
       return refused;
