@@ -1,6 +1,7 @@
 /**
- * The URL hash holds the selected project, view, search and run, so deep links and back/forward work:
- * `#/needs-you?project=%2Fhome%2Fme%2Fapp&run=run_01&q=deploy`.
+ * The URL hash holds the selected project, view, search, machine and run, so deep links and back/forward work:
+ * `#/needs-you?project=%2Fhome%2Fme%2Fapp&run=run_01&q=deploy`. Another machine's run is `NAME:ID`
+ * (`#/run/box:run_01`), and `machine=box` (or `this`) shows one machine's runs (docs/REMOTES.md#in-the-window).
  */
 import { RUN_VIEWS, type RunView } from '../../../shared/views';
 
@@ -9,6 +10,8 @@ export interface Route {
   projectPath: string | null;
   runId: string | null;
   search: string;
+  /** One machine's runs: `this`, or an attached machine's name; absent or null: every machine's. */
+  machine?: string | null;
 }
 
 export const DEFAULT_ROUTE: Route = { view: 'needs-you', projectPath: null, runId: null, search: '' };
@@ -17,7 +20,9 @@ function isView(value: string): value is RunView {
   return (RUN_VIEWS as readonly string[]).includes(value);
 }
 
-const RUN_ID = /^[A-Za-z0-9_-]{1,64}$/;
+/** A run id, or another machine's as `NAME:ID`. */
+const RUN_ID = /^(?:[a-z][a-z0-9-]{0,31}:)?[A-Za-z0-9_-]{1,64}$/;
+const MACHINE = /^[a-z][a-z0-9-]{0,31}$/;
 
 function hashParts(hash: string): { segments: string[]; params: URLSearchParams } {
   const body = hash.startsWith('#') ? hash.slice(1) : hash;
@@ -35,11 +40,13 @@ export function parseHash(hash: string): Route {
   if (name === 'run' && RUN_ID.test(second))
     return { view: 'all', projectPath: null, runId: second, search: '' };
   const run = params.get('run');
+  const machine = params.get('machine');
   return {
     view: isView(name) ? name : DEFAULT_ROUTE.view,
     projectPath: params.get('project') || null,
     runId: run !== null && RUN_ID.test(run) ? run : null,
     search: params.get('q') ?? '',
+    ...(machine !== null && MACHINE.test(machine) && { machine }),
   };
 }
 
@@ -51,6 +58,9 @@ export function hashProblem(hash: string): string | null {
   if (name !== '' && !isView(name)) return `There is no view “${name}”: showing Needs you.`;
   const run = params.get('run');
   if (run !== null && !RUN_ID.test(run)) return `“${run}” is not a run id: no run is open.`;
+  const machine = params.get('machine');
+  if (machine !== null && !MACHINE.test(machine))
+    return `“${machine}” is not a machine's name: showing every machine.`;
   return null;
 }
 
@@ -59,13 +69,20 @@ export function formatHash(route: Route): string {
   const params = new URLSearchParams();
   if (route.projectPath) params.set('project', route.projectPath);
   if (route.search) params.set('q', route.search);
+  if (route.machine) params.set('machine', route.machine);
   if (route.runId) params.set('run', route.runId);
   const query = params.toString();
   return `#/${route.view}${query ? `?${query}` : ''}`;
 }
 
 export function sameRoute(a: Route, b: Route): boolean {
-  return a.view === b.view && a.projectPath === b.projectPath && a.runId === b.runId && a.search === b.search;
+  return (
+    a.view === b.view &&
+    a.projectPath === b.projectPath &&
+    a.runId === b.runId &&
+    a.search === b.search &&
+    (a.machine ?? null) === (b.machine ?? null)
+  );
 }
 
 /** Where the app reads and writes its hash: the window in the app, an in-memory log in tests. */

@@ -1,5 +1,6 @@
 /** How the window words another machine's state (docs/REMOTES.md#in-the-window). Plain text only. */
 import type { RemoteMachineView } from '../../../../shared/remotes';
+import type { RunListItem } from '../../../../shared/views';
 
 /** HH:MM in the person's locale. */
 export function clockTime(at: number): string {
@@ -18,4 +19,11 @@ export function machineLine(machine: RemoteMachineView): string {
   const why = error.startsWith(prefix) ? error.slice(prefix.length) : error;
   const since = machine.since === null ? '' : ` since ${clockTime(machine.since)}`;
   return `${machine.name}: unreachable${since} — ${why}`;
+}
+
+/** A run list row's Machine cell: "this machine", "box", or "box · last known 14:05" when box is unreachable. */
+export function machineCellText(item: Pick<RunListItem, 'machine' | 'lastKnownAt'>): string {
+  if (item.machine === undefined || item.machine === null) return 'this machine';
+  if (item.lastKnownAt === undefined || item.lastKnownAt === null) return item.machine;
+  return `${item.machine} · last known ${clockTime(item.lastKnownAt)}`;
 }

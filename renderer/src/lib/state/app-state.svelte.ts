@@ -20,6 +20,7 @@ import { VIEW_KEYS, VIEW_ORDER, viewLabel } from '../format/view-meta';
 import { BulkDialogState } from './bulk-dialog.svelte';
 import { paletteRunActions } from './palette-run-actions';
 import { CommandDialogState } from './command-dialog.svelte';
+import { MachinesState } from './machines.svelte';
 import { NotificationsState } from './notifications.svelte';
 import { ProjectsState } from './projects.svelte';
 import { QuickAnswerState } from './quick-answer.svelte';
@@ -80,6 +81,7 @@ export class AppState {
   readonly detail: RunDetailState;
   readonly selection = new RunSelection();
   readonly projects: ProjectsState;
+  readonly machines: MachinesState;
   readonly notifications: NotificationsState;
   readonly settings: SettingsState;
   readonly storeStatus: StoreStatusState;
@@ -108,6 +110,7 @@ export class AppState {
     this.list = new RunListState(api);
     this.detail = new RunDetailState(api);
     this.projects = new ProjectsState(api);
+    this.machines = new MachinesState(api);
     this.notifications = new NotificationsState(api);
     this.settings = new SettingsState(api);
     this.storeStatus = new StoreStatusState(api);
@@ -269,11 +272,13 @@ export class AppState {
         void this.openRun(push.runId);
       }),
       this.api.on('store-status', (push) => this.storeStatus.apply(push)),
+      this.api.on('remotes', (push) => this.#onMachines(this.machines.apply(push.machines))),
     ];
     this.#followHash(true);
     void this.projects.load();
     void this.notifications.load();
     void this.storeStatus.load();
+    void this.machines.load();
     return () => {
       for (const stop of stops) stop();
     };
@@ -299,10 +304,16 @@ export class AppState {
       force ||
       prev.view !== next.view ||
       prev.projectPath !== next.projectPath ||
-      prev.search !== next.search;
+      prev.search !== next.search ||
+      (prev.machine ?? null) !== (next.machine ?? null);
     const listed = listChanged
       ? this.list
-          .load({ view: next.view, projectPath: next.projectPath, search: next.search })
+          .load({
+            view: next.view,
+            projectPath: next.projectPath,
+            search: next.search,
+            machine: next.machine ?? null,
+          })
           .then(() => this.#narrowSelection())
       : Promise.resolve();
     tasks.push(listed);
@@ -408,6 +419,17 @@ export class AppState {
       tasks.push(this.detail.reload());
     }
     await Promise.all(tasks);
+  }
+
+  /**
+   * Another machine's rows changed (read again, reconnected, or it went away): the list reads them again, and
+   * the open run if it is one of that machine's (docs/REMOTES.md#in-the-window).
+   */
+  #onMachines(changed: string[]): void {
+    if (changed.length === 0) return;
+    void this.list.refresh();
+    const open = this.detail.runId;
+    if (open !== null && changed.some((name) => open.startsWith(`${name}:`))) void this.detail.reload();
   }
 
   #announceNeedsYou(needsYou: number): void {

@@ -269,9 +269,18 @@ export class RunDetailState {
   async resolveEffect(effect: Effect, resolution: EffectResolution, note: string) {
     const expectedRevision = this.#revision();
     if (expectedRevision === null) return null;
+    const machine = /^([a-z][a-z0-9-]{0,31}):/.exec(this.runId ?? '')?.[1];
     return this.#command(
       'Resolve effect',
-      () => this.#api.resolveEffect({ effectId: effect.id, expectedRevision, resolution, note }),
+      () =>
+        this.#api.resolveEffect({
+          effectId: effect.id,
+          expectedRevision,
+          resolution,
+          note,
+          // Another machine's run (NAME:ID): its effect is resolved there (docs/REMOTES.md#in-the-window).
+          ...(machine !== undefined && { machine }),
+        }),
       (e) => `Recorded: "${e.summary}" ${resolution === 'applied' ? 'happened' : 'did not happen'}.`,
     );
   }

@@ -16,6 +16,8 @@ export interface ListQuery {
   view: RunView;
   projectPath: string | null;
   search: string;
+  /** One machine's runs (`this` or a remote's name); absent or null: every attached machine's. */
+  machine?: string | null;
 }
 
 const MAX_PAGE = 500;
@@ -62,6 +64,7 @@ export class RunListState {
       view: query.view,
       ...(query.projectPath !== null && { projectPath: query.projectPath }),
       ...(query.search.trim() !== '' && { search: query.search.trim() }),
+      ...(query.machine && { machine: query.machine }),
       limit,
       cursor,
     });
