@@ -30,6 +30,7 @@ import {
   type StoreInfo,
   type StoreStatusPush,
   type StopCommandStarted,
+  type UpdateStatus,
 } from './views';
 
 const MAX_TEXT = 2_000;
@@ -174,6 +175,7 @@ export const schemas = {
       closeToTray: v.optional(v.boolean()),
       launchAtLogin: v.optional(v.boolean()),
       notificationsPaused: v.optional(v.boolean()),
+      autoUpdateCheck: v.optional(v.boolean()),
       logCapMb: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1024))),
       logBudgetMb: v.optional(v.pipe(v.number(), v.integer(), v.minValue(16), v.maxValue(1_048_576))),
       notificationRules: v.optional(
@@ -189,6 +191,9 @@ export const schemas = {
   'cli:status': empty,
   'cli:install': empty,
   'cli:uninstall': empty,
+  'updates:status': empty,
+  'updates:check': empty,
+  'updates:restart': empty,
   'remotes:list': empty,
   'remotes:add': v.strictObject({
     name: remoteName,
@@ -232,6 +237,11 @@ export interface Responses {
   'cli:status': CliPathStatus;
   'cli:install': CliPathStatus;
   'cli:uninstall': CliPathStatus;
+  'updates:status': UpdateStatus;
+  /** Starts a check (or joins the one running) and answers at once: `updates:status` follows it. */
+  'updates:check': UpdateStatus;
+  /** Restarts into a downloaded update now, or as soon as no question is open. */
+  'updates:restart': UpdateStatus;
   'remotes:list': RemoteMachineView[];
   'remotes:add': RemoteMachineView[];
   'remotes:remove': RemoteMachineView[];

@@ -166,6 +166,36 @@ export interface CliPathStatus {
   message: string;
 }
 
+/** What this build does with a newer release (docs/DESKTOP-CHECKLIST.md#updates). */
+export type UpdateKind = 'install' | 'notify' | 'off';
+
+export interface UpdatePlan {
+  kind: UpdateKind;
+  /** One sentence for Settings when the build does not install updates itself. */
+  reason: string | null;
+}
+
+export type UpdatePhase =
+  'off' | 'idle' | 'checking' | 'up-to-date' | 'available' | 'downloading' | 'ready' | 'failed';
+
+/** Settings' Updates section: the running version, the last check, and a downloaded update's restart. */
+export interface UpdateStatus {
+  phase: UpdatePhase;
+  currentVersion: string;
+  /** What this build does with a newer release (`install`, `notify`, `off`) and why. */
+  plan: UpdatePlan;
+  latestVersion: string | null;
+  /** The new release's notes, as plain text (HTML tags removed); the window renders them as markdown. */
+  releaseNotes: string | null;
+  /** Where to download it (the deb, an unsigned Mac, a copy not installed from a package). */
+  downloadUrl: string | null;
+  /** One sentence: the failure, or why a ready update waits. */
+  message: string | null;
+  checkedAt: number | null;
+  /** "Restart to update" was pressed: the app restarts as soon as no question is open. */
+  restartRequested: boolean;
+}
+
 export type StoreMode = 'read-write' | 'read-only';
 
 export interface StoreInfo {
@@ -308,6 +338,8 @@ export interface Settings {
   closeToTray: boolean;
   launchAtLogin: boolean;
   notificationsPaused: boolean;
+  /** The desktop app checks its release feed at start and every few hours (docs/DESKTOP-CHECKLIST.md#updates). */
+  autoUpdateCheck: boolean;
   /** Per-run log cap (head + latest tail kept), in MiB (docs/RUN-OUTPUT.md#limits). */
   logCapMb: number;
   /** Total space for every run's log, in MiB: the oldest finished runs' logs go first. */
@@ -324,6 +356,7 @@ export const DEFAULT_SETTINGS: Settings = {
   closeToTray: true,
   launchAtLogin: false,
   notificationsPaused: false,
+  autoUpdateCheck: true,
   logCapMb: 8,
   logBudgetMb: 1024,
   notificationRules: {

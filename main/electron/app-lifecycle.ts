@@ -31,7 +31,8 @@ import { createRunwardenTray, TRAY_MENU_RUNS, type RunwardenTray } from './tray'
 import { runCommand } from './run-command';
 import { canHideToTray, detectTrayHost, type TrayHost } from './tray-host';
 import { createTestHooks, testHooksEnabled } from './test-hooks';
-import { startAppUpdates } from './updater';
+import { startAppUpdates, type AppUpdates } from './updater';
+import { updateActions } from './update-controller';
 import { macDeveloperIdSigned, updateNotice } from './update-policy';
 import { appEntryPoints, createMainWindow, type AppEntryPoints, type MainWindow } from './window';
 
@@ -87,6 +88,7 @@ interface ShellState {
   notificationsUnavailable: string | null;
   trayHost: TrayHost;
   trayHostSettled: boolean;
+  updates: AppUpdates | null;
 }
 
 function createShellState(entry: AppEntryPoints): ShellState {
@@ -103,6 +105,7 @@ function createShellState(entry: AppEntryPoints): ShellState {
     // Until the bus has answered, a Linux desktop is not assumed to show the icon.
     trayHost: process.platform === 'linux' ? 'unknown' : 'present',
     trayHostSettled: false,
+    updates: null,
   };
 }
 
@@ -176,6 +179,7 @@ function createShellActions(state: ShellState): ShellActions {
         complete: next.summary.items.length >= next.summary.needsYou,
       });
       redrawTray();
+      state.updates?.attentionChanged();
     },
     questionById: (interactionId) =>
       answers.hidden.has(interactionId)
@@ -193,6 +197,7 @@ function createShellActions(state: ShellState): ShellActions {
       ) {
         askLoginItemApproval();
       }
+      state.updates?.setAutomatic(next.autoUpdateCheck);
       redrawTray();
     },
   };
@@ -352,7 +357,8 @@ function startWhenReady({ state, actions, identity, mainModuleUrl, trayHostFound
     ? { shown: [], events: { shown: 0, failed: [] } }
     : null;
   const notifier = startNotifications(state, actions, probe);
-  const host = openHost(state, actions, notifier, mainModuleUrl);
+  const updates = startUpdates(state);
+  const host = openHost(state, actions, notifier, mainModuleUrl, updates);
   if (host === null) return;
   wireIpc(state, host, actions.opener);
   const startHidden = startsHidden(process.argv, app.getLoginItemSettings().wasOpenedAtLogin);
@@ -361,17 +367,18 @@ function startWhenReady({ state, actions, identity, mainModuleUrl, trayHostFound
   if (probe !== null) installTestHooks(state, tray, probe);
   void trayHostFound.then((found) => settleTrayHost(state, found, startHidden, window, actions.reveal));
   applyLoginItemAtStart(host.settings);
-  startUpdates(state, host);
+  updates.setAutomatic(host.settings.autoUpdateCheck);
   host.start();
   actions.redrawTray();
 }
 
 /**
  * Phase "updates" (docs/DESKTOP-CHECKLIST.md#updates): electron-updater in installed builds that name a
- * release feed; checked at start and every few hours, restarted into a download only while idle with no
- * question open. An AppImage renamed by its update has its autostart entry and link handler rewritten.
+ * release feed; checked at start and every few hours while the setting is on, restarted into a download only
+ * while idle with no question open, or when the person asks and no question is open. An AppImage renamed by
+ * its update has its autostart entry and link handler rewritten. Made before the store: Settings reaches it.
  */
-function startUpdates(state: ShellState, host: AppHost): void {
+function startUpdates(state: ShellState): AppUpdates {
   const told = new Set<string>();
   const updates = startAppUpdates({
     macSigned: app.isPackaged && process.platform === 'darwin' && macDeveloperIdSigned(process.execPath),
@@ -389,13 +396,14 @@ function startUpdates(state: ShellState, host: AppHost): void {
     },
     onAppImageMoved: (path) => {
       process.env.APPIMAGE = path;
-      if (host.settings.launchAtLogin) linuxAutostart(true);
+      if (state.host?.settings.launchAtLogin === true) linuxAutostart(true);
       claimDeepLinkScheme();
     },
     log: (message) => log(`runwarden: updater: ${message}`),
   });
-  updates.setAutomatic(true);
+  state.updates = updates;
   state.disposables.add(() => updates.dispose());
+  return updates;
 }
 
 /** Phase "menu": none in a packaged app (no DevTools, Reload, Help), Electron's default in development. */
@@ -484,6 +492,7 @@ function openHost(
   actions: ShellActions,
   notifier: DesktopNotifier,
   mainModuleUrl: string,
+  updates: AppUpdates,
 ): AppHost | null {
   let host: AppHost;
   try {
@@ -503,6 +512,8 @@ function openHost(
       },
       // Settings' "Install 'runwarden' command in PATH" (docs/DESKTOP-CHECKLIST.md#the-runwarden-command).
       cliPath: cliPathActions(currentCliPathSystem(mainModuleUrl)),
+      // Settings' Updates section (docs/DESKTOP-CHECKLIST.md#updates).
+      updates: updateActions(updates.controller, () => state.attention?.questions.length ?? 0),
     });
   } catch (error) {
     log('runwarden: the store could not be opened', error);

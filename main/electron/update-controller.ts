@@ -5,6 +5,9 @@
  * a download whose SHA-512 differs from the feed's; this controller also refuses a version that is not newer
  * (whatever the updater says) and reports every failure as one sentence, installing nothing.
  */
+import { RunwardenError } from '../../shared/errors';
+import type { UpdatePhase, UpdatePlan, UpdateStatus } from '../../shared/views';
+import type { UpdateActions } from '../services/host-types';
 import {
   compareVersions,
   plainReleaseNotes,
@@ -12,7 +15,6 @@ import {
   restartVerdict,
   type RestartVerdict,
   type UpdateFeed,
-  type UpdatePlan,
 } from './update-policy';
 
 /** The part of electron-updater's `AppUpdater` used here. */
@@ -28,23 +30,10 @@ export interface Updater {
   quitAndInstall(isSilent?: boolean, isForceRunAfter?: boolean): void;
 }
 
-export type UpdatePhase =
-  'off' | 'idle' | 'checking' | 'up-to-date' | 'available' | 'downloading' | 'ready' | 'failed';
+export type { UpdatePhase };
 
-export interface UpdateState {
-  phase: UpdatePhase;
-  currentVersion: string;
-  /** What this build does with a newer release (`install`, `notify`, `off`) and why, for Settings. */
-  plan: UpdatePlan;
-  latestVersion: string | null;
-  /** The new release's notes, as plain text. */
-  releaseNotes: string | null;
-  /** Where to download it (the deb, an unsigned Mac, a copy not installed from a package). */
-  downloadUrl: string | null;
-  /** One sentence: the failure, or why a ready update waits. */
-  message: string | null;
-  checkedAt: number | null;
-}
+/** What Settings shows (shared/views.ts `UpdateStatus`). */
+export type UpdateState = UpdateStatus;
 
 export interface UpdateControllerOptions {
   updater: Updater | null;
@@ -85,6 +74,7 @@ export class UpdateController {
       downloadUrl: null,
       message: options.plan.reason,
       checkedAt: null,
+      restartRequested: false,
     };
   }
 
@@ -93,7 +83,12 @@ export class UpdateController {
   }
 
   private set(patch: Partial<UpdateState>): UpdateState {
-    this.state = { ...this.state, ...patch };
+    const next = { ...this.state, ...patch };
+    const same = (Object.keys(next) as Array<keyof UpdateState>).every(
+      (key) => next[key] === this.state[key],
+    );
+    if (same) return this.current();
+    this.state = next;
     this.options.onChange?.(this.current());
     return this.current();
   }
@@ -150,16 +145,49 @@ export class UpdateController {
   }
 
   /**
-   * Restarts into the downloaded update when `restartVerdict` allows it: `idleSeconds` null for the person's
-   * own "Restart now". Returns the verdict; never restarts while a question is open.
+   * Restarts into the downloaded update when `restartVerdict` allows it: `idleSeconds` is the machine's idle
+   * time (the timer's check), ignored once the person pressed "Restart to update". Returns the verdict; never
+   * restarts while a question is open.
    */
   restart(input: { openQuestions: number; idleSeconds: number | null }): RestartVerdict {
-    const verdict = restartVerdict({ downloaded: this.state.phase === 'ready', ...input });
+    const verdict = restartVerdict({
+      downloaded: this.state.phase === 'ready',
+      openQuestions: input.openQuestions,
+      idleSeconds: this.state.restartRequested ? null : input.idleSeconds,
+    });
     if (verdict.restart && this.options.updater !== null) {
       this.options.updater.quitAndInstall(true, true);
     } else if (!verdict.restart && this.state.phase === 'ready') {
-      this.set({ message: verdict.reason });
+      this.set({ message: this.state.restartRequested ? REQUESTED_WAITS : verdict.reason });
     }
     return verdict;
   }
+
+  /**
+   * "Restart to update": restarts now when no question is open; otherwise remembers the request, and the
+   * next `restart` call with no question open restarts whatever the idle time.
+   */
+  requestRestart(openQuestions: number): UpdateState {
+    if (this.state.phase !== 'ready') {
+      throw new RunwardenError('CONFLICT', 'No update is downloaded yet: check for updates first.');
+    }
+    this.set({ restartRequested: true });
+    this.restart({ openQuestions, idleSeconds: null });
+    return this.current();
+  }
+}
+
+const REQUESTED_WAITS = 'A question is open: Runwarden restarts to update once it is answered.';
+
+/** The Updates section's channels over a controller; `openQuestions` is read at each restart decision. */
+export function updateActions(controller: UpdateController, openQuestions: () => number): UpdateActions {
+  return {
+    status: () => controller.current(),
+    check: () => {
+      // The check runs on; the section reads its progress from `updates:status`.
+      void controller.check();
+      return controller.current();
+    },
+    restart: () => controller.requestRestart(openQuestions()),
+  };
 }

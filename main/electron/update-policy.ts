@@ -5,8 +5,9 @@
  * updater against a feed served by the test, and with fakes, without Electron.
  */
 
-/** What this build does with a newer release. */
-export type UpdateKind = 'install' | 'notify' | 'off';
+import type { UpdatePlan } from '../../shared/views';
+
+export type { UpdateKind, UpdatePlan } from '../../shared/views';
 
 export interface UpdateBuild {
   /** False under `npm start`: development builds never update. */
@@ -28,12 +29,6 @@ export interface UpdateFeed {
   owner?: string;
   repo?: string;
   url?: string;
-}
-
-export interface UpdatePlan {
-  kind: UpdateKind;
-  /** One sentence for Settings when the build does not install updates itself. */
-  reason: string | null;
 }
 
 /** Which builds install updates, which only say a new version is out, and why. */

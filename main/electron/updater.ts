@@ -38,8 +38,10 @@ function packageType(resourcesPath: string | undefined): string | null {
 
 export interface AppUpdates {
   controller: UpdateController;
-  /** Starts or stops the automatic check (the setting). */
+  /** Starts or stops the automatic check (the setting); the same value again changes nothing. */
   setAutomatic(on: boolean): void;
+  /** The open questions changed: a restart the person asked for goes ahead once none is open. */
+  attentionChanged(): void;
   dispose(): void;
 }
 
@@ -78,22 +80,27 @@ export function startAppUpdates(deps: {
     onChange: deps.onChange,
   });
   let checkTimer: NodeJS.Timeout | null = null;
-  const restartTimer = setInterval(() => {
+  const tryRestart = (): void => {
     controller.restart({
       openQuestions: deps.openQuestions(),
       idleSeconds: powerMonitor.getSystemIdleTime(),
     });
-  }, 60_000);
+  };
+  const restartTimer = setInterval(tryRestart, 60_000);
   restartTimer.unref();
   return {
     controller,
     setAutomatic(on) {
+      if ((checkTimer !== null) === on) return;
       if (checkTimer !== null) clearInterval(checkTimer);
       checkTimer = null;
       if (!on || plan.kind === 'off') return;
       void controller.check();
       checkTimer = setInterval(() => void controller.check(), CHECK_EVERY_MS);
       checkTimer.unref();
+    },
+    attentionChanged() {
+      if (controller.current().restartRequested) tryRestart();
     },
     dispose() {
       if (checkTimer !== null) clearInterval(checkTimer);

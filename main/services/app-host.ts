@@ -135,6 +135,7 @@ export function createAppHost(options: AppHostOptions): AppHost {
         },
         ...(options.openPath !== undefined && { openPath: options.openPath }),
         ...(options.cliPath !== undefined && { cliPath: options.cliPath }),
+        ...(options.updates !== undefined && { updates: options.updates }),
         ...(remotes !== null && { remotes }),
       },
       {

@@ -10,13 +10,20 @@ import { secretNames } from '../../shared/command-environment';
 import type { Actor, CommandSpec } from '../../shared/domain';
 import { assertNever, isRunwardenError, RunwardenError } from '../../shared/errors';
 import { MAX_LOG_RECORDS } from '../../shared/contract';
-import type { BulkItemResult, BulkResult, RetryCommandPreview, Settings } from '../../shared/views';
+import type {
+  BulkItemResult,
+  BulkResult,
+  RetryCommandPreview,
+  Settings,
+  UpdateStatus,
+} from '../../shared/views';
+import { version as VERSION } from '../../package.json';
 import { readRunLogPage, runLogPath } from '../store/run-log-page';
 import { OUTSIDE_EVERY_RUN, type CommandIdentity, type StoreReader, type StoreWriter } from '../store';
 import { stopCommandGroup, type StopCommandResult } from '../runner/stop-command';
 import { openRetryOf } from './open-retry';
 import { applySettingsPatch, loadSettings } from './settings-service';
-import type { CliPathActions, Clock } from './host-types';
+import type { CliPathActions, Clock, UpdateActions } from './host-types';
 import type { RemoteHub } from './remote/remote-hub';
 
 export interface HandlerDeps {
@@ -35,6 +42,35 @@ export interface HandlerDeps {
   cliPath?: CliPathActions;
   /** The other machines (docs/REMOTES.md#in-the-window); only an app host has them. */
   remotes?: Pick<RemoteHub, 'list' | 'add' | 'remove'>;
+  /** The desktop app's updates (main/electron/update-controller.ts); absent in browser mode. */
+  updates?: UpdateActions;
+}
+
+const UPDATES_DESKTOP_ONLY =
+  "Updates are checked and installed from the desktop app's Settings, not from a browser.";
+
+/** What browser mode says: `runwarden serve` is updated with the copy of Runwarden that runs it. */
+export function browserUpdateStatus(version: string = VERSION): UpdateStatus {
+  return {
+    phase: 'off',
+    currentVersion: version,
+    plan: {
+      kind: 'off',
+      reason:
+        'Updates are not available in a browser: this page is served by runwarden serve, which is updated with the Runwarden that runs it (the desktop app, or the package it came from).',
+    },
+    latestVersion: null,
+    releaseNotes: null,
+    downloadUrl: null,
+    message: null,
+    checkedAt: null,
+    restartRequested: false,
+  };
+}
+
+function updates(deps: HandlerDeps): UpdateActions {
+  if (deps.updates === undefined) throw new RunwardenError('FORBIDDEN', UPDATES_DESKTOP_ONLY);
+  return deps.updates;
 }
 
 const REMOTES_HOST_ONLY = "Other machines are reached through this machine's app or serve, not from here.";
@@ -171,6 +207,9 @@ export const handlers: Handlers = {
   'cli:status': (deps) => cliPath(deps).status(),
   'cli:install': (deps) => cliPath(deps).install(),
   'cli:uninstall': (deps) => cliPath(deps).uninstall(),
+  'updates:status': (deps) => deps.updates?.status() ?? browserUpdateStatus(),
+  'updates:check': (deps) => updates(deps).check(),
+  'updates:restart': (deps) => updates(deps).restart(),
   'remotes:list': (deps) => remotes(deps).list(),
   'remotes:add': (deps, input) => remotes(deps).add(input, deps.actor),
   'remotes:remove': (deps, input) => remotes(deps).remove(input.name, deps.actor),

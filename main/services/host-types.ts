@@ -7,9 +7,18 @@ import type { Channel, PushEvent } from '../../shared/channel-names';
 import type { Pushes, Response } from '../../shared/contract';
 import type { Interaction, NotificationLevel, Surface } from '../../shared/domain';
 import type { Result } from '../../shared/errors';
-import type { AttentionSummary, CliPathStatus, Settings } from '../../shared/views';
+import type { AttentionSummary, CliPathStatus, Settings, UpdateStatus } from '../../shared/views';
 
 export type Clock = () => number;
+
+/** Settings' Updates section (docs/DESKTOP-CHECKLIST.md#updates), as the desktop app answers it. */
+export interface UpdateActions {
+  status: () => UpdateStatus;
+  /** Starts a check, or joins the one running; answers at once. */
+  check: () => UpdateStatus;
+  /** Restarts into a downloaded update now, or once no question is open. */
+  restart: () => UpdateStatus;
+}
 
 /** Putting `runwarden` on the PATH from Settings (main/platform/cli-on-path.ts). */
 export interface CliPathActions {
@@ -64,6 +73,8 @@ export interface AppHostOptions {
   openPath?: (path: string) => void;
   /** Puts `runwarden` on the PATH from Settings; only the Electron shell has it (docs/DESKTOP-CHECKLIST.md#the-runwarden-command). */
   cliPath?: CliPathActions;
+  /** Settings' Updates section; only the Electron shell has it (docs/DESKTOP-CHECKLIST.md#updates). */
+  updates?: UpdateActions;
   /** Attach the machines in the store's `remotes` setting (docs/REMOTES.md#in-the-window); default true. */
   remotes?: boolean;
 }

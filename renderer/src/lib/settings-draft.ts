@@ -17,6 +17,7 @@ export interface SettingsDraft {
   closeToTray: boolean;
   launchAtLogin: boolean;
   notificationsPaused: boolean;
+  autoUpdateCheck: boolean;
   /** Run output limits (docs/RUN-OUTPUT.md#limits): kept as they are; no field edits them yet. */
   logCapMb: number;
   logBudgetMb: number;
@@ -53,6 +54,7 @@ export function toDraft(settings: Settings): SettingsDraft {
     closeToTray: settings.closeToTray,
     launchAtLogin: settings.launchAtLogin,
     notificationsPaused: settings.notificationsPaused,
+    autoUpdateCheck: settings.autoUpdateCheck,
     logCapMb: settings.logCapMb,
     logBudgetMb: settings.logBudgetMb,
     notificationRules: structuredClone(settings.notificationRules),
@@ -122,6 +124,7 @@ export function fromDraft(draft: SettingsDraft): DraftCheck {
       closeToTray: draft.closeToTray,
       launchAtLogin: draft.launchAtLogin,
       notificationsPaused: draft.notificationsPaused,
+      autoUpdateCheck: draft.autoUpdateCheck,
       logCapMb: draft.logCapMb,
       logBudgetMb: draft.logBudgetMb,
       notificationRules: structuredClone(draft.notificationRules),

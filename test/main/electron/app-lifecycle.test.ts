@@ -2,7 +2,9 @@
  * The lifecycle wiring with a fake `electron`, a fake host and a fake store path: what Electron would do on
  * start, second launch, deep link, push and quit, driven by emitting the events the real app emits.
  */
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CHANNELS, LISTENING_CHANNEL, type Channel } from '../../../shared/channel-names';
 import type { Result } from '../../../shared/errors';
@@ -59,6 +61,28 @@ vi.mock('../../../main/electron/tray-host', async (importOriginal) => ({
   ...(await importOriginal<typeof import('../../../main/electron/tray-host')>()),
   detectTrayHost: () => Promise.resolve(trayHostState.found),
 }));
+
+/** electron-updater's `autoUpdater`, faked: counts the checks the shell asks for. */
+const updaterState = vi.hoisted(() => ({
+  checks: 0,
+  autoUpdater: {
+    autoDownload: true,
+    autoInstallOnAppQuit: false,
+    allowDowngrade: true,
+    logger: null as unknown,
+    on: () => {},
+    checkForUpdates: () => {
+      updaterState.checks += 1;
+      return Promise.resolve({
+        isUpdateAvailable: true,
+        updateInfo: { version: '0.2.0', releaseNotes: 'New' },
+      });
+    },
+    downloadUpdate: () => Promise.resolve([]),
+    quitAndInstall: () => {},
+  },
+}));
+vi.mock('electron-updater', () => ({ default: { autoUpdater: updaterState.autoUpdater } }));
 
 vi.mock('../../../main/store', () => ({
   resolveStorePath: () => '/home/me/.local/share/runwarden/state.sqlite',
@@ -375,6 +399,67 @@ describe('runApp', () => {
     Notification.created.at(-1)?.emit('click');
     expect(contents.sent).toContainEqual({ channel: 'push:open-run', payload: { runId: 'r3' } });
   });
+});
+
+describe("runApp: Settings' Updates section", () => {
+  it('a development build gives the host an Updates section that never updates', async () => {
+    await started();
+    const updates = hostState.options?.updates;
+    expect(updates?.status()).toMatchObject({
+      phase: 'off',
+      currentVersion: '0.1.0',
+      plan: { kind: 'off', reason: 'Development builds never update.' },
+    });
+    expect(updates?.check().phase).toBe('off');
+    expect(() => updates?.restart()).toThrow('No update is downloaded yet');
+    expect(updaterState.checks).toBe(0);
+  });
+
+  // A Linux build that is neither the AppImage nor a deb is only told of new versions: the updater is made.
+  it.runIf(process.platform === 'linux')(
+    'an installed build checks at start while the setting is on, and follows the setting',
+    async () => {
+      const resources = fs.mkdtempSync(path.join(os.tmpdir(), 'runwarden-resources-'));
+      fs.writeFileSync(
+        path.join(resources, 'app-update.yml'),
+        'provider: github\nowner: someone\nrepo: runwarden\n',
+      );
+      const saved = { resourcesPath: process.resourcesPath, appImage: process.env.APPIMAGE };
+      Object.defineProperty(process, 'resourcesPath', { value: resources, configurable: true });
+      delete process.env.APPIMAGE;
+      updaterState.checks = 0;
+      try {
+        app.isPackaged = true;
+        // The autostart entry a packaged Linux build keeps (launch at login is off: none) goes under here.
+        app.setPath('home', resources);
+        await started();
+        await flush();
+        expect(updaterState.checks).toBe(1);
+        expect(hostState.options?.updates?.status()).toMatchObject({
+          phase: 'available',
+          latestVersion: '0.2.0',
+          downloadUrl: 'https://github.com/someone/runwarden/releases/tag/v0.2.0',
+        });
+        const settings = hostState.settings as Settings;
+        // Saving other settings with the check still on does not check again; off then on checks once.
+        hostState.options?.onSettingsChanged?.({ ...settings, closeToTray: false });
+        hostState.options?.onSettingsChanged?.({ ...settings, autoUpdateCheck: false });
+        hostState.options?.onSettingsChanged?.({ ...settings, autoUpdateCheck: true });
+        await flush();
+        expect(updaterState.checks).toBe(2);
+        // "Check now" works with the automatic check off too.
+        hostState.options?.onSettingsChanged?.({ ...settings, autoUpdateCheck: false });
+        hostState.options?.updates?.check();
+        await flush();
+        expect(updaterState.checks).toBe(3);
+      } finally {
+        app.quit();
+        Object.defineProperty(process, 'resourcesPath', { value: saved.resourcesPath, configurable: true });
+        if (saved.appImage !== undefined) process.env.APPIMAGE = saved.appImage;
+        fs.rmSync(resources, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe('runApp: closing the last window, and starting hidden with no tray icon', () => {

@@ -138,6 +138,9 @@ describe('runwarden serve on a demo store', () => {
       'cli:status': {},
       'cli:install': {},
       'cli:uninstall': {},
+      'updates:status': {},
+      'updates:check': {},
+      'updates:restart': {},
       'remotes:list': {},
       // A closed port on loopback: attached, never reached; removed by the next channel.
       'remotes:add': { name: 'box', dest: 'ssh://127.0.0.1:1' },
@@ -156,11 +159,16 @@ describe('runwarden serve on a demo store', () => {
     // Browser mode cannot put the desktop app's command on the PATH: the cli:* channels say so.
     const desktopOnly =
       "FORBIDDEN The runwarden command is put on the PATH from the desktop app's Settings, not from a browser.";
+    // Nor check for or install the desktop app's updates; `updates:status` says why (below).
+    const updatesDesktopOnly =
+      "FORBIDDEN Updates are checked and installed from the desktop app's Settings, not from a browser.";
     expect(failures).toEqual([
       'runs:openLog: NOT_FOUND Run ' + stale.run.id + ' has no log file to open.',
       `cli:status: ${desktopOnly}`,
       `cli:install: ${desktopOnly}`,
       `cli:uninstall: ${desktopOnly}`,
+      `updates:check: ${updatesDesktopOnly}`,
+      `updates:restart: ${updatesDesktopOnly}`,
       'remotes:call: NOT_FOUND No remote machine named "box".',
     ]);
     const doctor = await invoke<{ contradictions: unknown[]; integrity: string }>('store:doctor', {});

@@ -84,6 +84,9 @@ describe('dispatcher: the one path every request takes', () => {
       'cli:status': {},
       'cli:install': {},
       'cli:uninstall': {},
+      'updates:status': {},
+      'updates:check': {},
+      'updates:restart': {},
       'remotes:list': {},
       'remotes:add': { name: 'box', dest: 'ssh://127.0.0.1:1' },
       'remotes:remove': { name: 'box' },
@@ -93,8 +96,8 @@ describe('dispatcher: the one path every request takes', () => {
       const result = dispatch(channel, inputs[channel]);
       if (!result.ok)
         expect(
-          // Only a shell's host has the desktop's PATH actions and the other machines.
-          channel.startsWith('cli:') || channel.startsWith('remotes:') ? ['FORBIDDEN'] : ['NOT_FOUND'],
+          // Only a shell's host has the desktop's PATH actions, its updates and the other machines.
+          /^(cli|updates|remotes):/.test(channel) ? ['FORBIDDEN'] : ['NOT_FOUND'],
           `${channel}: ${result.error.message}`,
         ).toContain(result.error.code);
     }
