@@ -12,7 +12,8 @@ import { parseArgs } from 'node:util';
 import { HOST_STORE_OPTIONS, startHostHygiene } from '../main/services/app-host';
 import { PRUNE_PER_TX } from '../main/services/sweeper';
 import { openStore } from '../main/store';
-import { measureBrowser } from './browser-ops';
+import { measureBrowser, type BrowserOptions } from './browser-ops';
+import { startMachineLoad } from './machine-load';
 import { benchStore } from './store-cache';
 import { combineRepeats } from './repeat';
 import { growthOf, growthTable, type SizeResult } from './growth';
@@ -57,6 +58,8 @@ const HELP = `Usage: npm run bench -- [options]
   --keep          keep the store afterwards
   --no-browser    skip the Chromium part
   --chromium P    Chromium binary (default $RUNWARDEN_CHROMIUM or /usr/bin/chromium)
+  --load N        measure the window twice: quiet, then with a second process keeping N threads busy
+                  (default 0: quiet only)
   --vacuum        VACUUM after pruning, to show the file shrink (slow on a big store)
   --out DIR       where the JSON goes (default artifacts/bench)`;
 
@@ -80,6 +83,7 @@ async function main(): Promise<number> {
       keep: { type: 'boolean', default: false },
       'no-browser': { type: 'boolean', default: false },
       chromium: { type: 'string', default: process.env.RUNWARDEN_CHROMIUM ?? '/usr/bin/chromium' },
+      load: { type: 'string', default: '0' },
       vacuum: { type: 'boolean', default: false },
       out: { type: 'string', default: path.join('artifacts', 'bench') },
       help: { type: 'boolean', short: 'h', default: false },
@@ -95,6 +99,8 @@ async function main(): Promise<number> {
     reps: Number(values.reps),
     repeat: Number(values.repeat),
   };
+  const load = Number(values.load);
+  if (!Number.isInteger(load) || load < 0) throw new Error('--load wants a whole number of threads');
   const idleSeconds = Number(values['idle-seconds']);
   for (const [name, n] of [...sizes.map((x) => ['--runs', x] as const), ...Object.entries(numbers)]) {
     if (!Number.isInteger(n) || n < 1)
@@ -113,7 +119,7 @@ async function main(): Promise<number> {
   for (const runs of sizes) {
     results.push(
       await benchSize(
-        { ...values, runs, ...numbers, idleSeconds, cacheDir, parts, cpuProfDir },
+        { ...values, runs, ...numbers, idleSeconds, cacheDir, parts, cpuProfDir, load },
         sizes.length > 1,
       ),
     );
@@ -163,6 +169,8 @@ interface SizeOptions {
   keep: boolean;
   'no-browser': boolean;
   chromium: string;
+  /** Threads of the load process the window is measured under a second time; 0 for quiet only. */
+  load: number;
   vacuum: boolean;
   out: string;
 }
@@ -322,28 +330,19 @@ async function benchSize(values: SizeOptions, several: boolean): Promise<SizeRes
     if (want('hook')) measurements.push(measureAgentHook(storePath, path.dirname(storePath), 30, log));
 
     if (want('browser') && !values['no-browser']) {
-      log('\nChromium (runwarden serve):');
-      try {
-        measurements.push(
-          ...(await measureBrowser(
-            {
-              storePath,
-              navigations: 20,
-              scrollMs: 4_000,
-              executablePath: values.chromium,
-              searches: [gen.searchCommon, gen.searchRare, 'deploy', 'agent', 'release']
-                .map((needle) => ({
-                  needle,
-                  firstId: store.listRuns({ view: 'all', limit: 1, search: needle }).items[0]?.run.id ?? '',
-                }))
-                .filter((s) => s.firstId !== ''),
-            },
-            log,
-          )),
-        );
-      } catch (error) {
-        log(`  skipped: ${(error as Error).message.split('\n')[0]}`);
-      }
+      const browser: BrowserOptions = {
+        storePath,
+        navigations: 20,
+        scrollMs: 4_000,
+        executablePath: values.chromium,
+        searches: [gen.searchCommon, gen.searchRare, 'deploy', 'agent', 'release']
+          .map((needle) => ({
+            needle,
+            firstId: store.listRuns({ view: 'all', limit: 1, search: needle }).items[0]?.run.id ?? '',
+          }))
+          .filter((s) => s.firstId !== ''),
+      };
+      measurements.push(...(await measureWindow(browser, values.load)));
     }
 
     if (want('size')) {
@@ -398,6 +397,40 @@ async function benchSize(values: SizeOptions, several: boolean): Promise<SizeRes
     if (!values.keep && values.dir === undefined) fs.rmSync(dir, { recursive: true, force: true });
     else log(`Store kept at ${storePath}`);
   }
+}
+
+/**
+ * The window in Chromium, quiet; then, with `--load N`, again while a second process keeps N threads busy
+ * (`bench/machine-load.ts`): those figures carry `.loaded` in their id and the load in their label.
+ */
+async function measureWindow(options: BrowserOptions, load: number): Promise<Measurement[]> {
+  const out: Measurement[] = [];
+  log(`\nChromium (runwarden serve), quiet — load ${loadText()}:`);
+  try {
+    out.push(...(await measureBrowser(options, log)));
+  } catch (error) {
+    log(`  skipped: ${(error as Error).message.split('\n')[0]}`);
+    return out;
+  }
+  if (load === 0) return out;
+  const busy = await startMachineLoad(load);
+  try {
+    log(`\nChromium (runwarden serve), loaded by a process with ${load} busy threads — load ${loadText()}:`);
+    const loaded = await measureBrowser(options, log);
+    for (const m of loaded) {
+      out.push({
+        ...m,
+        id: `${m.id}.loaded`,
+        label: `${m.label} — loaded (${load} busy threads)`,
+        extra: { ...m.extra, loadThreads: load, loadAverage: loadText() },
+      });
+    }
+  } catch (error) {
+    log(`  loaded run skipped: ${(error as Error).message.split('\n')[0]}`);
+  } finally {
+    await busy.stop();
+  }
+  return out;
 }
 
 if (process.argv.includes('--worker')) {
