@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ensureLogsDir, tailSegments } from './log-files';
+import { ensureLogsDir, roomFileOf, tailSegments } from './log-files';
 
 function renameIfThere(from: string, to: string): void {
   try {
@@ -29,6 +29,8 @@ export function moveLegacyLog(logPath: string, ownDir: string): string | null {
   renameIfThere(oldFrom, oldTo);
   renameIfThere(currentFrom, currentTo);
   renameIfThere(logPath, target);
+  // An ended log's set-aside page is no use any more (a writer that died left it).
+  fs.rmSync(roomFileOf(logPath), { force: true });
   return fs.existsSync(target) ? target : null;
 }
 

@@ -33,6 +33,16 @@ export function tailSegments(logPath: string): [older: string, current: string] 
   return [`${logPath}.tail-old`, `${logPath}.tail`];
 }
 
+/** The page a log's writer sets aside for the gap marker of a full disk, given up when it closes. */
+export function roomFileOf(logPath: string): string {
+  return `${logPath}.room`;
+}
+
+/** The log file a name in a logs folder belongs to: a tail segment or a set-aside page belongs to its log. */
+export function logNameOf(name: string): string {
+  return /^(.+\.log)\.(?:tail|tail-old|room)$/.exec(name)?.[1] ?? name;
+}
+
 /**
  * A recorded log path is used only if it names a log file inside this store's logs folder (or, for a row
  * recorded before the move, the shared legacy folder): a store row never makes Runwarden read or delete
@@ -51,15 +61,16 @@ export function ensureLogsDir(dir: string): void {
   fs.chmodSync(dir, 0o700);
 }
 
-/** Deletes a log and its tail segments; missing files are fine. */
+/** Deletes a log, its tail segments and its set-aside page; missing files are fine. */
 export function removeLogFiles(logPath: string): void {
-  for (const file of [logPath, ...tailSegments(logPath)]) fs.rmSync(file, { force: true });
+  for (const file of [logPath, ...tailSegments(logPath), roomFileOf(logPath)])
+    fs.rmSync(file, { force: true });
 }
 
 /** Bytes a log takes on disk, segments included. */
 export function logBytesOnDisk(logPath: string): number {
   let total = 0;
-  for (const file of [logPath, ...tailSegments(logPath)]) {
+  for (const file of [logPath, ...tailSegments(logPath), roomFileOf(logPath)]) {
     try {
       total += fs.statSync(file).size;
     } catch {

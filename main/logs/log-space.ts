@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { runIdOfLogFile } from './log-files';
+import { logNameOf, runIdOfLogFile } from './log-files';
 
 export interface LogFolderUsage {
   files: number;
@@ -40,12 +40,6 @@ function listFiles(dir: string): LogFile[] {
 export function logFolderUsage(dir: string): LogFolderUsage {
   const files = listFiles(dir);
   return { files: files.length, bytes: files.reduce((sum, file) => sum + file.bytes, 0) };
-}
-
-/** The log file a name belongs to (a tail segment belongs to its log). */
-function logNameOf(name: string): string {
-  const segment = /^(.+\.log)\.tail(?:-old)?$/.exec(name);
-  return segment?.[1] ?? name;
 }
 
 /**

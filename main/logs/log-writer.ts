@@ -11,15 +11,17 @@
  *
  * A full disk (ENOSPC, EDQUOT) never stops the command nor leaves half a record: the file is cut back to
  * its last whole record, the records are counted as dropped, and a gap marker saying how many is written
- * before the next record that fits — at the latest when the log closes, making room for it by dropping
- * the last few kilobytes if it must (docs/RUN-OUTPUT.md#a-full-disk).
+ * before the next record that fits, or by itself as soon as there is room again (tried every
+ * `gapRetryMs` while records are missing, with no output needed) — at the latest when the log closes,
+ * making room for it by dropping the last few kilobytes if it must, or by giving up the page the writer
+ * set aside beside the log when it opened (docs/RUN-OUTPUT.md#a-full-disk).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { LogRecord } from '../../shared/views';
 import { decodeRecord, encodeRecord, MAX_RECORD_CHARS } from './log-format';
-import { ensureLogsDir, tailSegments } from './log-files';
+import { ensureLogsDir, roomFileOf, tailSegments } from './log-files';
 
 export type OutputStreamName = 'stdout' | 'stderr';
 
@@ -29,6 +31,8 @@ export interface LogWriterOptions {
   clock?: () => number;
   /** A line without its newline is written after this long without more output (a prompt, a progress bar). */
   idleFlushMs?: number;
+  /** While output is missing for a full disk, its gap marker is tried again this often (default 1000). */
+  gapRetryMs?: number;
 }
 
 export interface LogSummary {
@@ -52,6 +56,12 @@ export const DISK_FULL_GAP_TEXT = 'the disk was full';
  * so at least one whole page is freed whatever the alignment.
  */
 const ROOM_FOR_GAP_BYTES = 8192;
+
+/**
+ * Set aside beside the log when it opens, given up on closing: room for the gap marker when the disk filled
+ * before the command printed anything, so there is no record to cut. One page is more than a marker needs.
+ */
+const SET_ASIDE_BYTES = 4096;
 
 /** Records lost to a full disk, not yet told by a gap marker. */
 interface Dropped {
@@ -111,6 +121,8 @@ export class LogWriter {
   readonly #sizes = new Map<number, number>();
   #dropped: Dropped | null = null;
   #droppedLines = 0;
+  readonly #gapRetryMs: number;
+  #gapTimer: NodeJS.Timeout | null = null;
 
   private constructor(options: LogWriterOptions, fd: number) {
     this.path = options.path;
@@ -118,10 +130,12 @@ export class LogWriter {
     this.#clock = options.clock ?? Date.now;
     const cap = Math.max(MIN_CAP_BYTES, Math.floor(options.capBytes));
     // Closing copies the older segment into the log before removing it: head + gap marker + three
-    // segments is the most the disk ever holds, so that is what has to fit in the cap.
+    // segments (+ the page set aside, given up before that) is the most the disk ever holds, so that is
+    // what has to fit in the cap.
     this.#segmentCap = Math.floor(cap / 4);
-    this.#headCap = cap - 3 * this.#segmentCap - GAP_RESERVE_BYTES;
+    this.#headCap = cap - 3 * this.#segmentCap - GAP_RESERVE_BYTES - SET_ASIDE_BYTES;
     this.#idleFlushMs = options.idleFlushMs ?? 300;
+    this.#gapRetryMs = options.gapRetryMs ?? 1000;
     this.#sizes.set(fd, 0);
   }
 
@@ -132,6 +146,7 @@ export class LogWriter {
     // Read back only to make room for a gap marker on a full disk (#makeRoomForGap).
     const fd = fs.openSync(options.path, 'w+', 0o600);
     fs.fchmodSync(fd, 0o600);
+    setAside(options.path);
     return new LogWriter(options, fd);
   }
 
@@ -181,6 +196,11 @@ export class LogWriter {
     }
     this.#append(records);
     if (this.#dropped !== null) this.#makeRoomForGap();
+    // Nothing to cut (full before the first line): the page set aside makes the room.
+    fs.rmSync(roomFileOf(this.path), { force: true });
+    if (this.#dropped !== null)
+      this.#writeOrDrop(this.#inTail ? (this.#current as Segment).fd : this.#fd, '', []);
+    this.#stopGapRetry();
     if (this.#inTail) this.#appendTail();
     const bytes = fs.fstatSync(this.#fd).size;
     fs.closeSync(this.#fd);
@@ -278,6 +298,25 @@ export class LogWriter {
     if (this.#current !== null && (tail !== '' || (this.#inTail && this.#dropped !== null))) {
       this.#writeTail(this.#current, tail, tailRecords);
     }
+    this.#armGapRetry();
+  }
+
+  /** While records are missing, their gap marker is tried on its own until it fits: no output needed. */
+  #armGapRetry(): void {
+    if (this.#dropped === null) {
+      this.#stopGapRetry();
+      return;
+    }
+    if (this.#gapTimer !== null || this.#closed !== null) return;
+    this.#gapTimer = setInterval(() => {
+      if (this.#closed === null) this.#append([]);
+    }, this.#gapRetryMs);
+    this.#gapTimer.unref();
+  }
+
+  #stopGapRetry(): void {
+    if (this.#gapTimer !== null) clearInterval(this.#gapTimer);
+    this.#gapTimer = null;
   }
 
   /** A tail batch; on a full disk its records leave the segment's counts again (they are not in it). */
@@ -434,5 +473,15 @@ export class LogWriter {
     while (offset < buffer.length) {
       offset += fs.writeSync(fd, buffer, offset, buffer.length - offset, position + offset);
     }
+  }
+}
+
+/** Sets a page aside beside the log (see SET_ASIDE_BYTES); on a disk already full, nothing is set aside. */
+function setAside(logPath: string): void {
+  const room = roomFileOf(logPath);
+  try {
+    fs.writeFileSync(room, Buffer.alloc(SET_ASIDE_BYTES), { mode: 0o600 });
+  } catch {
+    fs.rmSync(room, { force: true });
   }
 }

@@ -126,7 +126,8 @@ export function readLog(logPath: string, options: ReadLogOptions = {}): ReadLogR
   if (records.length > (after === undefined ? tail : limit)) {
     records = records.slice(-(after === undefined ? tail : limit));
   }
-  while (records[0]?.stream === 'gap') records = records.slice(1);
+  // A leading gap stays: output lost before the first line kept (a disk full from the start), or since the
+  // follow cursor, is still output the person should know is missing (docs/RUN-OUTPUT.md#a-full-disk).
   return { records, reset, truncated: ordered.some((r) => r.stream === 'gap'), lastSeq };
 }
 

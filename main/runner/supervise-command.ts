@@ -16,6 +16,7 @@ import { groupAlive, markedProcesses, processStartId } from '../store';
 import { launchArgv } from './launch-command';
 import { signalTree } from './process-tree';
 import { signalMarked } from './stop-command';
+import { withWriteRetry, type RetryTiming } from './durable-write';
 import { containment } from './subreaper';
 import type { RunSession } from './run-session';
 import { teeOutput, type OutputSink } from './tee-output';
@@ -409,10 +410,7 @@ function fencedMessage(session: RunSession, what: string): string {
   }
 }
 
-export interface DurableSettleOptions {
-  /** First wait between tries; doubles up to maxRetryMs. */
-  retryMs?: number;
-  maxRetryMs?: number;
+export interface DurableSettleOptions extends RetryTiming {
   /** Told once per failed try (the first one is worth printing). */
   onRetry?: (settlement: Extract<Settlement, { status: 'error' }>, tries: number) => void;
 }
@@ -422,7 +420,8 @@ export interface DurableSettleOptions {
  * cannot record it (disk full, read-only, busy) the runner keeps its lease — renewing it, even lapsed, as
  * long as nobody took over — and tries again, until it is recorded or the lease is really lost.
  * A signal (SIGINT, SIGTERM, SIGHUP), before or while it waits, is honoured at once: one try, then the
- * error is returned (nothing is recorded; the lease lapses and the run shows stale).
+ * error is returned (nothing is recorded; the lease lapses and the run shows stale). The waiting is the
+ * one `effect` uses for an effect's outcome (durable-write.ts).
  */
 export async function settleRunDurably(
   session: RunSession,
@@ -431,25 +430,14 @@ export async function settleRunDurably(
   onInterrupt: 'cancel' | 'park',
   options: DurableSettleOptions = {},
 ): Promise<Settlement> {
-  let wait = options.retryMs ?? 500;
-  const maxWait = options.maxRetryMs ?? 5_000;
   let refusedAfterRenewal = 0;
-  const interrupt = new AbortController();
-  const onSignal = (): void => interrupt.abort();
-  for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
-  try {
-    return await settleWithRetries();
-  } finally {
-    for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
-  }
-
-  async function settleWithRetries(): Promise<Settlement> {
+  return withWriteRetry(options, async (retry) => {
     for (let tries = 1; ; tries += 1) {
       const settlement = settleRun(session, command, outcome, onInterrupt);
       const writeFenced =
         settlement.status === 'fenced' && outcome.stopReason !== 'fenced' && !session.fenced;
       if (settlement.status !== 'error' && !writeFenced) return settlement;
-      if (outcome.interruptSignal !== null || interrupt.signal.aborted) return settlement;
+      if (outcome.interruptSignal !== null || retry.interrupted) return settlement;
       // A write refused although a heartbeat had just renewed the lease: something else is wrong; stop.
       if (writeFenced && refusedAfterRenewal >= 3) return settlement;
       // Still ours? A heartbeat renews a lapsed lease, or tells us for sure that it is gone.
@@ -458,15 +446,7 @@ export async function settleRunDurably(
       if (renewal === 'renewed' && writeFenced) refusedAfterRenewal += 1;
       if (settlement.status === 'error') options.onRetry?.(settlement, tries);
       if (renewal === 'renewed' && writeFenced) continue;
-      try {
-        await sleep(wait, undefined, { signal: interrupt.signal });
-      } catch {
-        // Interrupted: the loop's next check returns.
-      }
-      wait = Math.min(maxWait, wait * 2);
+      await retry.pause();
     }
-  }
+  });
 }
-
-/** The signals that ask a runner to stop now. */
-const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];

@@ -32,7 +32,7 @@ import { answerAcrossMachines } from './remote/machine-requests';
 import { createRemoteHub, personHere, type RemoteHub } from './remote/remote-hub';
 import type { AppHost, AppHostOptions } from './host-types';
 import { WRITE_CHANNELS } from './handlers';
-import { watchLogs, type LogWatcher } from './log-watcher';
+import { watchLogFolders, type LogWatcher } from './log-watcher';
 import { catchUpNotice, coalesce, noticesFor } from './notification-rules';
 import { loadSettings } from './settings-service';
 import { startSearchCountRequests, type SearchCountRequests } from './search-count-requests';
@@ -367,9 +367,15 @@ function startHost(host: HostState): void {
   host.searchCounts ??= startSearchCountRequests(store);
   pushStoreStatus(host);
   adoptLegacyLogs(store);
-  host.logWatcher ??= watchLogs(store.logsDir, (runId) => options.push('log', { runId }), {
-    create: store.mode === 'read-write',
-  });
+  host.logWatcher ??= watchLogFolders(
+    // The store's own folder, and the folder stores shared before: an older runner still writing a live
+    // run's log there is followed live too (docs/RUN-OUTPUT.md#files).
+    [
+      { dir: store.logsDir, create: store.mode === 'read-write' },
+      { dir: store.legacyLogsDir, create: false },
+    ],
+    (runId) => options.push('log', { runId }),
+  );
   host.sweeper.start();
   pushAttention(host);
   host.remotes?.start();

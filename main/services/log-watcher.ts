@@ -4,13 +4,11 @@
  * reads new output only when there is some (no polling loop in the page).
  */
 import fs from 'node:fs';
-import { ensureLogsDir, runIdOfLogFile } from '../logs/log-files';
+import { ensureLogsDir, logNameOf, runIdOfLogFile } from '../logs/log-files';
 
 export interface LogWatcher {
   close(): void;
 }
-
-const SEGMENT = /^(.+\.log)\.tail(?:-old)?$/;
 
 export function watchLogs(
   dir: string,
@@ -29,7 +27,7 @@ export function watchLogs(
   try {
     watcher = fs.watch(dir, { persistent: false }, (_event, filename) => {
       if (filename === null) return;
-      const name = SEGMENT.exec(filename)?.[1] ?? filename;
+      const name = logNameOf(filename);
       const runId = runIdOfLogFile(name);
       if (runId === null || due.has(runId)) return;
       const timer = setTimeout(() => {
@@ -49,6 +47,28 @@ export function watchLogs(
       watcher.close();
       for (const timer of due.values()) clearTimeout(timer);
       due.clear();
+    },
+  };
+}
+
+/**
+ * Watches several folders as one (a store's own logs folder and the shared one older versions wrote in);
+ * null when none could be watched.
+ */
+export function watchLogFolders(
+  folders: ReadonlyArray<{ dir: string; create: boolean }>,
+  onLog: (runId: string) => void,
+  throttleMs?: number,
+): LogWatcher | null {
+  const watchers = folders
+    .map(({ dir, create }) =>
+      watchLogs(dir, onLog, { create, ...(throttleMs !== undefined && { throttleMs }) }),
+    )
+    .filter((watcher): watcher is LogWatcher => watcher !== null);
+  if (watchers.length === 0) return null;
+  return {
+    close() {
+      for (const watcher of watchers) watcher.close();
     },
   };
 }

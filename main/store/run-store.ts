@@ -402,6 +402,11 @@ export class RunStore extends RunnerStore {
     return logsDirOf(this.path);
   }
 
+  /** The folder stores in the same folder shared before each had its own (read, never budgeted). */
+  get legacyLogsDir(): string {
+    return legacyLogsDirOf(this.path);
+  }
+
   /**
    * Moves this store's ended logs out of the folder stores shared before each had its own
    * (docs/RUN-OUTPUT.md#files); live runs' logs stay where their runners write. Returns how many moved.

@@ -7,6 +7,7 @@
 import { basename } from 'node:path';
 import type { Effect } from '../../../shared/domain';
 import { RunwardenError } from '../../../shared/errors';
+import { recordDurably } from '../../runner/durable-write';
 import type { EnclosingClaim } from '../../runner/runner-env';
 import type { RunnerStore } from '../../store/runner-store';
 import {
@@ -72,6 +73,8 @@ under the idempotency key K, so it happens at most once:
     decides: 0 → applied (exit 0); 75 → outcome unknown (parked, exit 75); anything else →
     rejected, it did not happen (exit with CMD's code). If this process is killed while CMD runs,
     the run's supervisor makes the effect ambiguous at once; a run never ends with it applying.
+    If the store cannot record the outcome (disk full, read-only, busy), this says so and tries
+    again until it can; Ctrl-C stops trying (the effect then becomes ambiguous).
 "effect begin" records the start for a program that performs the effect itself. It prints the
 effect's id when you should go ahead, and prints nothing (exit 0) when it was already applied.
 The run performs it: the shell that called "effect begin" may exit (a Makefile's recipe line, a
@@ -128,23 +131,62 @@ effect that is no longer applying; 1 "effect end" from a process the run did not
 type EffectOptions = ParsedValues<typeof OPTIONS>;
 
 /** `effect end ID --applied | --rejected | --unknown`: settles an effect `effect begin` started. */
-function endEffect(
+async function endEffect(
   ctx: CliContext,
   claim: EnclosingClaim,
   values: EffectOptions,
   positionals: string[],
   endings: number,
-): number {
+): Promise<number> {
   const id = parseIntegerFlag(requirePositional(positionals, 1, 'ID'), 'ID', RANGES.effectId) ?? 0;
   noExtraPositionals(positionals, 2);
   if (endings !== 1) throw new UsageError('say how it ended: --applied, --rejected or --unknown');
   const store = openRunnerCliStore(ctx, values.store, { mustExist: true });
   const status = values.applied === true ? 'applied' : values.rejected === true ? 'rejected' : 'ambiguous';
   // Any process the run started may settle it; one that merely carries the claim may not.
-  const effect = store.settleEffect(claim, id, status, processAncestry(process.pid));
+  const ancestry = processAncestry(process.pid);
+  const effect = await settleDurably(ctx, `effect ${id}`, status, () =>
+    store.settleEffect(claim, id, status, ancestry),
+  );
   if (status === 'ambiguous') return parkAmbiguous(ctx, store, claim, effect);
   printResult(ctx, { effect, ran: true }, () => '');
   return EXIT.ok;
+}
+
+/**
+ * Records an effect's known outcome, trying again while the store cannot take it (a full disk, read-only,
+ * busy), as exec and worker do with a run's end (durable-write.ts): the effect stays applying meanwhile,
+ * with this process alive as its performer. Says so once, and again when it was recorded. A stop signal
+ * ends the waiting: the outcome is then not recorded, and the effect becomes unknown once this process is
+ * gone (docs/LIVENESS.md#unknown-outcomes).
+ */
+async function settleDurably(
+  ctx: CliContext,
+  what: string,
+  status: 'applied' | 'rejected' | 'ambiguous',
+  write: () => Effect,
+): Promise<Effect> {
+  const outcome = status === 'ambiguous' ? 'unknown' : status;
+  let retried = false;
+  try {
+    const effect = await recordDurably(write, {
+      onRetry: (error, tries) => {
+        retried = true;
+        if (tries === 1)
+          ctx.stderr.write(
+            `runwarden: ${sanitizeLine(what)} ${outcome === 'unknown' ? 'has an unknown outcome' : `was ${outcome}`}, but the store cannot record it now (${sanitizeLine(error.message)}); keeping it applying and trying again until it is recorded (Ctrl-C stops trying)\n`,
+          );
+      },
+    });
+    if (retried) ctx.stderr.write(`runwarden: ${sanitizeLine(what)} recorded as ${outcome}\n`);
+    return effect;
+  } catch (error) {
+    if (retried)
+      ctx.stderr.write(
+        `runwarden: stopped trying: ${sanitizeLine(what)} was ${outcome} but is not recorded; it becomes unknown once this process is gone, for a person to resolve\n`,
+      );
+    throw error;
+  }
 }
 
 /** An effect to perform (with CMD) or to begin (`effect begin`, CMD null), its flags checked. */
@@ -247,17 +289,24 @@ async function performEffect(
   const { runChild } = await import('../run-child');
   const outcome = await runChild(commandArgv, ctx.env, ctx.cwd);
   if (outcome.spawnError !== null) ctx.stderr.write(`runwarden: ${sanitizeLine(outcome.spawnError)}\n`);
+  const what = `effect ${request.key}`;
   if (outcome.exitCode === 0) {
-    const effect = store.settleEffect(claim, applying.id, 'applied');
+    const effect = await settleDurably(ctx, what, 'applied', () =>
+      store.settleEffect(claim, applying.id, 'applied'),
+    );
     printResult(ctx, { effect, ran: true }, () => '');
     return EXIT.ok;
   }
   // Killed by a signal, or CMD said it cannot tell: nobody knows whether it happened.
   if (outcome.exitCode === request.unknownExit || outcome.signal !== null) {
-    const effect = store.settleEffect(claim, applying.id, 'ambiguous');
+    const effect = await settleDurably(ctx, what, 'ambiguous', () =>
+      store.settleEffect(claim, applying.id, 'ambiguous'),
+    );
     return parkAmbiguous(ctx, store, claim, effect);
   }
-  const effect = store.settleEffect(claim, applying.id, 'rejected');
+  const effect = await settleDurably(ctx, what, 'rejected', () =>
+    store.settleEffect(claim, applying.id, 'rejected'),
+  );
   printResult(ctx, { effect, ran: true }, () => '');
   if (!ctx.json) {
     ctx.stderr.write(

@@ -4,49 +4,20 @@
  * gap marker saying the disk was full — when space returns mid-run, and when it never does (closing makes
  * room for the marker). No half record is left behind.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { gapText } from '../../../shared/log-text';
 import { DISK_FULL_GAP_TEXT, LogWriter } from '../../../main/logs/log-writer';
-import { readWholeLog } from '../../../main/logs/read-log';
+import { readLog, readWholeLog } from '../../../main/logs/read-log';
+import { fillDisk, smallDisk } from '../../helpers/small-disk';
 
-let mountPoint: string;
-let mounted = false;
-beforeAll(() => {
-  mountPoint = fs.mkdtempSync(path.join(os.tmpdir(), 'runwarden-logfull-'));
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=512k', 'tmpfs', mountPoint]);
-  mounted = true;
-});
-afterAll(() => {
-  if (mounted) execFileSync('umount', ['-l', mountPoint]);
-  fs.rmSync(mountPoint, { recursive: true, force: true });
-});
+const disk = smallDisk('runwarden-logfull-', '512k');
 afterEach(() => {
-  for (const name of fs.readdirSync(mountPoint)) fs.rmSync(path.join(mountPoint, name), { recursive: true });
+  for (const name of fs.readdirSync(disk.path)) fs.rmSync(path.join(disk.path, name), { recursive: true });
 });
 
-/** Fills the file system to the last byte. */
-function fill(): string {
-  const file = path.join(mountPoint, 'fill');
-  const fd = fs.openSync(file, 'w');
-  const block = Buffer.alloc(4096, 1);
-  try {
-    for (;;) fs.writeSync(fd, block);
-  } catch {
-    // ENOSPC: now single bytes, for whatever room the last block left.
-    try {
-      for (;;) fs.writeSync(fd, block, 0, 1);
-    } catch {
-      // Full.
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
-  return file;
-}
+const fill = (): string => fillDisk(disk.path);
 
 /** Lines kept plus lines every gap marker counts. */
 function accounted(logPath: string) {
@@ -58,7 +29,7 @@ function accounted(logPath: string) {
 }
 
 it('space returns mid-run: the dropped lines are counted by a gap marker before the next line kept', () => {
-  const logPath = path.join(mountPoint, 'logs', 'run_a.log');
+  const logPath = path.join(disk.path, 'logs', 'run_a.log');
   const writer = LogWriter.open({ path: logPath, capBytes: 8 << 20 });
   for (let i = 1; i <= 1000; i += 1) writer.write('stdout', `line ${i}\n`);
   const full = fill();
@@ -84,7 +55,7 @@ it('space returns mid-run: the dropped lines are counted by a gap marker before 
 });
 
 it('the disk stays full to the end: closing makes room for the gap marker', () => {
-  const logPath = path.join(mountPoint, 'logs', 'run_b.log');
+  const logPath = path.join(disk.path, 'logs', 'run_b.log');
   const writer = LogWriter.open({ path: logPath, capBytes: 8 << 20 });
   for (let i = 1; i <= 2000; i += 1) writer.write('stdout', `line ${i}\n`);
   fill();
@@ -104,7 +75,7 @@ it('the disk stays full to the end: closing makes room for the gap marker', () =
 });
 
 it('output past the head on a full disk: the tail segment gets the marker, closing keeps every count', () => {
-  const logPath = path.join(mountPoint, 'logs', 'run_c.log');
+  const logPath = path.join(disk.path, 'logs', 'run_c.log');
   // The smallest cap: a 15 KiB head, 16 KiB tail segments.
   const writer = LogWriter.open({ path: logPath, capBytes: 64 * 1024 });
   const line = (i: number) => `line ${i} ${'x'.repeat(40)}\n`;
@@ -121,4 +92,43 @@ it('output past the head on a full disk: the tail segment gets the marker, closi
   const skipped = records.filter((r) => r.stream === 'gap').reduce((n, g) => n + (g.skippedLines ?? 0), 0);
   expect(kept + skipped).toBe(1300);
   expect(records.at(-1)?.text).toBe(line(1300).trimEnd());
+});
+
+it('full before the first line, freed with no later output: the marker is written by itself', async () => {
+  const logPath = path.join(disk.path, 'logs', 'run_d.log');
+  const writer = LogWriter.open({ path: logPath, capBytes: 8 << 20, gapRetryMs: 50 });
+  const full = fill();
+  writer.write('stdout', 'lost 1\nlost 2\n');
+  expect(writer.dropping).toBe(true);
+  expect(fs.statSync(logPath).size).toBe(0);
+  fs.rmSync(full);
+  // No more output: the retry writes the marker while the command still runs.
+  const deadline = Date.now() + 10_000;
+  while (writer.dropping && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  expect(writer.dropping).toBe(false);
+  const live = readLog(logPath);
+  expect(live.records).toEqual([
+    expect.objectContaining({ stream: 'gap', text: DISK_FULL_GAP_TEXT, skippedLines: 2, skippedBytes: 14 }),
+  ]);
+  writer.close();
+  // The reader shows the leading gap, for a tail and for a follow from the start.
+  expect(readLog(logPath).records.map((r) => r.stream)).toEqual(['gap']);
+  expect(readLog(logPath, { afterSeq: 0 }).records.map((r) => r.stream)).toEqual(['gap']);
+  expect(fs.existsSync(`${logPath}.room`)).toBe(false);
+});
+
+it('full before the first line and still full at the end: the page set aside holds the marker', () => {
+  const logPath = path.join(disk.path, 'logs', 'run_e.log');
+  const writer = LogWriter.open({ path: logPath, capBytes: 8 << 20 });
+  expect(fs.statSync(`${logPath}.room`).size).toBe(4096);
+  fill();
+  writer.write('stdout', 'lost 1\nlost 2\nlost 3\n');
+  expect(writer.dropping).toBe(true);
+  const summary = writer.close();
+  expect(summary.truncated).toBe(true);
+  expect(readWholeLog(logPath)).toEqual([
+    expect.objectContaining({ stream: 'gap', text: DISK_FULL_GAP_TEXT, skippedLines: 3 }),
+  ]);
+  expect(readLog(logPath).records).toHaveLength(1);
+  expect(fs.existsSync(`${logPath}.room`)).toBe(false);
 });

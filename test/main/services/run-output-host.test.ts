@@ -3,7 +3,8 @@
  * notification quotes the command's stderr, a growing log becomes a `log` push (a watch on the logs
  * folder), `runs:log` reads it, `runs:openLog` hands only the store's own log files to the desktop.
  */
-import { join } from 'node:path';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PushEvent } from '../../../shared/channel-names';
 import { createAppHost } from '../../../main/services/app-host';
@@ -114,6 +115,24 @@ describe('run output through the host', () => {
     await exec.done;
     const after = await host.dispatch('runs:log', { runId, tail: 10 });
     expect(after.ok && after.value).toMatchObject({ live: false, records: [{ text: 'started' }] });
+  });
+
+  it('a live log an older runner still writes in the shared logs/ folder is followed too', async () => {
+    // Stores before per-store folders wrote logs to <store folder>/logs/; a live run's log stays there
+    // until its run ends (the older runner keeps writing it), so the host watches that folder as well.
+    const legacy = join(dirname(dir.store), 'logs');
+    mkdirSync(legacy, { recursive: true });
+    const file = join(legacy, 'run_legacy1.log');
+    writeFileSync(file, '');
+    const { pushes } = startHost();
+    appendFileSync(
+      file,
+      `${JSON.stringify({ seq: 1, at: Date.now(), stream: 'stdout', text: 'still here' })}\n`,
+    );
+    const pushed = () =>
+      pushes.some((p) => p.event === 'log' && (p.payload as { runId: string }).runId === 'run_legacy1');
+    await waitFor('a log push for the run in the shared folder', pushed);
+    expect(pushed()).toBe(true);
   });
 
   it('never reads or opens a file the store row points outside its logs folder', async () => {
