@@ -55,6 +55,9 @@ export async function startMockModel(command: string): Promise<MockModel> {
     if (path.endsWith('/messages')) return anthropic(res, body, shell, seq);
     if (path.endsWith('/responses')) return openaiResponses(res, body, shell, seq, escalated);
     if (path.endsWith('/chat/completions')) return chatCompletions(res, body, shell, seq);
+    if (path.includes(':countTokens')) return sendJson(res, { totalTokens: 10 });
+    if (path.includes(':streamGenerateContent') || path.includes(':generateContent'))
+      return gemini(res, body, shell, path.includes(':stream'));
     if (path.endsWith('/models')) return sendJson(res, { data: [], object: 'list' });
     return sendJson(res, {});
   }
@@ -94,7 +97,8 @@ function carriesToolResult(body: Json): boolean {
         (message.content as Json[]).some((block) => block.type === 'tool_result'),
     ) ||
     input.some((item) => item.type === 'function_call_output') ||
-    messages.some((message) => message.role === 'tool')
+    messages.some((message) => message.role === 'tool') ||
+    geminiAnswered(body)
   );
 }
 
@@ -325,6 +329,44 @@ function chatCompletions(res: ServerResponse, body: Json, command: string, seq: 
   ];
   for (const chunk of chunks) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
   res.end('data: [DONE]\n\n');
+}
+
+// ── Gemini generateContent (Gemini CLI) ─────────────────────────────────────────
+
+function geminiAnswered(body: Json): boolean {
+  const contents = Array.isArray(body.contents) ? (body.contents as Json[]) : [];
+  return contents.some(
+    (content) =>
+      Array.isArray(content.parts) &&
+      (content.parts as Json[]).some((part) => part.functionResponse !== undefined),
+  );
+}
+
+function gemini(res: ServerResponse, body: Json, command: string, stream: boolean): void {
+  const tools = Array.isArray(body.tools) ? (body.tools as Json[]) : [];
+  const names = tools.flatMap((tool) =>
+    Array.isArray(tool.functionDeclarations)
+      ? (tool.functionDeclarations as Json[]).map((declaration) => String(declaration.name))
+      : [],
+  );
+  const shell = names.includes('run_shell_command');
+  const part =
+    shell && !geminiAnswered(body)
+      ? {
+          functionCall: {
+            name: 'run_shell_command',
+            args: { command, description: 'Create the file the test checks for' },
+          },
+        }
+      : { text: shell ? 'Done.' : 'Mock title' };
+  const response = {
+    candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],
+    usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+    modelVersion: 'mock-model',
+  };
+  if (!stream) return sendJson(res, response);
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.end(`data: ${JSON.stringify(response)}\r\n\r\n`);
 }
 
 // Run on its own (`node test/agents/mock-model.ts 'touch /tmp/x'`) to try an agent by hand.

@@ -136,7 +136,7 @@ export function geminiDecision(answer: string, why = PERSON_DENIED): Record<stri
   if (answer === DENY) return { decision: 'deny', reason: why };
   return {
     systemMessage:
-      'Allowed in Runwarden. Gemini CLI hooks can refuse a tool call but not allow one, so Gemini CLI asks again here.',
+      "Allowed in Runwarden. Gemini CLI's hooks can refuse a tool call but not allow one: Gemini CLI asks again here unless its own settings allow the call.",
   };
 }
 
