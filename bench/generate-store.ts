@@ -7,8 +7,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { DEFAULT_DISPLAY_OPTIONS, displayStatus, isTerminal } from '../shared/display-status';
+import { DEFAULT_DISPLAY_OPTIONS, displayStatus } from '../shared/display-status';
 import type { ActorType, OwnerType, Surface } from '../shared/domain';
+import { isTerminalRunStatus } from '../shared/domain';
 import { hashToken, newInteractionId, newRunId, newToken } from '../main/store/ids';
 import { openStore } from '../main/store/open-store';
 import {
@@ -631,7 +632,8 @@ export function generateStore(opts: GenerateOptions): GeneratedStore {
     );
     run.display_base = base.status;
     run.needs_you_static = base.needsYou ? 1 : 0;
-    run.owner_expires_at = !isTerminal(run) && lease.owner_type !== null ? lease.expires_at : null;
+    run.owner_expires_at =
+      !isTerminalRunStatus(run.status) && lease.owner_type !== null ? lease.expires_at : null;
     run.unattended_since = base.status === 'queued' && lease.owner_type === null ? queue.available_at : null;
     run.open_interactions = open.length;
     run.ambiguous_effects = ambiguous.length;

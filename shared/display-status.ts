@@ -118,16 +118,12 @@ export function isLeaseStale(
   liveness: OwnerLiveness = UNKNOWN,
 ): boolean {
   return (
-    !isTerminal(run) &&
+    !isTerminalRunStatus(run.status) &&
     lease !== null &&
     lease.ownerType !== null &&
     !isOrphaned(lease, liveness) &&
     !hasLiveOwner(lease, now, liveness)
   );
-}
-
-export function isTerminal(run: Pick<Run, 'status'>): boolean {
-  return isTerminalRunStatus(run.status);
 }
 
 /** How a coding agent's session run is marked (`Run.originSession`, docs/AGENTS.md#sessions-as-runs). */
@@ -169,7 +165,8 @@ export function displayStatus(
  * heartbeat). A person may still cancel outright once nobody holds the run.
  */
 function requestedCancel(run: Run, info: DisplayInfo): DisplayInfo {
-  if (!run.cancelRequested || isTerminal(run) || !info.actions.includes('requestCancel')) return info;
+  if (!run.cancelRequested || isTerminalRunStatus(run.status) || !info.actions.includes('requestCancel'))
+    return info;
   return {
     ...info,
     reason: `${info.reason} A cancel was requested; the runner stops at its next heartbeat.`,
@@ -184,7 +181,7 @@ function runDisplay(
   options: DisplayOptions,
   liveness: OwnerLiveness,
 ): DisplayInfo {
-  const liveOwner = !isTerminal(snapshot.run) && hasLiveOwner(snapshot.lease, now, liveness);
+  const liveOwner = !isTerminalRunStatus(snapshot.run.status) && hasLiveOwner(snapshot.lease, now, liveness);
   const c: DisplayCase = {
     snapshot,
     now,
@@ -210,7 +207,7 @@ interface DisplayCase {
 
 /** A finished run: its ending, unless an unknown outcome keeps it in front of a person. */
 function finishedDisplay({ snapshot: { run }, base, ambiguous }: DisplayCase): DisplayInfo | null {
-  if (!isTerminal(run)) return null;
+  if (!isTerminalRunStatus(run.status)) return null;
   const reason = terminalReason(run);
   // An unknown outcome stays in front of a person whatever the run's status: no retry until
   // each such effect is resolved, since a retry could apply it again.

@@ -6,7 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Actor, Interaction } from '../../shared/domain';
-import { isTerminal } from '../../shared/display-status';
+import { isTerminalRunStatus } from '../../shared/domain';
 import { isRunwardenError } from '../../shared/errors';
 import type { RunStore } from '../store';
 import type { EnclosingClaim } from './runner-env';
@@ -70,7 +70,7 @@ export async function waitForInteraction(
       store.expireInteractionIfDue(interaction.id, options.actor);
       continue;
     }
-    if (tick % 4 === 0 && isTerminal(store.getRun(claim.runId))) {
+    if (tick % 4 === 0 && isTerminalRunStatus(store.getRun(claim.runId).status)) {
       return { status: 'cancelled', interaction, reason: 'the run ended' };
     }
     try {

@@ -3,17 +3,9 @@
  * steps (attempts), ask people, perform side effects through the effect ledger, then finish.
  * Every write is fenced by the store (docs/ARCHITECTURE.md#leases-and-fencing); once fenced the session refuses further work.
  */
-import type {
-  Actor,
-  Attempt,
-  CommandSpec,
-  Effect,
-  ExecutionMode,
-  ParkCode,
-  RunnerSurface,
-} from '../../shared/domain';
+import type { Actor, Attempt, Effect, ParkCode, RunnerSurface } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
-import type { CancelOutcome, Claim, ClaimKey, OwnerInfo, RunStore } from '../store';
+import type { CancelOutcome, Claim, ClaimKey, OwnerInfo, ReserveRunInput, RunStore } from '../store';
 import { ask, type AskInput, type AskOutcome } from './ask';
 import { HeartbeatLoop, type HeartbeatEvent } from './heartbeat-loop';
 import { runnerActor, runnerOwner } from './owner-info';
@@ -30,16 +22,11 @@ export interface SessionOptions {
   enclosingRunId?: string | null;
 }
 
-export interface StartRunInput {
-  projectPath: string;
-  workflow: string;
-  title: string;
-  input?: unknown;
-  command?: CommandSpec | null;
-  executionMode?: ExecutionMode;
-  requestKey?: string | null;
-  availableAt?: number;
-}
+/** What a runner program says about the run it starts: the store's reservation, less what only the CLI sets. */
+export type StartRunInput = Pick<
+  ReserveRunInput,
+  'projectPath' | 'workflow' | 'title' | 'input' | 'command' | 'executionMode' | 'requestKey' | 'availableAt'
+>;
 
 /** Thrown by a step's effect callback to say the effect definitely did not happen (→ rejected, not ambiguous). */
 export class EffectRejected extends Error {

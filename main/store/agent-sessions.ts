@@ -7,7 +7,8 @@
  * transitions (`runner-transitions.ts`).
  */
 import type { Actor, Interaction, Run } from '../../shared/domain';
-import { AGENT_SESSION_ORIGIN, isTerminal } from '../../shared/display-status';
+import { isTerminalRunStatus } from '../../shared/domain';
+import { AGENT_SESSION_ORIGIN } from '../../shared/display-status';
 import { RunwardenError } from '../../shared/errors';
 import { isHeldByLiveOther } from './lease-rows';
 import * as leases from './leases';
@@ -106,7 +107,7 @@ export function touchAgentSession(
   const row = sessionRow(ctx, input.agent, input.sessionId);
   if (row !== undefined) {
     const run = loadRunRow(ctx, row.run_id);
-    if (!isTerminal(run)) {
+    if (!isTerminalRunStatus(run.status)) {
       const lease = loadLeaseRow(ctx, row.run_id);
       if (
         lease.owner_type === 'runner' &&
@@ -189,7 +190,7 @@ export function renewAgentSessionOnTime(
   const row = sessionRow(ctx, input.agent, input.sessionId);
   if (row === undefined) return null;
   const run = loadRunRow(ctx, row.run_id);
-  if (isTerminal(run) || run.open_interactions > 0) return null;
+  if (isTerminalRunStatus(run.status) || run.open_interactions > 0) return null;
   if (detail !== null && run.status_detail !== detail) return null;
   const lease = loadLeaseRow(ctx, row.run_id);
   if (

@@ -10,6 +10,7 @@ import {
   type EffectResolution,
   type Interaction,
   type Run,
+  isTerminalRunStatus,
 } from '../../shared/domain';
 import { responseIssues } from '../../shared/answer-rules';
 import {
@@ -18,7 +19,6 @@ import {
   isAgentSessionRun,
   isLeaseStale,
   isOrphaned,
-  isTerminal,
 } from '../../shared/display-status';
 import { RunwardenError } from '../../shared/errors';
 import { interruptActiveAttempts } from './attempt-rows';
@@ -262,11 +262,14 @@ export function retryRun(
 ): Run {
   const row = loadRunRow(ctx, runId);
   checkRevision(ctx, row, input.expectedRevision);
-  if (!isTerminal(row)) {
+  if (!isTerminalRunStatus(row.status)) {
     throw conflict(ctx, runId, `Run ${runId} is ${row.status}; only a finished run can be retried.`);
   }
   // Two copies of the same work would run at once; only `again` (the CLI's --again) asks for that.
-  const open = input.again === true ? undefined : listRetries(ctx, runId).find((retry) => !isTerminal(retry));
+  const open =
+    input.again === true
+      ? undefined
+      : listRetries(ctx, runId).find((retry) => !isTerminalRunStatus(retry.status));
   if (open !== undefined) {
     throw conflict(
       ctx,
@@ -433,7 +436,7 @@ function refusal(
     );
   }
   const run = loadRunRow(ctx, row.run_id);
-  if (isTerminal(run))
+  if (isTerminalRunStatus(run.status))
     return new RunwardenError('CONFLICT', `Run ${run.id} is already ${run.status}.`, { fresh });
   if (run.paused === 1) {
     return new RunwardenError('CONFLICT', `Run ${run.id} is paused; resume it before answering.`, { fresh });

@@ -14,13 +14,8 @@ import type {
   RunSnapshot,
   Surface,
 } from '../../shared/domain';
-import {
-  displayStatus,
-  hasLiveOwner,
-  isOrphaned,
-  isTerminal,
-  type OwnerLiveness,
-} from '../../shared/display-status';
+import { isTerminalRunStatus } from '../../shared/domain';
+import { displayStatus, hasLiveOwner, isOrphaned, type OwnerLiveness } from '../../shared/display-status';
 import { UNKNOWN_LIVENESS } from './liveness';
 import { RunwardenError } from '../../shared/errors';
 import { hashToken } from './ids';
@@ -251,7 +246,9 @@ export function viewColumnsOf(
     needs_you_static: base.needsYou ? 1 : 0,
     // An orphan's state does not move with the clock: only a liveness verdict ends it.
     owner_expires_at:
-      !isTerminal(row) && owned && base.status !== 'orphaned' ? (lease.expiresAt ?? null) : null,
+      !isTerminalRunStatus(row.status) && owned && base.status !== 'orphaned'
+        ? (lease.expiresAt ?? null)
+        : null,
     unattended_since: base.status === 'queued' && !owned ? snapshot.queue.availableAt : null,
     open_interactions: snapshot.interactions.length,
     ambiguous_effects: snapshot.effects.length,
@@ -404,7 +401,8 @@ export function ownerLiveness(
   snapshot: Pick<RunSnapshot, 'run' | 'lease'>,
 ): OwnerLiveness {
   const lease = snapshot.lease;
-  if (lease === null || lease.ownerType === null || isTerminal(snapshot.run)) return UNKNOWN_LIVENESS;
+  if (lease === null || lease.ownerType === null || isTerminalRunStatus(snapshot.run.status))
+    return UNKNOWN_LIVENESS;
   return ctx.liveness.judge(lease);
 }
 
@@ -473,7 +471,7 @@ export function orphanCommandWords(
 }
 
 export function refuseTerminal(ctx: StoreContext, row: RunRow, what: string): void {
-  if (isTerminal(row)) {
+  if (isTerminalRunStatus(row.status)) {
     throw new RunwardenError('CONFLICT', `Cannot ${what} run ${row.id}: it is already ${row.status}.`, {
       fresh: loadSnapshot(ctx, row.id),
     });

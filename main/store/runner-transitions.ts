@@ -3,8 +3,14 @@
  * questions, park, the endings and release. Each is a short sequence of row helpers ending in `commitRun`,
  * inside the caller's one write transaction; every one but the claim is fenced first.
  */
-import { TERMINAL_QUEUE_STATUSES, type Interaction, type ParkCode, type Run } from '../../shared/domain';
-import { isOrphaned, isTerminal } from '../../shared/display-status';
+import {
+  TERMINAL_QUEUE_STATUSES,
+  type Interaction,
+  type ParkCode,
+  type Run,
+  isTerminalRunStatus,
+} from '../../shared/domain';
+import { isOrphaned } from '../../shared/display-status';
 import { RunwardenError } from '../../shared/errors';
 import { checkDeclaredChoices, checkDeclaredFields, responseIssues } from '../../shared/answer-rules';
 import {
@@ -134,7 +140,7 @@ export function claimRun(
 ): ClaimResult {
   const leaseMs = requireLeaseMs(options.leaseMs);
   const row = loadRunRow(ctx, runId);
-  if (isTerminal(row))
+  if (isTerminalRunStatus(row.status))
     throw conflict(ctx, runId, `Run ${runId} is already ${row.status}; it cannot be claimed.`);
   const queue = loadQueueRow(ctx, runId);
   if (TERMINAL_QUEUE_STATUSES.includes(queue.status)) {

@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AppState } from '../../renderer/src/lib/state/app-state.svelte';
-import { VIEW_ORDER } from '../../renderer/src/lib/format/view-meta';
+import { RUN_VIEWS } from '../../shared/views';
 import { MemoryHistory } from '../renderer/memory-history';
 import {
   createRealHost,
@@ -118,7 +118,7 @@ describe('the command palette’s entries', () => {
     const app = new AppState(h.api, new MemoryHistory(), h.now);
     app.start();
     const windowIds = ['select-all', 'notifications', 'settings', 'shortcuts', 'sidebar'];
-    const goToIds = [...VIEW_ORDER.map((view) => `view-${view}`), 'search'];
+    const goToIds = [...RUN_VIEWS.map((view) => `view-${view}`), 'search'];
     // No run selected: no "Selected run" group at all.
     expect(app.paletteEntries().map((e) => e.id)).toEqual([...goToIds, ...windowIds]);
 

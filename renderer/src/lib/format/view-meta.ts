@@ -1,16 +1,6 @@
-/** The window's views: labels, shortcut keys, and their counts from display-status counts. */
+/** The window's views (`RUN_VIEWS`, in tab order): labels, shortcut keys, and their counts. */
 import { assertNever } from '../../../../shared/errors';
 import { VIEW_STATUSES, type RunView, type StatusCounts } from '../../../../shared/views';
-
-export const VIEW_ORDER: readonly RunView[] = [
-  'needs-you',
-  'running',
-  'queued',
-  'parked',
-  'stale',
-  'failed',
-  'all',
-];
 
 export function viewLabel(view: RunView): string {
   switch (view) {

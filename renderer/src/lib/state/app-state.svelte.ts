@@ -3,7 +3,7 @@
  * from main wired to them. Components stay thin and call into this.
  */
 import type { RunwardenApi } from '../../../../shared/contract';
-import type { BulkAction, ChangedPush, RunView } from '../../../../shared/views';
+import { RUN_VIEWS, type BulkAction, type ChangedPush, type RunView } from '../../../../shared/views';
 import {
   DEFAULT_ROUTE,
   formatHash,
@@ -16,7 +16,7 @@ import {
 import type { KeyCommand } from '../keyboard-commands';
 import { bulkOutcomeText } from '../format/consequences';
 import { actionLabel, needsConfirmation, type Tone as ToastTone } from '../format/status-look';
-import { VIEW_KEYS, VIEW_ORDER, viewLabel } from '../format/view-meta';
+import { VIEW_KEYS, viewLabel } from '../format/view-meta';
 import { BulkDialogState } from './bulk-dialog.svelte';
 import { paletteRunActions } from './palette-run-actions';
 import { CommandDialogState } from './command-dialog.svelte';
@@ -176,7 +176,7 @@ export class AppState {
 
   /** The palette's "Go to" group: every view, and the search box. */
   #goToEntries(): PaletteEntry[] {
-    const views: PaletteEntry[] = VIEW_ORDER.map((view) => ({
+    const views: PaletteEntry[] = RUN_VIEWS.map((view) => ({
       id: `view-${view}`,
       group: 'Go to',
       label: viewLabel(view),

@@ -7,12 +7,8 @@ import { projectShortName } from '../../../../renderer/src/lib/format/project-na
 import { recoveryLabel } from '../../../../renderer/src/lib/format/recovery-text';
 import { actionLabel, needsConfirmation, statusLook } from '../../../../renderer/src/lib/format/status-look';
 import { countdown, formatDuration, relativeAge } from '../../../../renderer/src/lib/format/time-format';
-import {
-  emptyViewText,
-  viewCount,
-  viewLabel,
-  VIEW_ORDER,
-} from '../../../../renderer/src/lib/format/view-meta';
+import { emptyViewText, viewCount, viewLabel } from '../../../../renderer/src/lib/format/view-meta';
+import { RUN_VIEWS } from '../../../../shared/views';
 import { formatHash, hashProblem, parseHash } from '../../../../renderer/src/lib/hash-route';
 import { resolveKey, type KeyInput } from '../../../../renderer/src/lib/keyboard-commands';
 import { storeBanner } from '../../../../renderer/src/lib/state/store-status.svelte';
@@ -79,7 +75,7 @@ describe('views', () => {
       completed: 5,
     };
     // The same sets the store lists for each view (shared VIEW_STATUSES).
-    expect(VIEW_ORDER.map((v) => [viewLabel(v), viewCount(v, counts, 4)])).toEqual([
+    expect(RUN_VIEWS.map((v) => [viewLabel(v), viewCount(v, counts, 4)])).toEqual([
       ['Needs you', 4],
       ['Running', 3],
       ['Queued', 1],
