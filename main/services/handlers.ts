@@ -19,9 +19,9 @@ import type {
 } from '../../shared/views';
 import { version as VERSION } from '../../package.json';
 import { readRunLogPage, runLogPath } from '../store/run-log-page';
-import { OUTSIDE_EVERY_RUN, type CommandIdentity, type StoreReader, type StoreWriter } from '../store';
-import { stopCommandGroup, type StopCommandResult } from '../runner/stop-command';
+import { OUTSIDE_EVERY_RUN, type StoreReader, type StoreWriter } from '../store';
 import { openRetryOf } from './open-retry';
+import { stopRunCommand, type SignalCommand } from './stop-run-command';
 import { applySettingsPatch, loadSettings } from './settings-service';
 import type { CliPathActions, Clock, UpdateActions } from './host-types';
 import type { RemoteHub } from './remote/remote-hub';
@@ -33,7 +33,7 @@ export interface HandlerDeps {
   /** Called after settings change so timers and shells can follow. */
   onSettingsChanged: (settings: Settings) => void;
   /** Signals an orphan's command group (default: SIGTERM, grace, SIGKILL, verified gone). */
-  stopCommand?: (command: CommandIdentity) => Promise<StopCommandResult>;
+  stopCommand?: SignalCommand;
   /** Told when a stop started by `runs:stopCommand` could not be recorded (the store closed, the disk filled). */
   onBackgroundError?: (error: unknown) => void;
   /** The desktop's "open with the default app" (Electron's shell.openPath); absent in browser mode. */
@@ -87,9 +87,6 @@ function cliPath(deps: HandlerDeps): CliPathActions {
   if (deps.cliPath === undefined) throw new RunwardenError('FORBIDDEN', CLI_PATH_DESKTOP_ONLY);
   return deps.cliPath;
 }
-
-/** SIGTERM → SIGKILL grace of *Stop the command*. */
-export const STOP_COMMAND_GRACE_MS = 5_000;
 
 type Handlers = { [C in Channel]: (deps: HandlerDeps, input: ParsedRequest<C>) => Response<C> };
 
@@ -237,31 +234,20 @@ export const WRITE_CHANNELS: ReadonlySet<Channel> = new Set<Channel>([
   'remotes:remove',
 ]);
 
-/**
- * *Stop the command* (docs/LIVENESS.md#orphans): checked and recorded in the store at once (actor, surface,
- * reason), then the group is signalled in the background — SIGTERM, the grace, SIGKILL, verified gone — and
- * the outcome is recorded as the same person's action. The answer returns as soon as SIGTERM is on its way.
- */
+/** *Stop the command* in the background: the answer returns as soon as SIGTERM is on its way. */
 function startStopCommand(deps: HandlerDeps, input: ParsedRequest<'runs:stopCommand'>) {
-  const { store, actor } = deps;
-  const started = store.beginStopCommand(input.runId, {
+  const stopping = stopRunCommand(deps.store, input.runId, {
     expectedRevision: input.expectedRevision,
     reason: input.reason,
-    actor,
+    actor: deps.actor,
+    signal: deps.stopCommand,
   });
-  const stop =
-    deps.stopCommand ?? ((command) => stopCommandGroup(command, { graceMs: STOP_COMMAND_GRACE_MS }));
-  void stop(started.command)
-    .then((result) => {
-      if (store.isOpen)
-        store.finishStopCommand(input.runId, started.generation, { ...result, reason: input.reason, actor });
-    })
-    .catch((error: unknown) => deps.onBackgroundError?.(error));
+  void stopping.finished.catch((error: unknown) => deps.onBackgroundError?.(error));
   return {
     runId: input.runId,
-    commandPgid: started.command.pgid,
-    commandPid: started.command.pid,
-    graceMs: STOP_COMMAND_GRACE_MS,
+    commandPgid: stopping.command.pgid,
+    commandPid: stopping.command.pid,
+    graceMs: stopping.graceMs,
   };
 }
 

@@ -20,7 +20,7 @@ import { sanitizeLine } from '../sanitize';
 import { shellQuote } from '../../platform/shell-quote';
 import type { RunStore } from '../../store';
 import { cascadeText } from '../../../shared/cascade-text';
-import { stopCommandGroup } from '../../runner/stop-command';
+import { STOP_COMMAND_GRACE_MS, stopRunCommand } from '../../services/stop-run-command';
 import { EXIT } from '../exit-codes';
 import { checkOptionalText, parseIntegerFlag, RANGES, rangeText } from '../limits';
 import { humanActor } from '../human-actor';
@@ -90,7 +90,7 @@ cancelled, else the code of the first refusal.`,
     const { values, positionals } = parsed;
     const reason = checkOptionalText(values.reason, '--reason', 'reason');
     const revision = parseIntegerFlag(values.revision, 'revision', RANGES.revision);
-    const graceMs = parseIntegerFlag(values['grace-ms'], 'grace-ms', RANGES.graceMs) ?? 5_000;
+    const graceMs = parseIntegerFlag(values['grace-ms'], 'grace-ms', RANGES.graceMs) ?? STOP_COMMAND_GRACE_MS;
     const flags = { ids: positionals, stale: values.stale, view: values.view, project: values.project };
     if (isBulk(flags) || values['dry-run'] === true) {
       if (values.request === true || values['stop-command'] === true || revision !== undefined) {
@@ -114,16 +114,15 @@ cancelled, else the code of the first refusal.`,
     let expectedRevision = revision ?? store.getRun(runId).revision;
     if (values['stop-command'] === true) {
       const stopReason = reason ?? 'Runner gone, command still running: stopped from the CLI.';
-      const started = store.beginStopCommand(runId, { expectedRevision, reason: stopReason, actor });
+      const stopping = stopRunCommand(store, runId, { expectedRevision, reason: stopReason, actor, graceMs });
       // Started from a terminal, the command has no group: its processes carry the run's marker.
       const group =
-        started.command.pgid === null
-          ? `the processes of run ${runId} (pid ${started.command.pid} and all that inherited its environment)`
-          : `process group ${started.command.pgid}`;
+        stopping.command.pgid === null
+          ? `the processes of run ${runId} (pid ${stopping.command.pid} and all that inherited its environment)`
+          : `process group ${stopping.command.pgid}`;
       if (!ctx.json)
         ctx.stderr.write(`runwarden: stopping ${group} (SIGTERM, then SIGKILL after ${graceMs} ms)\n`);
-      const result = await stopCommandGroup(started.command, { graceMs });
-      store.finishStopCommand(runId, started.generation, { ...result, reason: stopReason, actor });
+      const result = await stopping.finished;
       if (!result.gone) {
         ctx.stderr.write(
           `runwarden: not all of ${group} stopped after ${result.signals.join(', ')}; the run was not cancelled\n`,
