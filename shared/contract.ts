@@ -159,9 +159,11 @@ export const schemas = {
     limit: limit(500),
     before: v.optional(positiveId),
   }),
-  'notifications:markRead': v.strictObject({
-    ids: v.union([v.literal('all'), v.pipe(v.array(positiveId), v.maxLength(1000))]),
-  }),
+  'notifications:markRead': v.union([
+    v.strictObject({ ids: v.union([v.literal('all'), v.pipe(v.array(positiveId), v.maxLength(1000))]) }),
+    // Every unread notification of one run: what a clicked desktop notification has been read as.
+    v.strictObject({ runId }),
+  ]),
   'settings:get': empty,
   'settings:set': v.strictObject({
     patch: v.strictObject({

@@ -227,20 +227,14 @@ function createShellAnswers(state: ShellState, redrawTray: () => void): QuickAns
 
 /** Marks the run's unread notifications read, so the window's list agrees with what was clicked. */
 export function markRunRead(
-  host: Pick<AppHost, 'dispatch'>,
+  host: Pick<AppHost, 'markRunRead'>,
   runId: string,
   report: (message: string, error?: unknown) => void = log,
 ): Promise<void> {
   return host
-    .dispatch('notifications:list', { unreadOnly: true, limit: 200 })
-    .then((listed) => {
-      if (!listed.ok) return null;
-      const ids = listed.value.filter((n) => n.runId === runId).map((n) => n.id);
-      return ids.length === 0 ? null : host.dispatch('notifications:markRead', { ids });
-    })
+    .markRunRead(runId)
     .then((marked) => {
-      if (marked !== null && !marked.ok)
-        report(`runwarden: could not mark notifications read: ${marked.error.message}`);
+      if (!marked.ok) report(`runwarden: could not mark notifications read: ${marked.error.message}`);
     })
     .catch((error: unknown) => report('runwarden: could not mark notifications read', error));
 }
@@ -602,7 +596,7 @@ function startTray(state: ShellState, host: AppHost, actions: ShellActions): Run
     answer: (answer) => void actions.answers.answer(answer),
     setNotificationsPaused: (paused) => {
       host
-        .dispatch('settings:set', { patch: { notificationsPaused: paused } })
+        .setNotificationsPaused(paused)
         .then((result) => {
           if (!result.ok) log(`runwarden: could not change notifications: ${result.error.message}`);
         })

@@ -175,6 +175,9 @@ export function createAppHost(options: AppHostOptions): AppHost {
       return host.settings;
     },
     dispatch: (channel, input) => dispatchForShell(host, channel, input),
+    markRunRead: (runId) => dispatchForShell(host, 'notifications:markRead', { runId }),
+    setNotificationsPaused: (paused) =>
+      dispatchForShell(host, 'settings:set', { patch: { notificationsPaused: paused } }),
     start: () => startHost(host),
     dispose: () => disposeHost(host),
   };

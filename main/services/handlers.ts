@@ -192,7 +192,10 @@ export const handlers: Handlers = {
       limit: input.limit ?? 100,
       ...(input.before !== undefined && { before: input.before }),
     }),
-  'notifications:markRead': ({ store }, input) => ({ count: store.markNotificationsRead(input.ids) }),
+  'notifications:markRead': ({ store }, input) => ({
+    count:
+      'runId' in input ? store.markRunNotificationsRead(input.runId) : store.markNotificationsRead(input.ids),
+  }),
   'settings:get': ({ store }) => loadSettings(store),
   'settings:set': (deps, input) => {
     const next = applySettingsPatch(deps.store, input.patch, deps.actor);

@@ -86,5 +86,8 @@ export interface AppHost {
   start(): void;
   /** Stops timers and closes the store. */
   dispose(): void;
+  /** The shell's own requests, typed: a clicked desktop notification's run read, the tray's pause. */
+  markRunRead(runId: string): Promise<Result<Response<'notifications:markRead'>>>;
+  setNotificationsPaused(paused: boolean): Promise<Result<Settings>>;
   readonly settings: Settings;
 }

@@ -50,6 +50,11 @@ export function listNotifications(
   return (ctx.prep(sql).all(before, q.limit) as NotificationRow[]).map(toNotification);
 }
 
+export function markRunNotificationsRead(ctx: StoreContext, runId: string, now: number): number {
+  return ctx.prep(`UPDATE notifications SET read_at = ? WHERE read_at IS NULL AND run_id = ?`).run(now, runId)
+    .changes;
+}
+
 export function markNotificationsRead(ctx: StoreContext, ids: number[] | 'all', now: number): number {
   if (ids === 'all') {
     return ctx.prep(`UPDATE notifications SET read_at = ? WHERE read_at IS NULL`).run(now).changes;

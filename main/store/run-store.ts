@@ -554,6 +554,10 @@ export class RunStore extends RunnerStore {
     return this.write((ctx, now) => notifications.markNotificationsRead(ctx, ids, now));
   }
 
+  markRunNotificationsRead(this: Writes<RunStore>, runId: string): number {
+    return this.write((ctx, now) => notifications.markRunNotificationsRead(ctx, runId, now));
+  }
+
   getSetting<T>(key: string, fallback: T): T {
     return this.read((ctx) => settings.getSetting(ctx, key, fallback));
   }

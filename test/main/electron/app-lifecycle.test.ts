@@ -36,6 +36,8 @@ const hostState = vi.hoisted(() => ({
   started: 0,
   disposed: 0,
   dispatched: [] as Array<{ channel: string; input: unknown }>,
+  /** The host's typed methods the shell called, with their argument. */
+  called: [] as Array<{ method: string; argument: unknown }>,
 }));
 
 vi.mock('../../../main/services/app-host', () => ({
@@ -51,6 +53,14 @@ vi.mock('../../../main/services/app-host', () => ({
         hostState.dispatched.push({ channel, input });
         const summary: AttentionSummary = { counts: { stale: 1 }, needsYou: 1, items: [] };
         return { ok: true, value: summary } as unknown as Result<never>;
+      },
+      markRunRead: async (runId) => {
+        hostState.called.push({ method: 'markRunRead', argument: runId });
+        return { ok: true, value: { count: 0 } };
+      },
+      setNotificationsPaused: async (paused) => {
+        hostState.called.push({ method: 'setNotificationsPaused', argument: paused });
+        return { ok: true, value: { ...DEFAULT_SETTINGS, notificationsPaused: paused } };
       },
     };
   },
@@ -137,6 +147,7 @@ beforeEach(() => {
     started: 0,
     disposed: 0,
     dispatched: [],
+    called: [],
   });
 });
 
@@ -250,11 +261,9 @@ describe('runApp', () => {
   it('the tray pause item changes the setting through the host', async () => {
     await started();
     await flush();
-    hostState.dispatched.length = 0;
+    hostState.called.length = 0;
     Tray.created[0]?.menu?.items.find((i) => i.label === 'Pause notifications')?.click?.();
-    expect(hostState.dispatched).toEqual([
-      { channel: 'settings:set', input: { patch: { notificationsPaused: true } } },
-    ]);
+    expect(hostState.called).toEqual([{ method: 'setNotificationsPaused', argument: true }]);
   });
 
   it('quit disposes everything: host (store), IPC handlers, tray, window', async () => {
@@ -536,32 +545,17 @@ describe('lifecycle phases alone', () => {
     expect(logged).toHaveLength(2);
   });
 
-  it('markRunRead marks read only the unread notifications of that run, and nothing when it has none', async () => {
-    const calls: Array<{ channel: string; input: unknown }> = [];
-    const host = {
-      dispatch: async (channel: string, input: unknown) => {
-        calls.push({ channel, input });
-        if (channel === 'notifications:list')
-          return {
-            ok: true,
-            value: [
-              { id: 1, runId: 'r1' },
-              { id: 2, runId: 'r2' },
-              { id: 3, runId: 'r1' },
-            ],
-          };
+  it('markRunRead asks the host to mark that run read, and reports a refusal', async () => {
+    const asked: string[] = [];
+    const host: Pick<AppHost, 'markRunRead'> = {
+      markRunRead: async (runId) => {
+        asked.push(runId);
         return { ok: false, error: { code: 'CONFLICT', message: 'busy' } };
       },
-    } as unknown as Pick<AppHost, 'dispatch'>;
+    };
     const reported: string[] = [];
     await markRunRead(host, 'r1', (message) => reported.push(message));
-    expect(calls).toEqual([
-      { channel: 'notifications:list', input: { unreadOnly: true, limit: 200 } },
-      { channel: 'notifications:markRead', input: { ids: [1, 3] } },
-    ]);
+    expect(asked).toEqual(['r1']);
     expect(reported).toEqual(['runwarden: could not mark notifications read: busy']);
-    calls.length = 0;
-    await markRunRead(host, 'r9', (message) => reported.push(message));
-    expect(calls.map((c) => c.channel)).toEqual(['notifications:list']);
   });
 });

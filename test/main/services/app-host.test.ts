@@ -33,6 +33,30 @@ function startHost() {
 }
 
 describe('app host', () => {
+  it('marks read only the unread notifications of a clicked run, and nothing of a run that has none', async () => {
+    t = createTempStore();
+    const one = reserveAndClaim(t, 60_000);
+    const two = reserveAndClaim(t, 60_000);
+    for (const runId of [one.runId, two.runId, one.runId]) {
+      t.store.notify(runId, { level: 'attention', title: 'Look' }, HUMAN);
+    }
+    const { host } = startHost();
+    expect(await host.markRunRead(one.runId)).toEqual({ ok: true, value: { count: 2 } });
+    const unread = t.store.listNotifications({ unreadOnly: true, limit: 10 });
+    expect(unread.map((n) => n.runId)).toEqual([two.runId]);
+    expect(await host.markRunRead(one.runId)).toEqual({ ok: true, value: { count: 0 } });
+    expect(await host.markRunRead('run_none')).toEqual({ ok: true, value: { count: 0 } });
+  });
+
+  it('pauses notifications from the tray through the settings path', async () => {
+    t = createTempStore();
+    const { host, settingsSeen } = startHost();
+    const paused = await host.setNotificationsPaused(true);
+    expect(paused.ok && paused.value.notificationsPaused).toBe(true);
+    expect(host.settings.notificationsPaused).toBe(true);
+    expect(settingsSeen).toHaveLength(1);
+  });
+
   it('pushes store status and attention on start', () => {
     t = createTempStore();
     const { pushes } = startHost();
