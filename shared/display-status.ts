@@ -236,6 +236,18 @@ function ownerDisplay({ snapshot: { run, lease }, now, liveness, base }: Display
         : pid !== null
           ? ` (started from a terminal as pid ${pid})`
           : '';
+    // Only a command this host can see can be stopped from here (orphans.ts refuses the rest): elsewhere the
+    // run offers nothing that would be refused, and says where the stop has to happen.
+    if (liveness.command !== 'alive') {
+      const host = lease?.ownerHostname ?? 'the machine it ran on';
+      return {
+        ...base,
+        status: 'orphaned',
+        reason: `Runner ${lease?.ownerId ?? 'unknown'} is gone but its command${which} was still running on ${host}, where this machine cannot see or stop it: stop it there, then cancel the run.`,
+        needsYou: true,
+        actions: [],
+      };
+    }
     return {
       ...base,
       status: 'orphaned',

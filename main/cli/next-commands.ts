@@ -62,6 +62,14 @@ export function nextCommands(detail: RunDetail): NextCommand[] {
       command: `runwarden cancel --stop-command ${id}`,
     });
   }
+  // An orphan whose command runs where this host cannot see it: the stop has to happen on that machine.
+  if (detail.display.status === 'orphaned' && !actions.has('stopCommand')) {
+    const host = detail.snapshot.lease?.ownerHostname ?? 'the machine it ran on';
+    out.push({
+      what: `on ${host}, where its command runs: stop the command, then cancel it`,
+      command: `runwarden cancel --stop-command ${id}`,
+    });
+  }
   if (actions.has('cancel')) out.push({ what: 'cancel it', command: `runwarden cancel ${id}` });
   if (actions.has('requestCancel')) {
     out.push({ what: 'ask its runner to stop', command: `runwarden cancel --request ${id}` });

@@ -307,6 +307,12 @@ describe('displayStatus with a liveness verdict (docs/LIVENESS.md)', () => {
     // Recorded by the sweeper, it stays orphaned whatever the clock, until the command is verified gone.
     const recorded = snapshot({ ...running, lease: { ...owned, orphanedAt: NOW - 5 } });
     expect(displayStatus(recorded, NOW + 3_600_000).status).toBe('orphaned');
+    // Where this host cannot see the command (another machine), Stop the command would be refused: nothing
+    // is offered, and the reason says where to stop it (the window and `show` give the command).
+    const elsewhere = displayStatus(recorded, NOW);
+    expect(elsewhere.actions).toEqual([]);
+    expect(elsewhere.reason).toContain('where this machine cannot see or stop it');
+    expect(elsewhere.reason).toContain('stop it there');
     expect(displayStatus(recorded, NOW, undefined, { supervisor: 'gone', command: 'gone' }).status).toBe(
       'stale',
     );

@@ -55,6 +55,14 @@ describe('runwarden demo', () => {
 
     const table = await runCli(['ls', '--limit', '200'], { store: dir.store });
     for (const status of DISPLAY_STATUSES) expect(table.stdout).toContain(status);
+
+    // The orphan's command runs on a machine this one cannot see: no action is offered that would be
+    // refused, and `show` says where to stop it and with what (no dead end).
+    const orphan = body.value.items.find((item) => item.display.status === 'orphaned');
+    expect(orphan?.display.actions).toEqual([]);
+    const shown2 = await runCli(['show', orphan?.run.id ?? ''], { store: dir.store });
+    expect(shown2.stdout).toContain(`runwarden cancel --stop-command ${orphan?.run.id ?? ''}`);
+    expect(shown2.stdout).toMatch(/on \S+-simulated, where its command runs/);
   });
 
   it('--no-live starts no process and still shows every status, running ones simulated by a long lease', async () => {

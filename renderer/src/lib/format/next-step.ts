@@ -9,7 +9,9 @@ export function nextStepText(display: Pick<DisplayInfo, 'status' | 'actions' | '
     case 'stale':
       return 'Cancel it, or wait for its runner';
     case 'orphaned':
-      return 'Stop the command: its runner is gone';
+      return display.actions.includes('stopCommand')
+        ? 'Stop the command: its runner is gone'
+        : 'Stop its command on the machine it runs on';
     case 'ambiguous':
       return 'Say whether the effect happened';
     case 'parked':

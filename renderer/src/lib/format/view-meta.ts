@@ -43,21 +43,58 @@ export function viewCount(view: RunView, counts: StatusCounts, needsYou: number)
   return sum(VIEW_STATUSES[view]);
 }
 
-/** What to show when a view is empty: a sentence and the next thing to try. */
-export function emptyViewText(view: RunView, filtered: boolean): { title: string; hint: string } {
-  if (filtered) return { title: 'No runs match.', hint: 'Clear the search or pick another project.' };
+/** A piece of a hint: words, or a command shown as code. */
+export type HintPart = string | { code: string };
+
+/** What narrows the list beyond its view: nothing, a search, a project, or a project with no runs here. */
+export type ListFilter = 'none' | 'search' | 'project' | 'unknown-project';
+
+/** What to show when a view is empty: a sentence and the next thing to try (commands as code, never backticks). */
+export function emptyViewText(view: RunView, filter: ListFilter): { title: string; hint: HintPart[] } {
+  switch (filter) {
+    case 'unknown-project':
+      return {
+        title: 'This project has no runs.',
+        hint: [
+          'No run in this store was started in this folder. Show every project, or start one there with ',
+          { code: 'runwarden exec -- <cmd>' },
+          '.',
+        ],
+      };
+    case 'search':
+      return { title: 'No runs match.', hint: ['Clear the search, or pick another view or project.'] };
+    case 'project':
+      return { title: 'No runs match.', hint: ['Pick another view, or show every project.'] };
+    case 'none':
+      break;
+  }
   switch (view) {
     case 'needs-you':
       return {
         title: 'Nothing needs you.',
-        hint: 'Questions, stale runs and parked runs show up here. Start a run with `runwarden exec -- <cmd>`, or load demo data with `runwarden demo`.',
+        hint: [
+          'Questions, stale runs and parked runs show up here. Start a run with ',
+          { code: 'runwarden exec -- <cmd>' },
+          ', or load demo data with ',
+          { code: 'runwarden demo' },
+          '.',
+        ],
       };
     case 'all':
       return {
         title: 'No runs yet.',
-        hint: 'Start one with `runwarden exec -- <cmd>` in a project folder, or load demo data with `runwarden demo`.',
+        hint: [
+          'Start one with ',
+          { code: 'runwarden exec -- <cmd>' },
+          ' in a project folder, or load demo data with ',
+          { code: 'runwarden demo' },
+          '.',
+        ],
       };
     default:
-      return { title: `No ${viewLabel(view).toLowerCase()} runs.`, hint: 'Press g then a to see all runs.' };
+      return {
+        title: `No ${viewLabel(view).toLowerCase()} runs.`,
+        hint: ['Press g then a to see all runs.'],
+      };
   }
 }

@@ -9,6 +9,8 @@ export class ProjectsState {
   needsYou = $state(0);
   filter = $state('');
   error = $state.raw<ErrorInfo | null>(null);
+  /** The project list has been read once: before that, no path can be called unknown. */
+  loaded = $state(false);
 
   readonly visible = $derived.by(() => {
     const needle = this.filter.trim().toLowerCase();
@@ -35,7 +37,10 @@ export class ProjectsState {
       this.#api.getAttention({ limit: 1 }),
     ]);
     if (load !== this.#loads) return;
-    if (projects.ok) this.projects = projects.value;
+    if (projects.ok) {
+      this.projects = projects.value;
+      this.loaded = true;
+    }
     if (attention.ok && counts === this.#counts) {
       this.counts = attention.value.counts;
       this.needsYou = attention.value.needsYou;
@@ -48,6 +53,11 @@ export class ProjectsState {
     this.#counts += 1;
     this.counts = counts;
     this.needsYou = needsYou;
+  }
+
+  /** A project path no run in this store was started in (a link to a project that is not here). */
+  isUnknown(path: string | null): boolean {
+    return path !== null && this.loaded && this.byPath(path) === undefined;
   }
 
   byPath(path: string | null): ProjectSummary | undefined {

@@ -86,9 +86,13 @@ describe('views', () => {
     ]);
   });
   it('empty states say what to do next', () => {
-    expect(emptyViewText('needs-you', false).title).toBe('Nothing needs you.');
-    expect(emptyViewText('all', false).hint).toContain('runwarden demo');
-    expect(emptyViewText('stale', true).title).toBe('No runs match.');
+    expect(emptyViewText('needs-you', 'none').title).toBe('Nothing needs you.');
+    // Commands are parts of their own (shown as code), never wrapped in literal backticks.
+    const hint = emptyViewText('all', 'none').hint;
+    expect(hint).toContainEqual({ code: 'runwarden demo' });
+    expect(hint.filter((part) => typeof part === 'string').join('')).not.toContain('`');
+    expect(emptyViewText('stale', 'search').title).toBe('No runs match.');
+    expect(emptyViewText('all', 'unknown-project').title).toBe('This project has no runs.');
   });
   it('short project names', () => {
     expect(projectShortName('/home/dev/alpha/')).toBe('alpha');
