@@ -2,7 +2,8 @@
  * Settings' "Install 'runwarden' command in PATH", for the installs with no installer step that can do it
  * (docs/DESKTOP-CHECKLIST.md#the-runwarden-command): a link in /usr/local/bin on macOS (asking for an
  * administrator through osascript when that folder is not writable, as VS Code's shell command does), the app's
- * `resources\bin` in the user PATH on Windows (HKCU\Environment, written with reg.exe), a link in
+ * `resources\bin` in the user PATH on Windows (HKCU\Environment, written with reg.exe, then announced to the
+ * running programs with WM_SETTINGCHANGE through PowerShell, so new terminals see it), a link in
  * `~/.local/bin` on Linux. It removes only what it wrote and never replaces a `runwarden` it did not write.
  * Plain Node: the platform, paths, file system and the commands it runs are injected, so every branch is
  * tested on one machine.
@@ -48,6 +49,8 @@ export interface CliPathSystem {
   pathEnv: string;
   /** Where macOS links the command (default /usr/local/bin). */
   macLinkDir?: string;
+  /** Windows' folder (`%SystemRoot%`): PowerShell is run from its System32, not looked up on the PATH. */
+  systemRoot?: string;
   run: RunCommand;
   fs: CliPathFs;
 }
@@ -111,11 +114,10 @@ export function installCliOnPath(sys: CliPathSystem): CliPathStatus {
     const binDir = win32.dirname(launcher);
     const current = readUserPath(sys);
     const entries = current.value === '' ? [] : current.value.split(';');
-    if (!entries.some((entry) => sameDir(entry, binDir))) {
-      const value = [...entries.filter((entry) => entry !== ''), binDir].join(';');
-      writeUserPath(sys, value, current.type);
-    }
-    return cliPathStatus(sys);
+    if (entries.some((entry) => sameDir(entry, binDir))) return cliPathStatus(sys);
+    const value = [...entries.filter((entry) => entry !== ''), binDir].join(';');
+    writeUserPath(sys, value, current.type);
+    return announced(sys, announceEnvironmentChange(sys));
   }
   const link = linkPath(sys) ?? '';
   if (isOurLink(sys, link, launcher)) return cliPathStatus(sys);
@@ -150,8 +152,9 @@ export function uninstallCliOnPath(sys: CliPathSystem): CliPathStatus {
     const current = readUserPath(sys);
     const entries = current.value.split(';');
     const kept = entries.filter((entry) => !sameDir(entry, binDir));
-    if (kept.length !== entries.length) writeUserPath(sys, kept.join(';'), current.type);
-    return cliPathStatus(sys);
+    if (kept.length === entries.length) return cliPathStatus(sys);
+    writeUserPath(sys, kept.join(';'), current.type);
+    return announced(sys, announceEnvironmentChange(sys));
   }
   const link = linkPath(sys) ?? '';
   if (!sys.fs.present(link)) return cliPathStatus(sys);
@@ -242,6 +245,55 @@ function writeUserPath(sys: CliPathSystem, value: string, type: UserPath['type']
   }
 }
 
+/**
+ * The PowerShell that tells running programs the user environment changed: .NET's
+ * `SetEnvironmentVariable(…, 'User')` broadcasts WM_SETTINGCHANGE ("Environment") after each write, so
+ * Explorer, and every terminal started from it afterwards, read the user PATH again without a sign-out. It
+ * sets and then removes a variable of Runwarden's own: the PATH itself is written by reg.exe, which keeps its
+ * REG_EXPAND_SZ type (.NET would rewrite it as REG_SZ, and `%USERPROFILE%` entries would stop expanding), and
+ * the last broadcast comes after the removal, so nothing of it is left. No compiled helper is needed: Windows
+ * PowerShell 5.1 ships with every Windows 10 and 11.
+ */
+export const ANNOUNCE_ENVIRONMENT_SCRIPT =
+  "$n = 'RUNWARDEN_PATH_CHANGED'; " +
+  "[Environment]::SetEnvironmentVariable($n, '1', 'User'); " +
+  "[Environment]::SetEnvironmentVariable($n, $null, 'User')";
+
+/** PowerShell's path and arguments for the broadcast (no profile, no prompt, no window). */
+export function announceEnvironmentCommand(systemRoot: string | undefined): { file: string; args: string[] } {
+  const file =
+    systemRoot === undefined || systemRoot === ''
+      ? 'powershell.exe'
+      : win32.join(systemRoot, 'System32', 'WindowsPowerShell', 'v1.0', 'powershell.exe');
+  return {
+    file,
+    args: [
+      '-NoProfile',
+      '-NonInteractive',
+      '-WindowStyle',
+      'Hidden',
+      '-Command',
+      ANNOUNCE_ENVIRONMENT_SCRIPT,
+    ],
+  };
+}
+
+/** Broadcasts the change; false when PowerShell could not (the PATH is written all the same). */
+function announceEnvironmentChange(sys: CliPathSystem): boolean {
+  const { file, args } = announceEnvironmentCommand(sys.systemRoot);
+  return sys.run(file, args).code === 0;
+}
+
+/** The status after a PATH change, saying when the change could not be announced. */
+function announced(sys: CliPathSystem, ok: boolean): CliPathStatus {
+  const status = cliPathStatus(sys);
+  if (ok) return status;
+  return {
+    ...status,
+    message: `${status.message} Running programs could not be told of the change: sign out and in if a new terminal does not see it.`,
+  };
+}
+
 function windowsStatus(sys: CliPathSystem, launcher: string): CliPathStatus {
   const binDir = win32.dirname(launcher);
   const user = readUserPath(sys);
@@ -252,7 +304,7 @@ function windowsStatus(sys: CliPathSystem, launcher: string): CliPathStatus {
   const leadsHere = found !== null && sameDir(win32.dirname(found), binDir);
   const message =
     installed && !leadsHere && found === null
-      ? `${binDir} is in your PATH: open a new terminal (sign out and in if it still finds no runwarden).`
+      ? `${binDir} is in your PATH: open a new terminal.`
       : describe(found, leadsHere);
   return { available: true, target: binDir, installed, found, leadsHere, message };
 }
@@ -324,8 +376,9 @@ export function nodeCliPathFs(): CliPathFs {
 }
 
 /**
- * Runs a program and waits (the host's requests are synchronous): reg.exe answers at once; osascript waits while
- * macOS asks for the administrator's password, and the window waits with it.
+ * Runs a program and waits (the host's requests are synchronous): reg.exe answers at once, PowerShell's broadcast
+ * in about a second (each window not answering within 1 s is skipped); osascript waits while macOS asks for the
+ * administrator's password, and the window waits with it.
  */
 export const runCommand: RunCommand = (file, args) => {
   const result = spawnSync(file, args, { encoding: 'utf8', windowsHide: true, timeout: 120_000 });
@@ -354,6 +407,7 @@ export function currentCliPathSystem(moduleUrl: string): CliPathSystem {
     launcher,
     appImage: process.env.APPIMAGE ?? null,
     pathEnv: process.env.PATH ?? '',
+    ...(process.env.SystemRoot !== undefined && { systemRoot: process.env.SystemRoot }),
     run: runCommand,
     fs: cliFs,
   };

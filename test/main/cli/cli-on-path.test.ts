@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  ANNOUNCE_ENVIRONMENT_SCRIPT,
+  announceEnvironmentCommand,
   cliPathStatus,
   installCliOnPath,
   nodeCliPathFs,
@@ -265,9 +267,15 @@ describe('cli-on-path on Windows (reg.exe faked)', () => {
   const winLauncher = `${appBin}\\runwarden.cmd`;
 
   /** A fake HKCU\Environment Path and file system; records every reg.exe call. */
-  function windows(initial: { value: string; type: string } | null, extraFiles: string[] = []) {
+  function windows(
+    initial: { value: string; type: string } | null,
+    extraFiles: string[] = [],
+    powershell: { code: number } = { code: 0 },
+  ) {
     let userPath = initial;
     const calls: string[][] = [];
+    /** Every program run, in order: reg.exe's verb, or PowerShell's path and arguments. */
+    const runs: string[][] = [];
     const files = new Set([winLauncher.toLowerCase(), ...extraFiles.map((f) => f.toLowerCase())]);
     const sys: CliPathSystem = {
       platform: 'win32',
@@ -275,9 +283,15 @@ describe('cli-on-path on Windows (reg.exe faked)', () => {
       launcher: winLauncher,
       appImage: null,
       pathEnv: 'C:\\Windows\\system32;C:\\Windows',
+      systemRoot: 'C:\\Windows',
       run: (file, args) => {
+        if (file.endsWith('powershell.exe')) {
+          runs.push([file, ...args]);
+          return { code: powershell.code, stdout: '', stderr: powershell.code === 0 ? '' : 'blocked' };
+        }
         expect(file).toBe('reg.exe');
         calls.push(args);
+        runs.push(['reg.exe', args[0] ?? '']);
         if (args[0] === 'query') {
           if (userPath === null) return { code: 1, stdout: '', stderr: 'ERROR: not found' };
           return {
@@ -306,8 +320,10 @@ describe('cli-on-path on Windows (reg.exe faked)', () => {
         },
       },
     };
-    return { sys, calls, userPath: () => userPath };
+    return { sys, calls, runs, userPath: () => userPath };
   }
+
+  const POWERSHELL = 'C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe';
 
   it("appends the app's bin folder to the user PATH with reg.exe, keeping its type and entries", () => {
     const w = windows({ value: '%USERPROFILE%\\bin;C:\\Tools', type: 'REG_EXPAND_SZ' });
@@ -357,6 +373,55 @@ describe('cli-on-path on Windows (reg.exe faked)', () => {
     const status = cliPathStatus(w.sys);
     expect(status).toMatchObject({ installed: true, found: 'C:\\Windows\\runwarden.cmd', leadsHere: false });
     expect(status.message).toContain('another install');
+  });
+
+  it('announces the new PATH with WM_SETTINGCHANGE through PowerShell, after reg.exe wrote it', () => {
+    const w = windows({ value: 'C:\\Tools', type: 'REG_EXPAND_SZ' });
+    const status = installCliOnPath(w.sys);
+    const add = w.runs.findIndex((r) => r[0] === 'reg.exe' && r[1] === 'add');
+    const broadcast = w.runs.findIndex((r) => r[0] === POWERSHELL);
+    expect(add).toBeGreaterThanOrEqual(0);
+    expect(broadcast).toBeGreaterThan(add);
+    expect(w.runs[broadcast]).toEqual([
+      POWERSHELL,
+      '-NoProfile',
+      '-NonInteractive',
+      '-WindowStyle',
+      'Hidden',
+      '-Command',
+      ANNOUNCE_ENVIRONMENT_SCRIPT,
+    ]);
+    expect(status.message).not.toContain('sign out');
+    // Removing announces too; an install or removal that changes nothing announces nothing.
+    uninstallCliOnPath(w.sys);
+    expect(w.runs.filter((r) => r[0] === POWERSHELL)).toHaveLength(2);
+    uninstallCliOnPath(w.sys);
+    expect(w.runs.filter((r) => r[0] === POWERSHELL)).toHaveLength(2);
+    expect(w.userPath()).toEqual({ value: 'C:\\Tools', type: 'REG_EXPAND_SZ' });
+  });
+
+  it("the broadcast touches only a variable of its own, never the PATH's value or type", () => {
+    // .NET's SetEnvironmentVariable broadcasts after each write; it would store the PATH as REG_SZ.
+    expect(ANNOUNCE_ENVIRONMENT_SCRIPT).toBe(
+      "$n = 'RUNWARDEN_PATH_CHANGED'; [Environment]::SetEnvironmentVariable($n, '1', 'User'); " +
+        "[Environment]::SetEnvironmentVariable($n, $null, 'User')",
+    );
+    expect(ANNOUNCE_ENVIRONMENT_SCRIPT).not.toMatch(/\bPath\b/i);
+    // Without %SystemRoot% (never on a real Windows), PowerShell by name.
+    expect(announceEnvironmentCommand(undefined).file).toBe('powershell.exe');
+    expect(announceEnvironmentCommand('D:\\WINNT').file).toBe(
+      'D:\\WINNT\\System32\\WindowsPowerShell\\v1.0\\powershell.exe',
+    );
+  });
+
+  it('a broadcast that fails leaves the PATH written and says a sign-out may be needed', () => {
+    const w = windows({ value: 'C:\\Tools', type: 'REG_SZ' }, [], { code: 1 });
+    const status = installCliOnPath(w.sys);
+    expect(status).toMatchObject({ installed: true, leadsHere: true });
+    expect(w.userPath()).toEqual({ value: `C:\\Tools;${appBin}`, type: 'REG_SZ' });
+    expect(status.message).toContain(
+      'Running programs could not be told of the change: sign out and in if a new terminal does not see it.',
+    );
   });
 
   it('reports a reg.exe failure as a refusal', () => {
