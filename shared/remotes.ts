@@ -4,7 +4,7 @@
  * shown as text, never as markup, and never opened or run.
  */
 import type { Interaction } from './domain';
-import type { RunListItem } from './views';
+import type { RunListItem, StatusCounts } from './views';
 
 /** The channels the window may send to a remote's own handlers; nothing that opens, installs or configures. */
 export const REMOTE_CALL_CHANNELS = [
@@ -44,6 +44,9 @@ export interface RemoteMachineView {
   needsYou: RunListItem[];
   /** The open questions of those runs. */
   questions: Interaction[];
+  /** Runs per display status there, and how many need a person (its own attention summary). */
+  counts: StatusCounts;
+  needsYouTotal: number;
   /** Pushes the host dropped from this machine for being over the rate or size bound. */
   dropped: number;
 }

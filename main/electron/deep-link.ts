@@ -1,5 +1,5 @@
 /**
- * `runwarden://run/<id>` deep links (docs/ARCHITECTURE.md#electron-shell). Parsed strictly: anything that is not
+ * `runwarden://run/<id>` and `runwarden://run/<machine>:<id>` deep links (docs/ARCHITECTURE.md#electron-shell). Parsed strictly: anything that is not
  * exactly that shape is ignored, never opened, never passed on.
  */
 
@@ -10,9 +10,12 @@ export interface DeepLink {
   runId: string;
 }
 
-/** Same run-id grammar as the contract's `runId` schema (shared/contract.ts). */
-const RUN_LINK_RE = /^runwarden:\/\/run\/([A-Za-z0-9_-]{1,64})\/?$/;
-const MAX_LINK_LENGTH = 128;
+/**
+ * Same run-id grammar as the contract's `runId` schema (shared/contract.ts), or another machine's run as
+ * `NAME:ID` (docs/REMOTES.md#in-the-window): the host sends what the window asks of it to that machine.
+ */
+const RUN_LINK_RE = /^runwarden:\/\/run\/((?:[a-z][a-z0-9-]{0,31}:)?[A-Za-z0-9_-]{1,64})\/?$/;
+const MAX_LINK_LENGTH = 160;
 
 /** Parses a deep link; `null` for anything else (other schemes, hosts, query strings, fragments, junk). */
 export function parseDeepLink(candidate: unknown): DeepLink | null {

@@ -28,9 +28,11 @@ import {
 } from '../store';
 import { parseRequest } from '../../shared/contract';
 import { SLOW_REQUEST_MS, createDispatcher, type Dispatch } from './dispatcher';
+import type { RemoteMachineView } from '../../shared/remotes';
 import { answerAcrossMachines } from './remote/machine-requests';
+import { remoteQuestionNotices, withRemoteAttention } from './remote/remote-attention';
 import { createRemoteHub, personHere, type RemoteHub } from './remote/remote-hub';
-import type { AppHost, AppHostOptions } from './host-types';
+import type { AppHost, AppHostOptions, ShellAttention } from './host-types';
 import { WRITE_CHANNELS } from './handlers';
 import { watchLogFolders, type LogWatcher } from './log-watcher';
 import { catchUpNotice, coalesce, noticesFor } from './notification-rules';
@@ -104,6 +106,10 @@ interface HostState {
   warmUpTimer: ReturnType<typeof setTimeout> | null;
   logWatcher: LogWatcher | null;
   remotes: RemoteHub | null;
+  /** This machine's latest tray read, which each change of another machine is added to again. */
+  trayRead: ShellAttention | null;
+  /** Each machine's questions already announced (remote-attention.ts). */
+  remoteQuestionsSeen: Map<string, Set<string>>;
 }
 
 /**
@@ -118,7 +124,9 @@ export function createAppHost(options: AppHostOptions): AppHost {
   });
   if (store.migrated !== null) options.onMigrated?.(store.migrated);
   const actor: Actor = { type: 'human', id: options.actorId, surface: options.surface };
-  const remotes = options.remotes === false ? null : hostRemotes(store, options, clock);
+  // The hub's pushes reach the state, built below: read when they come, after the host is made.
+  let onRemotes = (_machines: RemoteMachineView[]): void => {};
+  const remotes = options.remotes === false ? null : hostRemotes(store, options, clock, (m) => onRemotes(m));
   // The dispatcher's and the sweeper's hooks reach the state, which holds both: built once, read later.
   const host: HostState = {
     options,
@@ -169,7 +177,10 @@ export function createAppHost(options: AppHostOptions): AppHost {
     warmUpTimer: null,
     logWatcher: null,
     remotes,
+    trayRead: null,
+    remoteQuestionsSeen: new Map(),
   };
+  onRemotes = (machines) => onMachinesChanged(host, machines);
   return {
     get settings() {
       return host.settings;
@@ -184,14 +195,35 @@ export function createAppHost(options: AppHostOptions): AppHost {
 }
 
 /** The other machines, each pushed to the window as it changes (docs/REMOTES.md#in-the-window). */
-function hostRemotes(store: StoreWriter, options: AppHostOptions, clock: () => number): RemoteHub {
+function hostRemotes(
+  store: StoreWriter,
+  options: AppHostOptions,
+  clock: () => number,
+  changed: (machines: RemoteMachineView[]) => void,
+): RemoteHub {
   return createRemoteHub({
     store,
     person: personHere(options.actorId),
     surface: options.surface === 'browser' ? 'browser' : 'app',
-    push: (payload) => options.push('remotes', payload),
+    push: (payload) => {
+      options.push('remotes', payload);
+      changed(payload.machines);
+    },
     clock,
   });
+}
+
+/**
+ * Another machine changed: the tray shows its runs and questions with this machine's, and a question first
+ * seen there is announced as a local one is (docs/REMOTES.md#tray-and-notifications).
+ */
+function onMachinesChanged(host: HostState, machines: RemoteMachineView[]): void {
+  const tray = host.options.attention;
+  if (tray !== undefined && host.trayRead !== null)
+    tray.onAttention(withRemoteAttention(host.trayRead, machines, tray.items));
+  const notices = remoteQuestionNotices(machines, host.remoteQuestionsSeen);
+  if (host.settings.notificationsPaused || !host.settings.notificationRules.defaults.needsAnswer) return;
+  for (const notice of notices) host.options.notifier.show(notice);
 }
 
 /** This process as the owner of the host lease (docs/LIVENESS.md#the-host-lease). */
@@ -245,7 +277,12 @@ function pushAttention(host: HostState): void {
   });
   host.ticksSinceAttention = 0;
   host.attentionDueAt = store.nextAttentionChangeAt();
-  if (tray !== undefined && read !== null) tray.onAttention(read);
+  if (tray !== undefined && read !== null) {
+    host.trayRead = read;
+    tray.onAttention(
+      host.remotes === null ? read : withRemoteAttention(read, host.remotes.list(), tray.items),
+    );
+  }
 }
 
 function warmUp(host: HostState): void {

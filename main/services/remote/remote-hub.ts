@@ -6,12 +6,13 @@
  */
 import { hostname } from 'node:os';
 import { version as VERSION } from '../../../package.json';
+import { DISPLAY_STATUSES } from '../../../shared/display-status';
 import type { Actor } from '../../../shared/domain';
 import { ERROR_CODES, type ErrorCode, type Result } from '../../../shared/errors';
 import type { RemoteCallChannel, RemoteMachineView, RemotesPush } from '../../../shared/remotes';
 import { sanitizeLine } from '../../../shared/terminal-text';
 import type { Interaction } from '../../../shared/domain';
-import type { RunListItem } from '../../../shared/views';
+import type { RunListItem, StatusCounts } from '../../../shared/views';
 import type { StoreWriter } from '../../store';
 import {
   addRemote,
@@ -160,6 +161,8 @@ class Hub {
       readAt: null,
       needsYou: [],
       questions: [],
+      counts: {},
+      needsYouTotal: 0,
       dropped: 0,
     };
     const machine: Machine = {
@@ -265,13 +268,21 @@ class Hub {
     try {
       const page = await link.call('runs:list', { view: 'needs-you', limit: NEEDS_YOU_ROWS });
       const rows = page.ok ? listItems(page.value) : [];
+      const summary = await link.call('attention:summary', { limit: 0 });
+      const { counts, needsYouTotal } = attentionCounts(summary.ok ? summary.value : null, rows.length);
       const asking = rows.filter((row) => row.openInteractions > 0).slice(0, QUESTION_RUNS);
       const questions: Interaction[] = [];
       for (const row of asking) {
         const detail = await link.call('runs:detail', { runId: row.run.id, eventsLimit: 1 });
         if (detail.ok) questions.push(...pendingQuestions(detail.value, row.run.id));
       }
-      Object.assign(machine.view, { needsYou: rows, questions, readAt: this.options.clock() });
+      Object.assign(machine.view, {
+        needsYou: rows,
+        questions,
+        counts,
+        needsYouTotal,
+        readAt: this.options.clock(),
+      });
       this.publish();
     } catch {
       // The session ended meanwhile: onDown says so.
@@ -334,6 +345,24 @@ export function listItems(value: unknown): RunListItem[] {
       typeof item.openInteractions === 'number'
     );
   });
+}
+
+const STATUSES: ReadonlySet<string> = new Set(DISPLAY_STATUSES);
+
+/** A remote's counts, checked: numbers only, each status a plain name; what needs you at least its rows. */
+function attentionCounts(value: unknown, rows: number): { counts: StatusCounts; needsYouTotal: number } {
+  const summary = isObject(value) ? value : {};
+  const counts: StatusCounts = {};
+  if (isObject(summary.counts)) {
+    for (const [status, n] of Object.entries(summary.counts)) {
+      if (STATUSES.has(status) && typeof n === 'number' && Number.isSafeInteger(n) && n >= 0)
+        (counts as Record<string, number>)[status] = n;
+    }
+  }
+  const total = summary.needsYou;
+  const needsYouTotal =
+    typeof total === 'number' && Number.isSafeInteger(total) && total >= rows ? total : rows;
+  return { counts, needsYouTotal };
 }
 
 function pendingQuestions(detail: unknown, runId: string): Interaction[] {

@@ -6,6 +6,8 @@ describe('parseDeepLink', () => {
     ['runwarden://run/run_01HZX3', 'run_01HZX3'],
     ['runwarden://run/abc-DEF_123/', 'abc-DEF_123'],
     ['runwarden://run/' + 'a'.repeat(64), 'a'.repeat(64)],
+    ['runwarden://run/box:run_01HZX3', 'box:run_01HZX3'],
+    ['runwarden://run/gpu-2:run_01hzx3/', 'gpu-2:run_01hzx3'],
   ])('accepts %s', (url, runId) => {
     expect(parseDeepLink(url)).toEqual({ kind: 'run', runId });
   });
@@ -22,6 +24,9 @@ describe('parseDeepLink', () => {
     ['query string', 'runwarden://run/abc?x=1'],
     ['fragment', 'runwarden://run/abc#x'],
     ['encoded characters', 'runwarden://run/a%2Fb'],
+    ['a machine name in capitals', 'runwarden://run/BOX:run_1'],
+    ['two machines', 'runwarden://run/a:b:run_1'],
+    ['a machine and no id', 'runwarden://run/box:'],
     ['upper-case host', 'runwarden://RUN/abc'],
     ['credentials', 'runwarden://user@run/abc'],
     ['leading space', ' runwarden://run/abc'],
