@@ -26,5 +26,8 @@ function plain(value: unknown): string {
   if (value === false) return 'no';
   if (value === null || value === undefined || value === '') return '(empty)';
   if (typeof value === 'string') return value;
+  // A multi-select choice: the picked options in order.
+  if (Array.isArray(value) && value.length === 0) return '(none)';
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.join(', ');
   return JSON.stringify(value);
 }

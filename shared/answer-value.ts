@@ -19,12 +19,14 @@ export function parseDecimal(text: string): number | null {
 export type TypedValue = { ok: true; value: string | number | boolean } | { ok: false; message: string };
 
 /**
- * A field's value from typed text: a string as typed, a number as a plain decimal, a boolean as `true` or
+ * A field's value from typed text: a string (or one choice) as typed, a number as a plain decimal, a boolean as `true` or
  * `false`. The message names the field by `label`.
  */
 export function typedValue(type: FieldType, text: string, label: string): TypedValue {
   switch (type) {
     case 'string':
+    case 'choice':
+      // A choice's text is checked against its options by the question's rules (answer-rules.ts).
       return { ok: true, value: text };
     case 'number': {
       const value = parseDecimal(text);

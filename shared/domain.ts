@@ -83,12 +83,23 @@ export const OPEN_INTERACTION_STATUSES: readonly InteractionStatus[] = ['pending
 export type ResolutionProvenance =
   'human' | 'timeout_policy' | 'explicit_cancel' | 'expired_no_default' | 'asker_interrupted' | 'asker_gone';
 
-export type FieldType = 'string' | 'number' | 'boolean';
+export type FieldType = 'string' | 'number' | 'boolean' | 'choice';
+/** One option of a choice field: what the person picks, and what picking it means. */
+export interface FieldOption {
+  label: string;
+  description?: string;
+}
 export interface InteractionField {
   name: string;
   type: FieldType;
   label?: string;
   required?: boolean;
+  /** A choice field's options (its value is an option's label). */
+  options?: FieldOption[];
+  /** A choice field where several options may be picked: its value is a list of labels. */
+  multi?: boolean;
+  /** A choice field that also takes one answer in the person's own words instead of (or beside) the options. */
+  allowOther?: boolean;
 }
 
 export type SubmissionOutcome = 'accepted' | 'rejected' | 'adopted';

@@ -115,5 +115,9 @@ function placeholder(field: InteractionField): unknown {
       return false;
     case 'string':
       return '';
+    case 'choice': {
+      const first = field.options?.[0]?.label ?? '';
+      return field.multi === true ? [first] : first;
+    }
   }
 }

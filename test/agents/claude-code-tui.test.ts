@@ -54,7 +54,8 @@ describe.skipIf(skipAgents)('Claude Code in its terminal', () => {
     await world?.cleanup();
   });
 
-  it('withdraws the Runwarden question when the person answers in the terminal', async () => {
+  /** Installs the hooks and starts Claude Code's terminal UI in tmux, at its prompt. */
+  async function startClaude(): Promise<void> {
     const installed = await runwarden(world, [
       'agents',
       'install',
@@ -82,6 +83,10 @@ describe.skipIf(skipAgents)('Claude Code in its terminal', () => {
       'default',
     );
     await until('the prompt', () => screen().includes('❯'), 60_000, screen);
+  }
+
+  it('withdraws the Runwarden question when the person answers in the terminal', async () => {
+    await startClaude();
     tmux('send-keys', '-t', 'claude', '-l', 'Create the file, please.');
     tmux('send-keys', '-t', 'claude', 'Enter');
     const question = await until('the question in the tray', () => trayQuestion(world), 60_000, screen);
@@ -120,4 +125,90 @@ describe.skipIf(skipAgents)('Claude Code in its terminal', () => {
     await until('the tray to have no question', () => trayQuestion(world) === undefined, 10_000);
     await until('the turn to end', () => screen().includes('Done.'), 30_000, screen);
   });
+
+  it("asks Claude Code's questions as one form; a multi-select answered from the CLI reaches Claude as its own", async () => {
+    world.mock.setAskUserQuestion({ questions: QUESTIONS });
+    await startClaude();
+    tmux('send-keys', '-t', 'claude', '-l', 'Ask me which checks to run.');
+    tmux('send-keys', '-t', 'claude', 'Enter');
+    const question = await until('the question in the tray', () => trayQuestion(world), 60_000, screen);
+    expect(question.kind).toBe('input');
+    expect(question.title).toBe('Claude Code asks 2 questions: Which checks should run?');
+    expect(question.prompt).toContain('About: Checks, Runner');
+    expect(question.fields).toEqual([
+      {
+        name: 'q1',
+        type: 'choice',
+        label: 'Which checks should run?',
+        required: true,
+        options: QUESTIONS[0]?.options,
+        multi: true,
+        allowOther: true,
+      },
+      {
+        name: 'q2',
+        type: 'choice',
+        label: 'Which runner?',
+        required: true,
+        options: QUESTIONS[1]?.options,
+        allowOther: true,
+      },
+    ]);
+    const answer = (json: string) =>
+      runwarden(world, ['answer', question.id, '--store', world.storePath, '--json', json]);
+    // Not an option with no own words left, two answers in one's own words, a list for a single choice,
+    // too few answers: each refused (exit 2), the question untouched.
+    for (const bad of [
+      '[["Tests", "Docs", "Lint, but quick"], "Vitest"]',
+      '[["Tests"], ["Vitest"]]',
+      '[["Tests"]]',
+      '{"q1": "Tests", "q2": "Vitest"}',
+    ]) {
+      const refused = await answer(bad);
+      expect(refused.code, `${bad}: ${refused.stderr}`).toBe(2);
+    }
+    expect(world.store.getInteraction(question.id)).toMatchObject({
+      status: 'pending',
+      revision: question.revision,
+    });
+    const answered = await answer('[["Tests", "Types", "only the fast ones, please"], "Vitest"]');
+    expect(answered.code, answered.stderr).toBe(0);
+    const result = await until(
+      "the answers in Claude Code's tool result",
+      () => world.mock.toolResults().find((text) => text.includes('Which checks should run?')),
+      30_000,
+      screen,
+    );
+    // Claude Code's own dialog joins picks with ", " and quotes one that holds ", ": its model reads the same.
+    expect(result).toContain('"Which checks should run?"="Tests, Types, "only the fast ones, please""');
+    expect(result).toContain('"Which runner?"="Vitest"');
+    expect(world.store.getInteraction(question.id)).toMatchObject({
+      status: 'settled',
+      provenance: 'human',
+      response: { q1: ['Tests', 'Types', 'only the fast ones, please'], q2: 'Vitest' },
+    });
+  });
 });
+
+/** Two questions in one AskUserQuestion call: a multi-select and a single choice, with descriptions. */
+const QUESTIONS = [
+  {
+    question: 'Which checks should run?',
+    header: 'Checks',
+    multiSelect: true,
+    options: [
+      { label: 'Tests', description: 'The unit tests' },
+      { label: 'Lint', description: 'oxlint and prettier' },
+      { label: 'Types', description: 'tsc and svelte-check' },
+    ],
+  },
+  {
+    question: 'Which runner?',
+    header: 'Runner',
+    multiSelect: false,
+    options: [
+      { label: 'Vitest', description: 'Fast, ESM first' },
+      { label: 'Jest', description: 'The old default' },
+    ],
+  },
+];

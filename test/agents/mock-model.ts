@@ -15,6 +15,13 @@ export interface MockModel {
   setCommand(command: string): void;
   /** Codex: ask to run the command outside its sandbox (`require_escalated`), which its terminal UI asks a person about. */
   setEscalated(escalated: boolean): void;
+  /**
+   * Claude Code: the next conversations call AskUserQuestion with this input (when the agent offers that
+   * tool) instead of the shell; null goes back to the shell.
+   */
+  setAskUserQuestion(input: Record<string, unknown> | null): void;
+  /** The text of every tool result the agent sent back, in order. */
+  toolResults(): string[];
   /** Holds every answer to a request that carries a tool's result until `release` (the agent stays mid-turn). */
   hold(): void;
   release(): void;
@@ -26,6 +33,7 @@ type Json = Record<string, unknown>;
 export async function startMockModel(command: string): Promise<MockModel> {
   let current = command;
   let escalated = false;
+  let askUser: Record<string, unknown> | null = null;
   const requests: MockModel['requests'] = [];
   let callSeq = 0;
   let held: Promise<void> | null = null;
@@ -52,7 +60,7 @@ export async function startMockModel(command: string): Promise<MockModel> {
       .catch(() => res.destroy());
   });
   function reply(res: ServerResponse, path: string, body: Json, shell: string, seq: number): void {
-    if (path.endsWith('/messages')) return anthropic(res, body, shell, seq);
+    if (path.endsWith('/messages')) return anthropic(res, body, shell, seq, askUser);
     if (path.endsWith('/responses')) return openaiResponses(res, body, shell, seq, escalated);
     if (path.endsWith('/chat/completions')) return chatCompletions(res, body, shell, seq);
     if (path.includes(':countTokens')) return sendJson(res, { totalTokens: 10 });
@@ -72,6 +80,10 @@ export async function startMockModel(command: string): Promise<MockModel> {
     setEscalated(next) {
       escalated = next;
     },
+    setAskUserQuestion(input) {
+      askUser = input;
+    },
+    toolResults: () => requests.flatMap(({ body }) => toolResultTexts(body as Json)),
     hold() {
       held = new Promise((resolve) => (releaseHeld = resolve));
     },
@@ -102,6 +114,22 @@ function carriesToolResult(body: Json): boolean {
   );
 }
 
+/** The tool results a request carries, each as its text (the last request holds the whole conversation). */
+function toolResultTexts(body: Json): string[] {
+  const messages = Array.isArray(body.messages) ? (body.messages as Json[]) : [];
+  const last = messages.at(-1);
+  if (last === undefined || !Array.isArray(last.content)) return [];
+  return (last.content as Json[])
+    .filter((block) => block.type === 'tool_result')
+    .map((block) =>
+      typeof block.content === 'string'
+        ? block.content
+        : Array.isArray(block.content)
+          ? (block.content as Json[]).map((part) => String(part.text ?? '')).join('')
+          : '',
+    );
+}
+
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -124,9 +152,18 @@ function sse(res: ServerResponse, events: Array<[string, unknown]>): void {
 
 // ── Anthropic Messages ─────────────────────────────────────────────────────────
 
-function anthropic(res: ServerResponse, body: Json, command: string, seq: number): void {
+function anthropic(
+  res: ServerResponse,
+  body: Json,
+  command: string,
+  seq: number,
+  askUser: Json | null,
+): void {
   const tools = Array.isArray(body.tools) ? (body.tools as Json[]) : [];
-  const shell = tools.find((tool) => tool.name === 'Bash' || tool.name === 'bash');
+  const bash = tools.find((tool) => tool.name === 'Bash' || tool.name === 'bash');
+  // AskUserQuestion is one of Claude Code's deferred tools: not listed, but called by name in the main loop.
+  const asking = askUser === null || bash === undefined ? undefined : { name: 'AskUserQuestion' };
+  const shell = asking ?? bash;
   const messages = Array.isArray(body.messages) ? (body.messages as Json[]) : [];
   const answered = messages.some(
     (message) =>
@@ -140,9 +177,11 @@ function anthropic(res: ServerResponse, body: Json, command: string, seq: number
           id: `toolu_mock_${seq}`,
           name: String(shell.name),
           input:
-            shell.name === 'Bash'
-              ? { command, description: 'Create the file the test checks for' }
-              : { command },
+            asking !== undefined && askUser !== null
+              ? askUser
+              : shell.name === 'Bash'
+                ? { command, description: 'Create the file the test checks for' }
+                : { command },
         }
       : null;
   const text = toolUse === null ? (shell === undefined ? 'Mock title' : 'Done.') : null;

@@ -6,7 +6,7 @@
  * asks as usual), says why on stderr and exits 0.
  */
 import { basename, join } from 'node:path';
-import type { Interaction } from '../../../shared/domain';
+import type { Interaction, InteractionField } from '../../../shared/domain';
 import { isRunwardenError } from '../../../shared/errors';
 import { fitText } from '../../../shared/text-caps';
 import { sanitizeLine } from '../../../shared/terminal-text';
@@ -29,8 +29,13 @@ import { agentOwner, namedAgentPid } from './agent-process';
 import { codexClientOf, isCodexDaemon, nearestAgentAncestor } from './codex-session';
 import { inClaudeTerms, MAX_PAYLOAD_BYTES, parseHookPayload, type HookPayload } from './hook-payload';
 import {
+  agentAnswers,
+  agentQuestionForm,
   agentQuestions,
+  agentQuestionTitle,
   askUserQuestionDecision,
+} from './agent-question';
+import {
   permissionDecision,
   DENY,
   geminiDecision,
@@ -214,7 +219,10 @@ async function handleEvent(
         kind: 'activity',
         detail: WORKING,
         withdraw: 'asker_interrupted',
-        onlyTitle: permissionQuestion(options.agent, payload, input.projectPath).title,
+        onlyTitle:
+          payload.toolName === 'AskUserQuestion'
+            ? agentQuestionTitle(options.agent, agentQuestions(payload))
+            : permissionQuestion(options.agent, payload, input.projectPath).title,
       });
     case 'Stop':
       return step({ kind: 'activity', detail: WAITING_FOR_PROMPT, withdraw: 'asker_interrupted' });
@@ -251,9 +259,11 @@ async function askPermission(
   payload: HookPayload,
 ): Promise<string | null> {
   const question = permissionQuestion(options.agent, payload, input.projectPath);
-  return ask(ctx, store, options, input, { kind: 'decision', ...question });
+  const answer = await ask(ctx, store, options, input, { kind: 'decision', ...question });
+  return answer !== null && typeof answer.response === 'string' ? answer.response : null;
 }
 
+/** Claude Code's AskUserQuestion: all of the call's questions as one form, answered at once. */
 async function askUserQuestion(
   ctx: CliContext,
   store: AgentSessionStore,
@@ -263,22 +273,21 @@ async function askUserQuestion(
 ): Promise<Record<string, unknown> | null> {
   const questions = agentQuestions(payload);
   if (questions.length === 0) return null;
-  const answers: Record<string, string> = {};
-  for (const question of questions) {
-    const answer = await ask(ctx, store, options, input, {
-      kind: 'decision',
-      title: fitText(`${AGENT_LABELS[options.agent]} asks: ${sanitizeLine(question.question)}`, 'title'),
-      prompt: fitText(
-        [question.header, `Project: ${input.projectPath}`].filter((line) => line !== '').join('\n'),
-        'prompt',
-      ),
-      choices: question.options.map((option) => fitText(sanitizeLine(option), 'title')),
-    });
-    if (answer === null) return null;
-    answers[question.question] = question.options.find((option) => sanitizeLine(option) === answer) ?? answer;
-  }
-  return askUserQuestionDecision(payload, answers);
+  const form = agentQuestionForm(options.agent, questions, input.projectPath);
+  const answer = await ask(ctx, store, options, input, {
+    kind: 'input',
+    title: form.title,
+    prompt: form.prompt,
+    fields: form.fields.map(({ field }) => field),
+  });
+  if (answer === null || !ownerAlive(input)) return null;
+  const answers = agentAnswers(form, answer.response);
+  return answers === null ? null : askUserQuestionDecision(payload, answers);
 }
+
+type HookQuestion =
+  | { kind: 'decision'; title: string; prompt: string; choices: string[] }
+  | { kind: 'input'; title: string; prompt: string; fields: InteractionField[] };
 
 /**
  * Asks one question under the session's claim and waits: the answer, or null when it expired (the deadline
@@ -290,8 +299,8 @@ async function ask(
   store: AgentSessionStore,
   options: HookOptions,
   input: AgentSessionInput,
-  question: { kind: 'decision'; title: string; prompt: string; choices: string[] },
-): Promise<string | null> {
+  question: HookQuestion,
+): Promise<{ response: unknown } | null> {
   const deadlineAt = ctx.now() + options.questionTimeoutMs;
   // This hook process waits for the answer: once it is gone, the sweeper withdraws the question too.
   const { claim, interaction } = store.askAgentQuestion(input, {
@@ -325,7 +334,7 @@ async function ask(
       switch (current.status) {
         case 'settled':
           store.resumeAgentSession(claim);
-          return typeof current.response === 'string' ? current.response : null;
+          return { response: current.response };
         case 'expired':
           store.resumeAgentSession(claim);
           ctx.stderr.write(

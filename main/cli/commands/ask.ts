@@ -49,7 +49,8 @@ export const askCommand: Command = {
   name: 'ask',
   summary: 'ask a person from inside a run and wait for the answer',
   help: `Usage: runwarden ask --title T [--prompt TEXT] (--choice V)... [--default V] [--timeout 10m]
-       runwarden ask --title T (--field NAME[:string|number|boolean])... [--default JSON]
+       runwarden ask --title T (--field NAME[:string|number|boolean|choice=A|B|choices=A|B])...
+                     [--default JSON]
 
 Run inside "runwarden exec" (it reads RUNWARDEN_RUN_ID and the run's claim from the environment).
 Creates a question on the run and blocks until a person answers it ("runwarden answer", the app, or
@@ -60,7 +61,9 @@ Options:
   --title T        the question (required)
   --prompt TEXT    more detail (markdown, shown as text)
   --choice V       an allowed answer (repeat for each); makes a decision
-  --field SPEC     an input field NAME or NAME:TYPE (string, number, boolean; repeat for each)
+  --field SPEC     an input field NAME or NAME:TYPE (string, number, boolean; repeat for each),
+                   or a choice: NAME:choice=A|B (one), NAME:choices=A|B (any); a last |* also
+                   takes the person's own words
   --default V      the answer used when the deadline passes (a choice, or a JSON object for fields)
   --timeout DUR    deadline from now: 30s, 10m, 2h, 1d (a bare number is seconds)
   --json           print {"ok":true,"value":{"status","response"}} instead of the bare answer
@@ -268,12 +271,43 @@ function reportOutcome(ctx: CliContext, asked: Asked, outcome: AskOutcome): numb
 }
 
 function parseField(spec: string): InteractionField {
-  const [name = '', type = 'string', ...rest] = spec.split(':');
-  if (name === '' || rest.length > 0 || !/^[A-Za-z_][\w-]*$/.test(name)) {
+  const colon = spec.indexOf(':');
+  const name = colon === -1 ? spec : spec.slice(0, colon);
+  const type = colon === -1 ? 'string' : spec.slice(colon + 1);
+  if (name === '' || !/^[A-Za-z_][\w-]*$/.test(name)) {
     throw new UsageError(`--field must be NAME or NAME:TYPE, got "${spec}"`);
   }
+  const choice = /^(choices?)=(.*)$/s.exec(type);
+  if (choice !== null) return choiceField(name, choice[1] === 'choices', choice[2] ?? '');
   if (!(FIELD_TYPES as readonly string[]).includes(type)) {
-    throw new UsageError(`--field type must be one of ${FIELD_TYPES.join(', ')}, got "${type}"`);
+    throw new UsageError(
+      `--field type must be one of ${FIELD_TYPES.join(', ')}, choice=A|B or choices=A|B, got "${type}"`,
+    );
   }
   return { name, type: type as FieldType, required: true };
+}
+
+/**
+ * `NAME:choice=A|B` (one of them) or `NAME:choices=A|B` (any of them); a last `*` also takes an answer in
+ * the person's own words.
+ */
+function choiceField(name: string, multi: boolean, list: string): InteractionField {
+  const labels = list.split('|');
+  const allowOther = labels.at(-1) === '*';
+  if (allowOther) labels.pop();
+  if (
+    labels.length === 0 ||
+    labels.some((label) => label.trim() === '') ||
+    new Set(labels).size !== labels.length
+  )
+    throw new UsageError(`--field ${name}: give distinct non-empty options, as ${name}:choice=A|B`);
+  const field: InteractionField = {
+    name,
+    type: 'choice',
+    required: true,
+    options: labels.map((label) => ({ label })),
+  };
+  if (multi) field.multi = true;
+  if (allowOther) field.allowOther = true;
+  return field;
 }

@@ -158,7 +158,9 @@ function interactionsSection(detail: RunDetail, now: number, paint: Paint): stri
           value: (i) =>
             i.kind === 'decision'
               ? (i.choices ?? []).join(' | ')
-              : (i.fields ?? []).map((f) => `${f.name}:${f.type}`).join(', '),
+              : (i.fields ?? [])
+                  .map((f) => `${f.name}:${f.type === 'choice' && f.multi === true ? 'choices' : f.type}`)
+                  .join(', '),
           max: 40,
         },
         // A deadline only while the question is open: a settled one's has no meaning any more.
@@ -188,8 +190,25 @@ function interactionsSection(detail: RunDetail, now: number, paint: Paint): stri
     if (interaction.prompt && isOpen(interaction)) {
       out.push(`  ${interaction.id}: ${sanitizeText(interaction.prompt).split('\n').join('\n    ')}`);
     }
+    if (isOpen(interaction)) out.push(...choiceLines(interaction));
   }
   return out;
+}
+
+/** An open question's choice fields, one line each: what `answer` takes for it. */
+function choiceLines(interaction: Interaction): string[] {
+  return (interaction.fields ?? [])
+    .filter((field) => field.type === 'choice')
+    .map((field) => {
+      const options = (field.options ?? []).map((o) =>
+        o.description === undefined ? o.label : `${o.label} (${o.description})`,
+      );
+      if (field.allowOther === true) options.push('or your own words');
+      const label = field.label === undefined ? '' : ` "${field.label}"`;
+      return sanitizeLine(
+        `  ${interaction.id} ${field.name}${label}: ${field.multi === true ? 'any of' : 'one of'}: ${options.join(' | ')}`,
+      );
+    });
 }
 
 function effectsSection(detail: RunDetail, paint: Paint): string[] {

@@ -2,11 +2,46 @@
  * The answer form of an interaction, built from its declared choices or fields. It checks each answer with
  * the same rules the store enforces (shared/answer-rules.ts), in the form's own words, before the round trip.
  */
-import { fieldProblem, isDeclaredChoice } from '../../../shared/answer-rules';
-import type { FieldType, Interaction } from '../../../shared/domain';
+import { fieldProblem, fieldProblemText, isDeclaredChoice } from '../../../shared/answer-rules';
+import type { FieldOption, FieldType, Interaction } from '../../../shared/domain';
 import { typedValue } from '../../../shared/answer-value';
 
-export type FieldValue = string | boolean;
+/**
+ * A choice field's draft: the options ticked (one at most for a single choice), whether "Other" is ticked,
+ * and the person's own words typed beside it.
+ */
+export interface ChoiceDraft {
+  picked: string[];
+  otherOn: boolean;
+  otherText: string;
+}
+
+/** The draft after ticking (or unticking) one option, or Other (`option` null). */
+export function toggleChoice(
+  field: Pick<FormField, 'multi'>,
+  draft: ChoiceDraft,
+  option: string | null,
+  on: boolean,
+): ChoiceDraft {
+  if (field.multi !== true) {
+    // A single choice: one of the options or Other, never both.
+    if (!on) return draft;
+    return option === null
+      ? { ...draft, picked: [], otherOn: true }
+      : { ...draft, picked: [option], otherOn: false };
+  }
+  if (option === null) return { ...draft, otherOn: on };
+  const rest = draft.picked.filter((label) => label !== option);
+  return { ...draft, picked: on ? [...rest, option] : rest };
+}
+
+/** The draft after typing own words: typing ticks Other (for a single choice, in place of an option). */
+export function typeOther(field: Pick<FormField, 'multi'>, draft: ChoiceDraft, text: string): ChoiceDraft {
+  const ticked = toggleChoice(field, draft, null, true);
+  return { ...ticked, otherText: text };
+}
+
+export type FieldValue = string | boolean | ChoiceDraft;
 
 export interface FormField {
   name: string;
@@ -15,6 +50,10 @@ export interface FormField {
   required: boolean;
   /** The value the input starts with (from the interaction's default when it has one). */
   initial: FieldValue;
+  /** A choice field's options, whether several may be picked, and whether own words are taken. */
+  options?: FieldOption[];
+  multi?: boolean;
+  allowOther?: boolean;
 }
 
 export type AnswerFormModel =
@@ -43,15 +82,24 @@ export function answerFormModel(interaction: Interaction): AnswerFormModel {
       mode: 'fields',
       fields: interaction.fields.map((f) => {
         const d = defaults[f.name];
+        const options = f.type === 'choice' ? (f.options ?? []) : [];
         const initial: FieldValue =
-          f.type === 'boolean' ? d === true : typeof d === 'string' || typeof d === 'number' ? String(d) : '';
-        return {
+          f.type === 'choice'
+            ? choiceDraft(options, d)
+            : f.type === 'boolean'
+              ? d === true
+              : typeof d === 'string' || typeof d === 'number'
+                ? String(d)
+                : '';
+        const field: FormField = {
           name: f.name,
           type: f.type,
           label: f.label ?? f.name,
           required: f.required ?? false,
           initial,
         };
+        if (f.type !== 'choice') return field;
+        return { ...field, options, multi: f.multi === true, allowOther: f.allowOther === true };
       }),
     };
   }
@@ -67,6 +115,29 @@ export function checkChoice(model: { choices: string[] }, choice: string | null)
   return { ok: true, payload: choice };
 }
 
+/** A choice field's draft from a value (its default): the options it names, the rest as own words. */
+function choiceDraft(options: readonly FieldOption[], value: unknown): ChoiceDraft {
+  const values = Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
+  const labels = new Set(options.map((o) => o.label));
+  const picked = values.filter((v): v is string => typeof v === 'string' && labels.has(v));
+  const own = values.find((v): v is string => typeof v === 'string' && !labels.has(v));
+  return { picked, otherOn: own !== undefined, otherText: own ?? '' };
+}
+
+/**
+ * A choice field's value from its draft: the picked label (a single choice), or the picked labels in the
+ * options' order with the own words last (a multi-select, as Claude Code's own dialog orders them); undefined
+ * when nothing is picked. Own words ticked but left blank are an error of their own.
+ */
+function choiceValue(field: FormField, draft: ChoiceDraft): { value?: unknown; error?: string } {
+  const own = draft.otherOn ? draft.otherText.trim() : null;
+  if (own === '') return { error: `${field.label}: write your own answer, or untick Other.` };
+  if (field.multi !== true) return { value: own ?? draft.picked[0] };
+  const picked = (field.options ?? []).map((o) => o.label).filter((label) => draft.picked.includes(label));
+  const all = own === null ? picked : [...picked, own];
+  return { value: all.length === 0 && !field.required ? undefined : all };
+}
+
 /** Checks field values and builds the payload object (numbers parsed, empty optional fields left out). */
 export function checkFields(fields: readonly FormField[], values: Record<string, FieldValue>): AnswerCheck {
   const errors: Record<string, string> = {};
@@ -76,7 +147,15 @@ export function checkFields(fields: readonly FormField[], values: Record<string,
     const text = typeof raw === 'string' ? raw.trim() : '';
     // What the person typed, as the value the store will check: an empty text field is left out. A number
     // is a plain decimal, read as `runwarden answer` reads it (shared/answer-value.ts).
-    if (field.type === 'boolean') payload[field.name] = raw === true;
+    if (field.type === 'choice') {
+      const draft = typeof raw === 'object' ? raw : { picked: [], otherOn: false, otherText: '' };
+      const { value, error } = choiceValue(field, draft);
+      if (error !== undefined) {
+        errors[field.name] = error;
+        continue;
+      }
+      if (value !== undefined) payload[field.name] = value;
+    } else if (field.type === 'boolean') payload[field.name] = raw === true;
     else if (text !== '' && field.type === 'number') {
       const typed = typedValue('number', text, field.label);
       if (!typed.ok) {
@@ -86,8 +165,7 @@ export function checkFields(fields: readonly FormField[], values: Record<string,
       payload[field.name] = typed.value;
     } else if (text !== '') payload[field.name] = raw;
     const problem = fieldProblem(field, payload);
-    if (problem === 'missing') errors[field.name] = `${field.label} is required.`;
-    if (problem === 'wrong-type') errors[field.name] = `${field.label} must be a ${field.type}.`;
+    if (problem !== null) errors[field.name] = fieldProblemText(field, problem, field.label);
   }
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, payload };
 }

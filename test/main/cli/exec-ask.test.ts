@@ -70,6 +70,57 @@ describe('runwarden exec + ask + answer', () => {
     });
   });
 
+  it('asks a multi-select with own words; answer takes one VALUE per pick and refuses a wrong one', async () => {
+    const exec = spawnCli(
+      [
+        'exec',
+        '--project',
+        project,
+        '--',
+        'sh',
+        '-c',
+        "runwarden ask --title Checks --field 'checks:choices=Tests|Lint|Types|*' --field 'runner:choice=Vitest|Jest'",
+      ],
+      { store: dir.store, timeoutMs: 30_000 },
+    );
+    const runId = await runIdFromStderr(() => exec.stderr);
+    const question = await openQuestion(dir.store, runId);
+    expect(question.fields).toEqual([
+      {
+        name: 'checks',
+        type: 'choice',
+        required: true,
+        multi: true,
+        allowOther: true,
+        options: [{ label: 'Tests' }, { label: 'Lint' }, { label: 'Types' }],
+      },
+      { name: 'runner', type: 'choice', required: true, options: [{ label: 'Vitest' }, { label: 'Jest' }] },
+    ]);
+    const show = await runCli(['show', runId], { store: dir.store });
+    expect(show.stdout).toContain(`${question.id} checks: any of: Tests | Lint | Types | or your own words`);
+    expect(show.stdout).toContain(`${question.id} runner: one of: Vitest | Jest`);
+    // Bare VALUEs need a single field; a list in field order, one answer each; each mismatch is exit 2.
+    for (const [args, message] of [
+      [['Tests', 'Lint'], /checks:choices, runner:choice: give them with --json/],
+      [['--json', '[["Tests"]]'], /gives 1 answers; this question has 2 fields/],
+      [['--json', '[["Tests", "mine", "also mine"], "Vitest"]'], /one answer in your own words at most/],
+      [['--json', '[["Tests"], "Bun"]'], /Field runner must be one of: Vitest, Jest\./],
+    ] as const) {
+      const refused = await runCli(['answer', question.id, ...args], { store: dir.store });
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toMatch(message);
+    }
+    const answer = await runCli(
+      ['answer', question.id, '--json', '[["Types", "Tests", "fast ones"], "Jest"]'],
+      {
+        store: dir.store,
+      },
+    );
+    expect(answer.code, answer.stderr).toBe(0);
+    const result = await exec.done;
+    expect(JSON.parse(result.stdout)).toEqual({ checks: ['Types', 'Tests', 'fast ones'], runner: 'Jest' });
+  });
+
   it('prints the fields of an input question as JSON', async () => {
     const exec = spawnCli(
       [

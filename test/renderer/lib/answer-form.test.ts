@@ -5,6 +5,8 @@ import {
   checkFields,
   checkText,
   newIdempotencyKey,
+  toggleChoice,
+  typeOther,
 } from '../../../renderer/src/lib/answer-form';
 import type { Interaction } from '../../../shared/domain';
 
@@ -105,5 +107,55 @@ describe('answer checks', () => {
     const a = newIdempotencyKey();
     expect(a.length).toBeGreaterThanOrEqual(8);
     expect(newIdempotencyKey()).not.toBe(a);
+  });
+
+  it('choice fields: options with descriptions, several picks in option order, own words last', () => {
+    const model = answerFormModel(
+      makeInteraction('c', {
+        kind: 'input',
+        choices: null,
+        fields: [
+          {
+            name: 'q1',
+            type: 'choice',
+            label: 'Which checks?',
+            required: true,
+            multi: true,
+            allowOther: true,
+            options: [{ label: 'Tests', description: 'The unit tests' }, { label: 'Lint' }],
+          },
+          { name: 'q2', type: 'choice', label: 'Runner?', required: true, options: [{ label: 'Vitest' }] },
+        ],
+      }),
+    );
+    if (model.mode !== 'fields') throw new Error('a form of fields');
+    const [checks, runner] = model.fields;
+    if (checks === undefined || runner === undefined) throw new Error('two fields');
+    expect(checks.options?.[0]).toEqual({ label: 'Tests', description: 'The unit tests' });
+    const empty = { picked: [], otherOn: false, otherText: '' };
+    expect(checkFields(model.fields, { q1: empty, q2: empty })).toEqual({
+      ok: false,
+      errors: { q1: 'Which checks?: pick at least one.', q2: 'Runner? is required.' },
+    });
+    let draft = toggleChoice(checks, empty, 'Lint', true);
+    draft = toggleChoice(checks, draft, 'Tests', true);
+    draft = typeOther(checks, draft, ' only fast ones ');
+    const runnerDraft = toggleChoice(runner, empty, 'Vitest', true);
+    expect(checkFields(model.fields, { q1: draft, q2: runnerDraft })).toEqual({
+      ok: true,
+      payload: { q1: ['Tests', 'Lint', 'only fast ones'], q2: 'Vitest' },
+    });
+    // Other ticked but blank says so; a single choice holds one option or Other, never both.
+    const blank = toggleChoice(checks, draft, null, true);
+    expect(checkFields(model.fields, { q1: { ...blank, otherText: ' ' }, q2: runnerDraft }).ok).toBe(false);
+    expect(toggleChoice(runner, typeOther(runner, runnerDraft, 'Bun'), 'Vitest', true)).toMatchObject({
+      picked: ['Vitest'],
+      otherOn: false,
+    });
+    // A single choice without own words refuses them (the store's rule).
+    expect(checkFields(model.fields, { q1: draft, q2: typeOther(runner, empty, 'Bun') })).toEqual({
+      ok: false,
+      errors: { q2: 'Runner? must be one of: Vitest.' },
+    });
   });
 });
