@@ -44,7 +44,8 @@ export interface ServeOptions {
   token: string;
   port: number;
   uiDir: string;
-  dispatch: (channel: string, input: unknown) => Promise<Result<unknown>>;
+  /** `origin.apiClient`: the request came with the Bearer token, not from a signed-in browser. */
+  dispatch: (channel: string, input: unknown, origin: { apiClient: boolean }) => Promise<Result<unknown>>;
   /** Called after a browser signed in, with a fresh one-time URL for the next one. */
   onSignIn?: (nextUrl: string) => void;
   sessionLifetimeMs?: number;
@@ -196,7 +197,7 @@ async function routeApi(
   }
   const prefix = '/api/invoke/';
   if (req.method === 'POST' && url.pathname.startsWith(prefix)) {
-    return invokeChannel(state, req, res, url, prefix);
+    return invokeChannel(state, req, res, url, prefix, access.sessionId === null);
   }
   sendJson(res, 404, envelopeError('NOT_FOUND', `No API at ${req.method} ${url.pathname}.`));
 }
@@ -208,6 +209,7 @@ async function invokeChannel(
   res: http.ServerResponse,
   url: URL,
   prefix: string,
+  apiClient: boolean,
 ): Promise<void> {
   const channel = safeDecode(url.pathname.slice(prefix.length));
   if (channel === null || !isChannel(channel)) {
@@ -234,7 +236,7 @@ async function invokeChannel(
   }
   // Read before the dispatch: a push sent while it runs counts as one this answer may not show.
   const pushesBefore = state.pushCount;
-  const result = await state.options.dispatch(channel, input);
+  const result = await state.options.dispatch(channel, input, { apiClient });
   if (clientGone(req, res)) return;
   res.setHeader(PUSH_COUNT_HEADER, String(pushesBefore));
   sendJson(res, 200, result);

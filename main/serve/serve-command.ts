@@ -133,7 +133,7 @@ async function listen(request: ServeRequest, host: AppHost, token: string): Prom
       token,
       port: request.port,
       uiDir: request.uiDir,
-      dispatch: (channel, input) => host.dispatch(channel as never, input),
+      dispatch: (channel, input, origin) => host.dispatch(channel as never, input, origin),
       onSignIn: (next) => {
         // A person at the terminal may open another browser; a --json reader asks the API for a URL.
         if (!request.json) process.stdout.write(`A browser signed in. To sign in another, open ${next}\n`);

@@ -32,7 +32,7 @@ import type { RemoteMachineView } from '../../shared/remotes';
 import { answerAcrossMachines } from './remote/machine-requests';
 import { remoteQuestionNotices, withRemoteAttention } from './remote/remote-attention';
 import { createRemoteHub, personHere, type RemoteHub } from './remote/remote-hub';
-import type { AppHost, AppHostOptions, ShellAttention } from './host-types';
+import type { AppHost, AppHostOptions, RequestOrigin, ShellAttention } from './host-types';
 import { WRITE_CHANNELS } from './handlers';
 import { watchLogFolders, type LogWatcher } from './log-watcher';
 import { catchUpNotice, coalesce, noticesFor } from './notification-rules';
@@ -185,7 +185,7 @@ export function createAppHost(options: AppHostOptions): AppHost {
     get settings() {
       return host.settings;
     },
-    dispatch: (channel, input) => dispatchForShell(host, channel, input),
+    dispatch: (channel, input, origin) => dispatchForShell(host, channel, input, origin),
     markRunRead: (runId) => dispatchForShell(host, 'notifications:markRead', { runId }),
     setNotificationsPaused: (paused) =>
       dispatchForShell(host, 'settings:set', { patch: { notificationsPaused: paused } }),
@@ -366,6 +366,7 @@ async function dispatchForShell<C extends Channel>(
   host: HostState,
   channel: C,
   input: unknown,
+  origin?: RequestOrigin,
 ): Promise<Result<Response<C>>> {
   if (channel === 'remotes:call' && host.remotes !== null) {
     const parsed = parseRequest('remotes:call', input);
@@ -383,7 +384,7 @@ async function dispatchForShell<C extends Channel>(
     const counted = await host.searchCounts.answer(input);
     if (counted !== null) return counted as Result<Response<C>>;
   }
-  const result = host.dispatch(channel, input);
+  const result = host.dispatch(channel, input, origin);
   if (result.ok && WRITE_CHANNELS.has(channel)) {
     // Show the person the effect of their command at once, not on the next tick.
     host.sweeper.markDirty();

@@ -7,8 +7,14 @@ import type { Channel } from '../../shared/channel-names';
 import { isChannel, parseRequest, type Response } from '../../shared/contract';
 import { isRunwardenError, type ErrorInfo, type Result } from '../../shared/errors';
 import { WRITE_CHANNELS, handlers, type HandlerDeps } from './handlers';
+import type { RequestOrigin } from './host-types';
 
-export type Dispatch = <C extends Channel>(channel: C, input: unknown) => Result<Response<C>>;
+/** `origin`: who sent it, where the transport can tell (a serve API client); absent for the window. */
+export type Dispatch = <C extends Channel>(
+  channel: C,
+  input: unknown,
+  origin?: RequestOrigin,
+) => Result<Response<C>>;
 
 /** A request slower than this is logged (docs/ARCHITECTURE.md#conventions): it held the main process that long. */
 export const SLOW_REQUEST_MS = 40;
@@ -27,7 +33,7 @@ export interface DispatcherHooks {
 }
 
 export function createDispatcher(deps: HandlerDeps, hooks: DispatcherHooks = {}): Dispatch {
-  return <C extends Channel>(channel: C, input: unknown): Result<Response<C>> => {
+  return <C extends Channel>(channel: C, input: unknown, origin?: RequestOrigin): Result<Response<C>> => {
     if (!isChannel(channel)) {
       return { ok: false, error: { code: 'NOT_FOUND', message: `Unknown channel ${String(channel)}.` } };
     }
@@ -46,7 +52,7 @@ export function createDispatcher(deps: HandlerDeps, hooks: DispatcherHooks = {})
     const started = elapsed();
     try {
       const handler = handlers[channel] as (d: HandlerDeps, i: unknown) => Response<C>;
-      const value = handler(deps, parsed.value);
+      const value = handler(origin === undefined ? deps : { ...deps, origin }, parsed.value);
       hooks.onBusy?.(false);
       if (WRITE_CHANNELS.has(channel)) hooks.onWriteError?.(null);
       return { ok: true, value };

@@ -19,11 +19,11 @@ import type {
 } from '../../shared/views';
 import { version as VERSION } from '../../package.json';
 import { readRunLogPage, runLogPath } from '../store/run-log-page';
-import { OUTSIDE_EVERY_RUN, type StoreReader, type StoreWriter } from '../store';
+import { API_CLIENT_CALLER, OUTSIDE_EVERY_RUN, type StoreReader, type StoreWriter } from '../store';
 import { openRetryOf } from './open-retry';
 import { stopRunCommand, type SignalCommand } from './stop-run-command';
 import { applySettingsPatch, loadSettings } from './settings-service';
-import type { CliPathActions, Clock, UpdateActions } from './host-types';
+import type { CliPathActions, Clock, RequestOrigin, UpdateActions } from './host-types';
 import type { RemoteHub } from './remote/remote-hub';
 
 export interface HandlerDeps {
@@ -44,6 +44,8 @@ export interface HandlerDeps {
   remotes?: Pick<RemoteHub, 'list' | 'add' | 'remove'>;
   /** The desktop app's updates (main/electron/update-controller.ts); absent in browser mode. */
   updates?: UpdateActions;
+  /** Who sent this request, where the transport can tell (set per request by the dispatcher). */
+  origin?: RequestOrigin;
 }
 
 const UPDATES_DESKTOP_ONLY =
@@ -175,14 +177,15 @@ export const handlers: Handlers = {
       expectedRevision: input.expectedRevision,
       actor,
     }),
-  'interactions:answer': ({ store, actor }, input) =>
+  'interactions:answer': ({ store, actor, origin }, input) =>
     store.answerInteraction(input.interactionId, {
       interactionRevision: input.interactionRevision,
       idempotencyKey: input.idempotencyKey,
       payload: input.payload,
       actor,
-      // The host answers for a person and runs outside every run (docs/LIVENESS.md#only-a-person-outside-the-run-answers).
-      caller: OUTSIDE_EVERY_RUN,
+      // The host answers for a person and runs outside every run; a serve API client is a program that
+      // may run anywhere: its answer is recorded unchecked (docs/LIVENESS.md#what-cannot-be-told).
+      caller: origin?.apiClient === true ? API_CLIENT_CALLER : OUTSIDE_EVERY_RUN,
     }),
   'attention:summary': ({ store }, input) =>
     store.attentionSummary(input.limit ?? 20, { search: input.search, projectPath: input.projectPath }),

@@ -81,7 +81,11 @@ export interface AppHostOptions {
 
 export interface AppHost {
   /** Validate, run the handler, and wrap the result: the one path every channel takes. */
-  dispatch<C extends Channel>(channel: C, input: unknown): Promise<Result<Response<C>>>;
+  dispatch<C extends Channel>(
+    channel: C,
+    input: unknown,
+    origin?: RequestOrigin,
+  ): Promise<Result<Response<C>>>;
   /** Starts the sweeper timer (docs/ARCHITECTURE.md#sweeper). */
   start(): void;
   /** Stops timers and closes the store. */
@@ -90,4 +94,10 @@ export interface AppHost {
   markRunRead(runId: string): Promise<Result<Response<'notifications:markRead'>>>;
   setNotificationsPaused(paused: boolean): Promise<Result<Settings>>;
   readonly settings: Settings;
+}
+
+/** Who sent a request, as far as its transport can tell. */
+export interface RequestOrigin {
+  /** A `runwarden serve` API client with the Bearer token (a program), not a signed-in browser. */
+  apiClient?: boolean;
 }

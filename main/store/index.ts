@@ -19,6 +19,7 @@ export {
 export { tallySearchCounts, type ReadStatement, type SearchCountRow } from './search-counts';
 export { processStartId, isProcessAlive, processAncestry, thisProcessAsAsker } from './process-identity';
 export {
+  API_CLIENT_CALLER,
   OUTSIDE_EVERY_RUN,
   type AskerIdentity,
   type CallerIdentity,

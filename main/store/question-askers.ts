@@ -52,10 +52,23 @@ export interface CallerIdentity {
   ancestry: readonly AncestorProcess[];
   /** The desktop host or the browser server, answering for a person in its window. */
   host?: true;
+  /** A caller the check cannot place at all, and why: its answer is accepted and recorded unchecked. */
+  unchecked?: string;
 }
 
 /** A caller known to be outside every run: the desktop host or the browser server answering for a person. */
 export const OUTSIDE_EVERY_RUN: CallerIdentity = { runId: null, ancestry: [], host: true };
+
+/**
+ * A `runwarden serve` API client with the Bearer token: a program, not the browser's person, and nothing
+ * says which process it is — it may run inside the run (docs/LIVENESS.md#what-cannot-be-told).
+ */
+export const API_CLIENT_CALLER: CallerIdentity = {
+  runId: null,
+  ancestry: [],
+  unchecked:
+    'given through the runwarden serve API with its Bearer token, by a program the check cannot place',
+};
 
 /** Checks an asker given to `requestInteraction` (VALIDATION when malformed). */
 export function checkAsker(asker: unknown): AskerIdentity {
@@ -246,6 +259,7 @@ export function checkCaller(
   if (caller.runId !== null && caller.runId === row.run_id) {
     return { refusal: refuse(`its RUNWARDEN_RUN_ID is ${row.run_id}`), unchecked: null };
   }
+  if (caller.unchecked !== undefined) return { refusal: null, unchecked: caller.unchecked };
   if (caller.host === true) return { refusal: null, unchecked: null };
   const lease = toLease(loadLeaseRow(ctx, row.run_id));
   const supervised = lease.ownerType === 'runner' && lease.ownerPid !== null;

@@ -13,7 +13,7 @@ import {
 const TOKEN = 'a'.repeat(64);
 let server: ServeHandle;
 let uiDir: string;
-const calls: Array<{ channel: string; input: unknown }> = [];
+const calls: Array<{ channel: string; input: unknown; apiClient: boolean }> = [];
 const signIns: string[] = [];
 const others: ServeHandle[] = [];
 
@@ -34,8 +34,8 @@ function start(extra: Partial<ServeOptions> = {}): Promise<ServeHandle> {
     token: TOKEN,
     port: 0,
     uiDir,
-    dispatch: async (channel, input) => {
-      calls.push({ channel, input });
+    dispatch: async (channel, input, origin) => {
+      calls.push({ channel, input, apiClient: origin.apiClient });
       return { ok: true, value: { echoed: channel } };
     },
     ...extra,
@@ -108,6 +108,19 @@ describe('runwarden serve over real HTTP', () => {
     const res = await invoke('runs:list');
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ ok: true, value: { echoed: 'runs:list' } });
+  });
+
+  it('tells the handlers a Bearer client from a signed-in browser (answers record which)', async () => {
+    await invoke('interactions:answer');
+    expect(calls.at(-1)).toMatchObject({ channel: 'interactions:answer', apiClient: true });
+    const session = await signIn(server.signInUrl());
+    const res = await callAs(
+      server,
+      { Cookie: session.cookie, 'X-Runwarden-Key': session.key },
+      'interactions:answer',
+    );
+    expect(res.status).toBe(200);
+    expect(calls.at(-1)).toMatchObject({ channel: 'interactions:answer', apiClient: false });
   });
 
   it('refuses the API without a token, or with a wrong one, before dispatching', async () => {
