@@ -331,6 +331,20 @@ export interface Effect {
   updatedAt: number;
 }
 
+/**
+ * How what a notification announced ended (docs/ARCHITECTURE.md#change-feed): its question answered,
+ * withdrawn by its asker, expired (or settled by its default at the deadline), cancelled with its run, or
+ * its effects of unknown outcome resolved by a person.
+ */
+export const NOTIFICATION_RESOLUTIONS = [
+  'answered',
+  'withdrawn',
+  'expired',
+  'cancelled',
+  'resolved',
+] as const;
+export type NotificationResolution = (typeof NOTIFICATION_RESOLUTIONS)[number];
+
 export interface Notification {
   id: number;
   runId: string | null;
@@ -339,6 +353,11 @@ export interface Notification {
   body: string;
   at: number;
   readAt: number | null;
+  /** The question it announces (a "Needs an answer" notification), if any. */
+  interactionId: string | null;
+  /** When what it announced stopped needing anybody (then it is read too); null while it still does. */
+  resolvedAt: number | null;
+  resolution: NotificationResolution | null;
 }
 
 /** Who did something and from where: recorded on every event a person or policy causes. */

@@ -23,7 +23,7 @@ import { DisposableStore } from './disposables';
 import { isTrustedSender, registerIpcHandlers, registerListeningHandler } from './ipc-main';
 import { applyLaunchAtLogin, loginItemApprovalNotice, startsHidden } from './login-item';
 import { applyXdgAutostart } from './xdg-autostart';
-import { createNotifier, type DesktopNotifier } from './notifier';
+import { createNotifier, openQuestionsOf, type DesktopNotifier } from './notifier';
 import { createQuickAnswers, type QuickAnswer, type QuickAnswers } from './quick-answers';
 import { createRunOpener, type RunOpener } from './run-opener';
 import { guardSession, guardWebContents } from './security-guards';
@@ -173,11 +173,7 @@ function createShellActions(state: ShellState): ShellActions {
       state.attention = next;
       const open = next.questions.map((q) => q.id);
       answers.reconcile(open);
-      state.notifier?.retire({
-        open: new Set(open),
-        runs: new Set(next.summary.items.map((item) => item.run.id)),
-        complete: next.summary.items.length >= next.summary.needsYou,
-      });
+      state.notifier?.retire(openQuestionsOf(next));
       redrawTray();
       state.updates?.attentionChanged();
     },
@@ -497,7 +493,11 @@ function openHost(
       notifier,
       push: (event, payload) => void actions.sendPush(event, payload),
       onSettingsChanged: actions.onSettingsChanged,
-      attention: { items: TRAY_MENU_RUNS, onAttention: actions.onAttention },
+      attention: {
+        items: TRAY_MENU_RUNS,
+        onAttention: actions.onAttention,
+        watching: () => state.notifier?.shownQuestionIds() ?? [],
+      },
       // A run's log file (checked to be in the store's logs folder) in the desktop's text viewer.
       openPath: (path) => {
         void shell.openPath(path).then((problem) => {

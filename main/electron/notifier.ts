@@ -143,16 +143,35 @@ export interface OpenQuestions {
   runs: ReadonlySet<string>;
   /** The read listed every run that needs the person (none left out by its limit). */
   complete: boolean;
+  /** Questions the store says are no longer open (of those `shownQuestionIds` named): always retired. */
+  closed?: ReadonlySet<string>;
+}
+
+/** What an attention read says about the questions shown: the shell hands this to `retire`. */
+export function openQuestionsOf(read: {
+  summary: { items: ReadonlyArray<{ run: { id: string } }>; needsYou: number };
+  questions: ReadonlyArray<{ id: string }>;
+  closed: readonly string[];
+}): OpenQuestions {
+  return {
+    open: new Set(read.questions.map((q) => q.id)),
+    runs: new Set(read.summary.items.map((item) => item.run.id)),
+    complete: read.summary.items.length >= read.summary.needsYou,
+    closed: new Set(read.closed),
+  };
 }
 
 export interface DesktopNotifier extends Notifier {
   /**
-   * Closes the notifications of questions that are no longer open (answered anywhere, expired): those of a
-   * run the read listed, and, when the read was complete, any not among its open questions.
+   * Closes the notifications of questions that are no longer open (answered anywhere, withdrawn, expired,
+   * cancelled): those the store says closed, those of a run the read listed, and, when the read was
+   * complete, any not among its open questions.
    */
   retire(questions: OpenQuestions): void;
   /** Question notifications on screen. */
   readonly questionsShown: number;
+  /** The questions whose notifications are on screen: the next attention read says which closed. */
+  shownQuestionIds(): string[];
   /**
    * A toast activation on Windows (`Notification.handleActivation`): a click or button of a question's
    * toast whose Notification object is gone (collected, or from before a restart, still in Action Center).
@@ -177,6 +196,8 @@ interface NotifierState {
   readonly questions: Map<string, ShownQuestion>;
   /** Questions whose notification already handled a click or button (at most MAX_HANDLED). */
   readonly handled: Set<string>;
+  /** A summary of questions on screen (a burst, a catch-up), and the questions it stands for. */
+  readonly summaries: Map<ShownNotification, readonly string[]>;
 }
 
 /**
@@ -184,13 +205,22 @@ interface NotifierState {
  * notification's events, retire answered questions' notifications, and handle Windows toast activations.
  */
 export function createNotifier(deps: NotifierDeps): DesktopNotifier {
-  const state: NotifierState = { deps, live: new Set(), questions: new Map(), handled: new Set() };
+  const state: NotifierState = {
+    deps,
+    live: new Set(),
+    questions: new Map(),
+    handled: new Set(),
+    summaries: new Map(),
+  };
   return {
     show: (notice) => showNotice(state, notice),
     retire: (open) => retireQuestions(state, open),
     get questionsShown() {
       return state.questions.size;
     },
+    shownQuestionIds: () => [
+      ...new Set([...state.questions.keys(), ...[...state.summaries.values()].flat()]),
+    ],
     activate: (activation) => activateToast(state, activation),
   };
 }
@@ -206,6 +236,7 @@ export function addBounded<T>(set: Set<T>, value: T, max: number): void {
 
 /** Whether a shown question's notification goes, given the latest attention read (see `retire`). */
 export function isRetired(interactionId: string, runId: string | null, read: OpenQuestions): boolean {
+  if (read.closed?.has(interactionId) === true) return true;
   if (read.open.has(interactionId)) return false;
   return (runId !== null && read.runs.has(runId)) || read.complete;
 }
@@ -216,7 +247,11 @@ function showNotice(state: NotifierState, notice: DesktopNotice): void {
   const options = notificationOptions(notice, deps.platform);
   const interactionId = notice.interactionId;
   if (interactionId === undefined) {
-    wireNotification(state, deps.create(options), notice, null, null);
+    const notification = deps.create(options);
+    if (notice.questionIds !== undefined && notice.questionIds.length > 0) {
+      addBoundedMap(state.summaries, notification, notice.questionIds, MAX_LIVE);
+    }
+    wireNotification(state, notification, notice, null, null);
     return;
   }
   // One notification per question: the same text again is not repeated; new text replaces the old one.
@@ -242,6 +277,22 @@ function closeQuestion(state: NotifierState, interactionId: string, shown: Shown
 function retireQuestions(state: NotifierState, read: OpenQuestions): void {
   for (const [id, shown] of state.questions) {
     if (isRetired(id, shown.runId, read)) closeQuestion(state, id, shown);
+  }
+  // A summary of questions goes once the store says every one of them closed.
+  for (const [notification, ids] of state.summaries) {
+    if (!ids.every((id) => read.closed?.has(id) === true)) continue;
+    state.summaries.delete(notification);
+    state.live.delete(notification);
+    notification.close();
+  }
+}
+
+/** Sets `key` in an insertion-ordered map, dropping the oldest entry beyond `max`. */
+function addBoundedMap<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
+  map.set(key, value);
+  if (map.size > max) {
+    const oldest = map.keys().next().value;
+    if (oldest !== undefined) map.delete(oldest);
   }
 }
 
@@ -288,6 +339,7 @@ function wireNotification(
   const { deps } = state;
   const release = (): void => {
     state.live.delete(notification);
+    state.summaries.delete(notification);
     if (interactionId !== null && state.questions.get(interactionId)?.notification === notification)
       state.questions.delete(interactionId);
   };

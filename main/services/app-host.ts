@@ -268,7 +268,7 @@ function setBusy(host: HostState, nowBusy: boolean): void {
 function pushAttention(host: HostState): void {
   const { options, store } = host;
   const tray = options.attention;
-  const read = tray === undefined ? null : store.trayAttention(tray.items);
+  const read = tray === undefined ? null : store.trayAttention(tray.items, tray.watching?.() ?? []);
   const summary = read?.summary ?? store.attentionSummary(1);
   options.push('attention', {
     counts: summary.counts,
@@ -349,7 +349,13 @@ function notifyEvents(host: HostState, report: SweepReport): void {
       store.notify(
         n.runId,
         // Composed from a run's title: cut to fit rather than refused.
-        { level: n.level, title: fitText(n.title, 'title'), body: fitText(n.body, 'body') },
+        {
+          level: n.level,
+          title: fitText(n.title, 'title'),
+          body: fitText(n.body, 'body'),
+          ...(n.interactionId !== undefined && { interactionId: n.interactionId }),
+          ...(n.effectIds !== undefined && { effectIds: n.effectIds }),
+        },
         NOTICE_ACTOR,
       );
       wrote = true;

@@ -36,6 +36,10 @@ export interface DesktopNotice {
   runId: string | null;
   /** The question this notice is about (a new question): the shell shows one notification per question. */
   interactionId?: string;
+  /** A summary of several notices (coalesced, or a catch-up): the questions among them. */
+  questionIds?: string[];
+  /** The effects of unknown outcome it announces: its history entry is resolved once all are resolved. */
+  effectIds?: number[];
   /** Already in the notification history (a runner's own `notify`): shown, not recorded again. */
   recorded?: boolean;
 }
@@ -53,6 +57,8 @@ export type PushSink = <E extends PushEvent>(event: E, payload: Pushes[E]) => vo
 export interface ShellAttention {
   summary: AttentionSummary;
   questions: Interaction[];
+  /** Of the questions the shell `watches` (its desktop notifications), those no longer open. */
+  closed: string[];
 }
 
 export interface AppHostOptions {
@@ -68,7 +74,12 @@ export interface AppHostOptions {
   push: PushSink;
   onSettingsChanged?: (settings: Settings) => void;
   /** A shell with a tray: gets the attention read with this many runs and their open questions. */
-  attention?: { items: number; onAttention: (attention: ShellAttention) => void };
+  attention?: {
+    items: number;
+    onAttention: (attention: ShellAttention) => void;
+    /** The questions the shell shows notifications of: the read says which of them closed. */
+    watching?: () => readonly string[];
+  };
   /** Opens a file with the desktop's default app (a run's log); only the Electron shell has one. */
   openPath?: (path: string) => void;
   /** Puts `runwarden` on the PATH from Settings; only the Electron shell has it (docs/DESKTOP-CHECKLIST.md#the-runwarden-command). */

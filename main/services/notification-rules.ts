@@ -73,8 +73,19 @@ export function coalesce(notices: DesktopNotice[]): DesktopNotice[] {
         .join('\n'),
       level: attention > 0 ? 'attention' : 'info',
       runId: null,
+      ...questionsOf(notices),
     },
   ];
+}
+
+/**
+ * The questions a summary stands for, when it stands for nothing else: a summary of questions only closes
+ * once every one of them is closed (a summary that also tells of failures stays).
+ */
+function questionsOf(notices: readonly DesktopNotice[]): { questionIds?: string[] } {
+  const ids = notices.map((n) => n.interactionId);
+  if (ids.some((id) => id === undefined)) return {};
+  return { questionIds: ids as string[] };
 }
 
 /**
@@ -99,6 +110,7 @@ export function catchUpNotice(notices: DesktopNotice[]): DesktopNotice[] {
         .join('\n'),
       level: attention ? 'attention' : 'info',
       runId: notices.length === 1 ? (notices[0]?.runId ?? null) : null,
+      ...questionsOf(notices),
     },
   ];
 }
@@ -122,7 +134,22 @@ function catchUpKind(notice: DesktopNotice): string {
   return 'message';
 }
 
+/** The effects an event left of unknown outcome (`ambiguousEffects` in its payload): a notice announces them. */
+export function ambiguousEffectsOf(event: RunEvent): number[] {
+  const ids = (event.payload as { ambiguousEffects?: unknown } | null)?.ambiguousEffects;
+  if (!Array.isArray(ids)) return [];
+  return ids.filter((id): id is number => Number.isSafeInteger(id) && (id as number) > 0);
+}
+
 function noticeFor(event: RunEvent, settings: Settings, run: RunLabel | null): DesktopNotice | null {
+  const notice = plainNoticeFor(event, settings, run);
+  const effectIds = ambiguousEffectsOf(event);
+  return notice === null || effectIds.length === 0 || notice.recorded === true
+    ? notice
+    : { ...notice, effectIds };
+}
+
+function plainNoticeFor(event: RunEvent, settings: Settings, run: RunLabel | null): DesktopNotice | null {
   if (event.runId === null || run === null) return null;
   if (event.type === 'notification') {
     // A runner's own `runwarden notify`: shown as the runner wrote it, still plain text.

@@ -24,6 +24,7 @@ import {
   writeRunView,
   type CountMove,
 } from './run-state';
+import { resolveQuestionNotifications } from './notification-subjects';
 import type { StoreContext } from './store-context';
 
 function runnerHoldsLive(lease: Pick<LeaseRow, 'owner_type' | 'expires_at'>, now: number): boolean {
@@ -81,6 +82,11 @@ export function expireDueInteractions(
   if (ids.length === 0) return 0;
   const expired = settleDue(ctx, ids, now);
   if (expired.length === 0) return 0;
+  resolveQuestionNotifications(
+    ctx,
+    expired.map((row) => row.id),
+    now,
+  );
   const runIds = [...new Set(expired.map((row) => row.run_id))];
   const outcomes = decideParks(ctx, expired, runIds, now);
   parkRuns(ctx, outcomes, now);

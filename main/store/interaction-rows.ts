@@ -1,6 +1,7 @@
 /** Row helpers for `interactions` (docs/ARCHITECTURE.md#where-each-behaviour-lives). */
 import type { InteractionKind } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
+import { resolveQuestionNotifications } from './notification-subjects';
 import { OPEN_INTERACTION_SQL, type InteractionRow } from './row-mapping';
 import type { StoreContext } from './store-context';
 
@@ -54,6 +55,11 @@ export function cancelOpenInteractions(ctx: StoreContext, runId: string, now: nu
     .all(now, JSON.stringify(gone), JSON.stringify(gone), runId)
     .map((row) => row as CancelledQuestion & { title: string; created_at: number })
     .sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : 1));
+  resolveQuestionNotifications(
+    ctx,
+    cancelled.map((q) => q.id),
+    now,
+  );
   // A finished run must not read "Waiting for an answer: …" (docs/LIVENESS.md#questions-and-their-askers).
   if (cancelled.length > 0) {
     ctx

@@ -26,6 +26,7 @@ import { applyCancel, cascadePreview } from './cancel-cascade';
 import { loadEffectRow } from './effect-rows';
 import { requirePayloadWithin, requireReason, requireText } from './input-checks';
 import { loadInteractionRow } from './interaction-rows';
+import { resolveEffectNotifications, resolveQuestionNotifications } from './notification-subjects';
 import { nobodyWaitingRefusal, OUTSIDE_EVERY_RUN, checkCaller, type CallerIdentity } from './question-askers';
 import { takeLease } from './lease-rows';
 import { setQueueEntry } from './queue-rows';
@@ -350,6 +351,7 @@ export function resolveEffect(
       now,
       effectId,
     );
+  resolveEffectNotifications(ctx, effectId, now);
   commitRun(ctx, row.run_id, now, {
     type: 'effect.resolved',
     actor: actorOf(input.actor),
@@ -526,6 +528,7 @@ export function answerInteraction(
          settled_at = ?, presenter_id = NULL, presenter_expires_at = NULL WHERE id = ?`,
     )
     .run(toJson(input.payload), now, row.id);
+  resolveQuestionNotifications(ctx, [row.id], now);
   recordSubmission(ctx, row, input, 'accepted', null, now);
   ctx
     .prep(`UPDATE runs SET status_detail = ? WHERE id = ? AND status = 'waiting'`)

@@ -17,6 +17,7 @@ import {
   waitingDetail,
 } from './interaction-rows';
 import { pidsTrusted, processTrusted } from './liveness';
+import { resolveQuestionNotifications } from './notification-subjects';
 import type { AncestorProcess } from './process-identity';
 import { toInteraction, toLease, type InteractionRow } from './row-mapping';
 import { setRunStatus } from './run-rows';
@@ -134,6 +135,7 @@ export function withdrawInteraction(
          presenter_id = NULL, presenter_expires_at = NULL WHERE id = ?`,
     )
     .run(withdrawal, now, row.id);
+  resolveQuestionNotifications(ctx, [row.id], now);
   ctx
     .prep(`UPDATE runs SET status_detail = NULL WHERE id = ? AND status_detail = ?`)
     .run(row.run_id, waitingDetail(row.title));

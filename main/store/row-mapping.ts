@@ -17,6 +17,7 @@ import type {
   Lineage,
   Notification,
   NotificationLevel,
+  NotificationResolution,
   OwnerType,
   Project,
   QueueEntry,
@@ -385,6 +386,9 @@ export interface NotificationRow {
   body: string;
   at: number;
   read_at: number | null;
+  interaction_id: string | null;
+  resolved_at: number | null;
+  resolution: NotificationResolution | null;
 }
 
 export function toNotification(row: NotificationRow): Notification {
@@ -396,6 +400,9 @@ export function toNotification(row: NotificationRow): Notification {
     body: row.body,
     at: row.at,
     readAt: row.read_at,
+    interactionId: row.interaction_id,
+    resolvedAt: row.resolved_at,
+    resolution: row.resolution,
   };
 }
 

@@ -542,8 +542,8 @@ export class RunStore extends RunnerStore {
   }
 
   /** The attention summary and its runs' open questions, from one snapshot (tray-attention.ts). */
-  trayAttention(limit: number): TrayAttention {
-    return readTx(this.ctx, () => trayAttention(this.ctx, limit, this.ctx.clock()));
+  trayAttention(limit: number, watched: readonly string[] = []): TrayAttention {
+    return readTx(this.ctx, () => trayAttention(this.ctx, limit, this.ctx.clock(), watched));
   }
 
   listNotifications(q: { unreadOnly?: boolean; limit: number; before?: number }): Notification[] {

@@ -11,7 +11,6 @@ import type {
   Effect,
   Interaction,
   Notification,
-  NotificationLevel,
   ParkCode,
   Run,
   RunSnapshot,
@@ -270,7 +269,7 @@ export class RunnerStore {
   notify(
     this: Writes<RunnerStore>,
     runId: string | null,
-    input: { level: NotificationLevel; title: string; body?: string },
+    input: notifications.NotifyInput,
     actor: Actor,
   ): Notification {
     return this.write((ctx, now) => notifications.notify(ctx, runId, input, actor, now));

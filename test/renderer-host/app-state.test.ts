@@ -3,6 +3,7 @@
  * host's attention pushes, and the run timeline paged over the events the store really recorded.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Interaction } from '../../shared/domain';
 import { AppState } from '../../renderer/src/lib/state/app-state.svelte';
 import { RUN_VIEWS } from '../../shared/views';
 import { MemoryHistory } from '../renderer/memory-history';
@@ -110,6 +111,40 @@ describe('AppState over the real host', () => {
     await vi.waitFor(() => expect(app.announcement).toBe('2 runs need you.'), { timeout: 5_000 });
     expect(app.projects.needsYou).toBe(2);
   });
+
+  it('the live region follows Needs you down: an answered question leaves no "1 run needs you."', async () => {
+    const app = new AppState(h.api, new MemoryHistory(), h.now);
+    app.start();
+    const first = seedQuestion(h).interaction;
+    await vi.waitFor(() => expect(app.projects.needsYou).toBe(1), { timeout: 5_000 });
+    const second = seedQuestion(h).interaction;
+    await vi.waitFor(() => expect(app.announcement).toBe('2 runs need you.'), { timeout: 5_000 });
+    // Answered elsewhere (the CLI, another window): the count falls, and the region says so.
+    const answer = (q: Interaction, key: string) =>
+      h.store.answerInteraction(q.id, {
+        interactionRevision: q.revision,
+        idempotencyKey: key,
+        payload: 'yes',
+        actor: { type: 'human', id: 'dev', surface: 'cli' },
+      });
+    answer(first, 'cli-1');
+    await vi.waitFor(() => expect(app.announcement).toBe('1 run needs you.'), { timeout: 5_000 });
+    answer(second, 'cli-2');
+    await vi.waitFor(() => expect(app.projects.needsYou).toBe(0), { timeout: 5_000 });
+    expect(app.announcement).toBe('Nothing needs you now.');
+    // Their notifications are resolved: not unread, and said as answered.
+    await vi.waitFor(
+      () =>
+        expect(
+          app.notifications.items.map((n) => [n.interactionId, n.resolution, n.readAt !== null]),
+        ).toEqual([
+          [second.id, 'answered', true],
+          [first.id, 'answered', true],
+        ]),
+      { timeout: 5_000 },
+    );
+    expect(app.notifications.unread).toBe(0);
+  }, 30_000);
 });
 
 describe('the command palette’s entries', () => {

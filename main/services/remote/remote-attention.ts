@@ -41,7 +41,8 @@ export function withRemoteAttention(
     }
     questions.push(...machine.questions.map((q) => nameRemoteIds(q, machine.name)));
   }
-  return { summary: { ...local.summary, counts, needsYou, items: runs }, questions };
+  // Which shown questions closed is the local store's word only; another machine's are told by its reads.
+  return { summary: { ...local.summary, counts, needsYou, items: runs }, questions, closed: local.closed };
 }
 
 /** What a machine's run is called in a notice: its title, and the machine. */

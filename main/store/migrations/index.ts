@@ -14,6 +14,7 @@ import { migration0013 } from './0013-request-keys-per-project';
 import { migration0014 } from './0014-effect-performer';
 import { migration0015 } from './0015-enclosing-runs';
 import { migration0016 } from './0016-more-agents';
+import { migration0017 } from './0017-notification-subjects';
 import type { Migration } from './migration';
 
 export type { Migration, MigrationReport } from './migration';
@@ -36,6 +37,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0014,
   migration0015,
   migration0016,
+  migration0017,
 ];
 
 export const SUPPORTED_SCHEMA_VERSION = MIGRATIONS.length;

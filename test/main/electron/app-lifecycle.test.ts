@@ -248,7 +248,7 @@ describe('runApp', () => {
     hostState.options?.push('attention', { counts: { stale: 1 }, needsYou: 1, tray: 'stale' });
     const summary: AttentionSummary = { counts: { stale: 1 }, needsYou: 1, items: [] };
     expect(hostState.options?.attention?.items).toBe(8);
-    hostState.options?.attention?.onAttention({ summary, questions: [] });
+    hostState.options?.attention?.onAttention({ summary, questions: [], closed: [] });
     await flush();
     expect(contents.sent).toContainEqual({
       channel: 'push:attention',
@@ -378,7 +378,7 @@ describe('runApp', () => {
         { run: { id: 'r9', title: 'Deploy', workflow: 'deploy' }, display: { status: 'needs-answer' } },
       ],
     } as unknown as AttentionSummary;
-    hostState.options?.attention?.onAttention({ summary, questions: [question] });
+    hostState.options?.attention?.onAttention({ summary, questions: [question], closed: [] });
     const item = Tray.created[0]?.menu?.items.find((i: FakeMenuItem) => i.label === 'Roll back? (Deploy)');
     hostState.dispatched.length = 0;
     item?.submenu?.find((i) => i.label === 'no')?.click?.();

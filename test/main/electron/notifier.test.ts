@@ -6,6 +6,7 @@ import {
   createNotifier,
   notificationBody,
   notificationOptions,
+  openQuestionsOf,
   plainNotificationText,
   questionActivation,
   type NotifierDeps,
@@ -186,6 +187,43 @@ describe('question notifications', () => {
     n.retire({ open: new Set(), runs: new Set(['run_1']), complete: false });
     expect(created[0]?.closed).toBe(true);
     expect(n.questionsShown).toBe(0);
+  });
+
+  it('a question the store says closed is retired whatever the read listed, and only that one', () => {
+    const { n, created } = questionNotifier('linux');
+    n.show(ask());
+    n.show(ask({ interactionId: 'q2', runId: 'run_2' }));
+    expect(n.shownQuestionIds()).toEqual(['q1', 'q2']);
+    // An incomplete read that left both runs out: only the store's word closes one.
+    n.retire({ open: new Set(), runs: new Set(['other']), complete: false, closed: new Set(['q2']) });
+    expect(created.map((c) => c.closed)).toEqual([false, true]);
+    expect(n.shownQuestionIds()).toEqual(['q1']);
+  });
+
+  it('a summary of questions closes once every question it stands for closed; one of failures stays', () => {
+    const { n, created } = questionNotifier('linux');
+    n.show(notice({ title: '4 runs need you', runId: null, questionIds: ['a', 'b'] }));
+    n.show(notice({ title: '5 run updates', runId: null, level: 'info' }));
+    expect(n.shownQuestionIds()).toEqual(['a', 'b']);
+    n.retire({ open: new Set(), runs: new Set(), complete: false, closed: new Set(['a']) });
+    expect(created.map((c) => c.closed)).toEqual([false, false]);
+    n.retire({ open: new Set(), runs: new Set(), complete: false, closed: new Set(['a', 'b']) });
+    expect(created.map((c) => c.closed)).toEqual([true, false]);
+    expect(n.shownQuestionIds()).toEqual([]);
+  });
+
+  it('openQuestionsOf reads an attention read: open questions, listed runs, completeness, closed ones', () => {
+    const read = openQuestionsOf({
+      summary: { items: [{ run: { id: 'r1' } }], needsYou: 2 },
+      questions: [{ id: 'q1' }],
+      closed: ['q9'],
+    });
+    expect(read).toEqual({
+      open: new Set(['q1']),
+      runs: new Set(['r1']),
+      complete: false,
+      closed: new Set(['q9']),
+    });
   });
 
   it('a read that left the run out (beyond its limit) does not close its question; a complete one does', () => {

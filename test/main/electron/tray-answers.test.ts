@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAppHost } from '../../../main/services/app-host';
 import type { AppHost, DesktopNotice, ShellAttention } from '../../../main/services/host-types';
-import { createNotifier } from '../../../main/electron/notifier';
+import { createNotifier, openQuestionsOf } from '../../../main/electron/notifier';
 import { createQuickAnswers, quickAnswerKey } from '../../../main/electron/quick-answers';
 import { createRunwardenTray, TRAY_MENU_RUNS } from '../../../main/electron/tray';
 import type { ErrorInfo } from '../../../shared/errors';
@@ -83,15 +83,12 @@ function shell(platform: NodeJS.Platform = 'linux') {
     push: () => {},
     attention: {
       items: TRAY_MENU_RUNS,
+      watching: () => notifier.shownQuestionIds(),
       onAttention: (attention) => {
         reads.push(attention);
         latest = attention;
         answers.reconcile(attention.questions.map((q) => q.id));
-        notifier.retire({
-          open: new Set(attention.questions.map((q) => q.id)),
-          runs: new Set(attention.summary.items.map((i) => i.run.id)),
-          complete: attention.summary.items.length >= attention.summary.needsYou,
-        });
+        notifier.retire(openQuestionsOf(attention));
         redraw();
       },
     },
@@ -218,5 +215,44 @@ describe('a question notification', () => {
     await until(() => shown?.closed === true);
     expect(shown?.closed).toBe(true);
     expect(notifier.questionsShown).toBe(0);
+  });
+
+  it('is closed when answered from the CLI though its run is beyond what the tray lists; the menu and history agree', async () => {
+    t = createTempStore();
+    const { notifier, menu, reads } = shell('linux');
+    const { question } = await ask();
+    const first = Notification.created.at(-1);
+    // More runs need you than the tray lists, each with a sooner deadline: the first question's run is left out.
+    for (let i = 0; i < TRAY_MENU_RUNS + 1; i++) {
+      const claim = reserveAndClaim(t, 600_000);
+      t.store.requestInteraction(claim, {
+        kind: 'decision',
+        title: `Sooner ${i}?`,
+        choices: ['yes', 'no'],
+        deadlineAt: t.clock.now() + 60_000,
+      });
+    }
+    await (host as AppHost).dispatch('settings:set', { patch: { sweepIntervalMs: 2_000 } });
+    expect(reads.at(-1)?.summary.items.map((i) => i.run.id)).not.toContain(question.runId);
+    // The burst is one summary toast; the first question keeps its own.
+    expect(notifier.questionsShown).toBe(1);
+    // `runwarden answer` from another process: the store alone knows.
+    t.store.answerInteraction(question.id, {
+      interactionRevision: question.revision,
+      idempotencyKey: 'cli-answer-1',
+      payload: 'yes',
+      actor: { type: 'human', id: 'alice', surface: 'cli' },
+    });
+    await (host as AppHost).dispatch('settings:set', { patch: { sweepIntervalMs: 1_000 } });
+    await until(() => first?.closed === true);
+    expect(first?.closed).toBe(true);
+    expect(reads.at(-1)?.closed).toEqual([question.id]);
+    expect(notifier.questionsShown).toBe(0);
+    expect(Notification.created.filter((n) => n.closed)).toEqual([first]);
+    const labels = menu().map((i) => i.label ?? '');
+    expect(labels.some((label) => label.startsWith('Deploy to prod?'))).toBe(false);
+    const history = await (host as AppHost).dispatch('notifications:list', {});
+    const mine = history.ok ? history.value.find((n) => n.interactionId === question.id) : undefined;
+    expect(mine).toMatchObject({ resolution: 'answered', readAt: expect.any(Number) });
   });
 });

@@ -55,7 +55,11 @@ const box = {
   ],
 } as unknown as RemoteMachineView;
 
-const local: ShellAttention = { summary: { counts: {}, needsYou: 0, items: [] }, questions: [] };
+const local: ShellAttention = {
+  summary: { counts: {}, needsYou: 0, items: [] },
+  questions: [],
+  closed: [],
+};
 
 describe('a remote question in the tray', () => {
   it('is drawn with box ids, answered from the menu and from a notification, and opens box runs', async () => {

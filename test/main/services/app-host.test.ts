@@ -103,6 +103,49 @@ describe('app host', () => {
     expect(history.ok && history.value.map((n) => n.title)).toEqual(['Needs an answer: Deploy?']);
   });
 
+  it("records each notice linked to what it announces, and the history follows the question's and effects' end", async () => {
+    t = createTempStore();
+    const { host } = startHost();
+    const claim = reserveAndClaim(t, 600_000);
+    const q = t.store.requestInteraction(claim, {
+      kind: 'decision',
+      title: 'Deploy?',
+      choices: ['yes', 'no'],
+    });
+    const effect = t.store.beginEffect(
+      claim,
+      t.store.reserveEffect(claim, { type: 'pay', idempotencyKey: 'p1', summary: 'refund' }).id,
+    );
+    await host.dispatch('settings:set', { patch: { sweepIntervalMs: 1_000 } });
+    const list = async () => {
+      const history = await host.dispatch('notifications:list', {});
+      if (!history.ok) throw new Error(history.error.message);
+      return history.value.map((n) => [n.title, n.interactionId, n.resolution, n.readAt !== null]);
+    };
+    expect(await list()).toEqual([['Needs an answer: Deploy?', q.id, null, false]]);
+    // Answered from the window: the answer's own commit resolves it.
+    const answered = await host.dispatch('interactions:answer', {
+      interactionId: q.id,
+      interactionRevision: q.revision,
+      idempotencyKey: 'window-answer-1',
+      payload: 'yes',
+    });
+    expect(answered.ok ? null : answered.error).toBeNull();
+    expect(await list()).toEqual([['Needs an answer: Deploy?', q.id, 'answered', true]]);
+    // The runner dies with the refund applying: the failure notice stands for the effect until resolved.
+    t.store.failRun(claim, 'supervisor died');
+    await host.dispatch('settings:set', { patch: { sweepIntervalMs: 2_000 } });
+    expect((await list())[0]).toEqual(['Failed: Build the thing', null, null, false]);
+    const resolved = await host.dispatch('effects:resolve', {
+      effectId: effect.id,
+      resolution: 'not_applied',
+      note: 'no charge in the ledger',
+      expectedRevision: t.store.getRun(claim.runId).revision,
+    });
+    expect(resolved.ok).toBe(true);
+    expect((await list())[0]).toEqual(['Failed: Build the thing', null, 'resolved', true]);
+  });
+
   it('keeps the in-app history while desktop notifications are paused', async () => {
     t = createTempStore();
     const { host, notices } = startHost();

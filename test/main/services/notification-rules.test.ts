@@ -104,6 +104,36 @@ describe('notification rules', () => {
     expect(coalesce(notices.slice(0, COALESCE_ABOVE))).toHaveLength(COALESCE_ABOVE);
   });
 
+  it('links each notice to what it announces: its question, the effects an ending left of unknown outcome', () => {
+    const asked = event('interaction.requested', 'a', { payload: { interactionId: 'q1', title: 'Ship?' } });
+    const failed = event('run.failed', 'b', {
+      payload: { error: 'boom', ambiguousEffects: [4, 5], reason: 'Effects 4, 5 were…' },
+    });
+    const lost = event('run.runner_lost', 'c', {
+      actorType: 'host',
+      payload: { ambiguousEffects: ['x', -1] },
+    });
+    const notices = noticesFor([asked, failed, lost], settings(), label);
+    expect(notices.map((n) => [n.title, n.interactionId, n.effectIds])).toEqual([
+      ['Needs an answer: Ship?', 'q1', undefined],
+      ['Failed: Nightly ETL', undefined, [4, 5]],
+      ['Runner lost: Run c', undefined, undefined],
+    ]);
+    // A burst of questions only is one summary that stands for them; one with a failure stands for nothing.
+    const questions = ['c', 'd', 'e', 'f'].map((id, i) =>
+      event('interaction.requested', id, { payload: { interactionId: `q${i}` } }),
+    );
+    expect(coalesce(noticesFor(questions, settings(), label))[0]?.questionIds).toEqual([
+      'q0',
+      'q1',
+      'q2',
+      'q3',
+    ]);
+    const mixed = noticesFor([...questions, failed], settings(), label);
+    expect(coalesce(mixed)[0]?.questionIds).toBeUndefined();
+    expect(catchUpNotice(noticesFor(questions, settings(), label))[0]?.questionIds).toHaveLength(4);
+  });
+
   it("passes a runner's own notify through as plain text, but not the host's echo of its own notices", () => {
     const payload = { level: 'success', title: '<b>Shipped</b>', body: 'v1.2.3' };
     const notices = noticesFor(

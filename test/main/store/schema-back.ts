@@ -8,6 +8,9 @@ import type Database from 'better-sqlite3';
 import { SUPPORTED_SCHEMA_VERSION } from '../../../main/store/migrations';
 
 const UNDO: Readonly<Record<number, string>> = {
+  17: `DROP TABLE notification_effects; DROP INDEX notifications_interaction;
+    ALTER TABLE notifications DROP COLUMN resolution; ALTER TABLE notifications DROP COLUMN resolved_at;
+    ALTER TABLE notifications DROP COLUMN interaction_id;`,
   16: `CREATE TABLE agent_sessions_v10 (
       agent TEXT NOT NULL CHECK (agent IN ('claude-code', 'codex', 'pi')),
       session_id TEXT NOT NULL CHECK (length(session_id) BETWEEN 1 AND 300),

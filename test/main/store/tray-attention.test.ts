@@ -60,6 +60,29 @@ describe('trayAttention', () => {
   it('nothing asking: the summary and no questions', () => {
     t = createTempStore();
     reserveAndClaim(t, 600_000);
-    expect(t.store.trayAttention(8)).toEqual({ summary: t.store.attentionSummary(8), questions: [] });
+    expect(t.store.trayAttention(8)).toEqual({
+      summary: t.store.attentionSummary(8),
+      questions: [],
+      closed: [],
+    });
+  });
+
+  it('says which of the watched questions (desktop notifications) closed, whatever run they are of', () => {
+    t = createTempStore();
+    const a = reserveAndClaim(t, 600_000);
+    const open = ask(a, 'open');
+    const answered = ask(a, 'answered');
+    t.store.answerInteraction(answered.id, {
+      interactionRevision: answered.revision,
+      idempotencyKey: 'k-watch',
+      payload: 'no',
+      actor: HUMAN,
+    });
+    // A limit of 0 lists no run: the closed ones are found all the same; an unknown id is closed too.
+    // Another machine's question (`box:id`) is not this store's to call closed.
+    expect(t.store.trayAttention(0, [open.id, answered.id, 'box:int_x', 'int_gone']).closed).toEqual([
+      answered.id,
+      'int_gone',
+    ]);
   });
 });

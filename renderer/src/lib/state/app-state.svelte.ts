@@ -432,12 +432,16 @@ export class AppState {
     if (open !== null && changed.some((name) => open.startsWith(`${name}:`))) void this.detail.reload();
   }
 
+  /**
+   * A rise in what needs you is said; a fall is said too while the last thing said was that count, so the
+   * live region never keeps "1 run needs you." once Needs you says 0.
+   */
   #announceNeedsYou(needsYou: number): void {
     const before = this.#needsYouSeen;
     this.#needsYouSeen = needsYou;
-    if (before !== null && needsYou > before) {
-      this.announce(`${needsYou} ${needsYou === 1 ? 'run needs' : 'runs need'} you.`);
-    }
+    if (before === null || needsYou === before) return;
+    if (needsYou > before || this.announcement === needsYouText(before))
+      this.announce(needsYouText(needsYou));
   }
 
   /**
@@ -548,4 +552,10 @@ export class AppState {
         break;
     }
   }
+}
+
+/** The live region's words for how many runs need you. */
+export function needsYouText(needsYou: number): string {
+  if (needsYou === 0) return 'Nothing needs you now.';
+  return `${needsYou} ${needsYou === 1 ? 'run needs' : 'runs need'} you.`;
 }
