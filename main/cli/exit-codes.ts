@@ -19,6 +19,8 @@ export const EXIT = {
   diskFull: 8,
   /** The store refused to open or write: read-only, made by a newer version, not a store, or damaged. */
   storeRefused: 9,
+  /** Another machine could not be reached or spoken to over SSH: nothing was sent to it (docs/REMOTES.md). */
+  unreachable: 10,
   /** The run is parked for a person: an effect's outcome is unknown, or the command parked it. */
   parked: 75,
   /** exec, worker: the run completed, but an effect's outcome is unknown: a person must resolve it. */
@@ -42,6 +44,8 @@ export const EXIT_CODE_HELP = `Exit codes:
   7    the store is busy or locked by another program: nothing was written, try again later
   8    the disk is full: nothing was written
   9    the store refused: read-only, made by a newer Runwarden, not a Runwarden store, or damaged
+  10   NAME:ID, ls --machine NAME: that machine could not be reached or spoken to over SSH
+       (unreachable, needs a terminal once, no Runwarden there, another protocol): nothing was sent
   75   parked for a person: an effect's outcome is unknown (effect), or the command parked its run
        (exec, worker); a CMD run by "runwarden effect" exits 75 to say its outcome is unknown
   76   exec, worker: the run completed, but an effect's outcome is unknown (ambiguous): it needs

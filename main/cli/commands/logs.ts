@@ -126,7 +126,8 @@ function stillRunning(store: StoreReader, runId: string, ctx: CliContext): boole
   return STILL_RUNNING.has(status);
 }
 
-function formatRecord(record: LogRecord, format: 'json' | 'raw' | 'text'): string {
+/** One record as `logs` prints it (also a remote run's, followed over SSH: main/cli/remote/follow-log.ts). */
+export function formatRecord(record: LogRecord, format: 'json' | 'raw' | 'text'): string {
   // Bidi and invisible characters escaped as \uXXXX: the value parses unchanged (docs/CLI.md#output-hygiene).
   if (format === 'json') return `${safeJson(record)}\n`;
   if (format === 'raw') {

@@ -12,6 +12,7 @@ import { StoreNotCreatedError } from '../../../shared/errors';
 import { storePathOf, UsageError, type CliContext } from '../command';
 import { EXIT } from '../exit-codes';
 import { humanActor } from '../human-actor';
+import { followArgs, followRemoteLog } from './follow-log';
 
 /** The commands that take a `NAME:ID`. */
 export const FORWARDED_COMMANDS: ReadonlySet<string> = new Set([
@@ -56,11 +57,7 @@ export function remoteTarget(command: string, rest: string[]): RemoteTarget | nu
       storeFlag = rest[i + 1];
       i += 1;
     } else if (arg.startsWith('--store=')) storeFlag = arg.slice('--store='.length);
-    else if (command === 'logs' && (arg === '--follow' || arg === '-f')) {
-      throw new UsageError(
-        "a remote run's log is followed on its machine: ssh to it and run runwarden logs --follow ID there",
-      );
-    } else argv.push(REMOTE_ID.exec(arg)?.[2] ?? arg);
+    else argv.push(REMOTE_ID.exec(arg)?.[2] ?? arg);
   }
   return { name: [...names][0] as string, argv, storeFlag };
 }
@@ -111,7 +108,9 @@ export async function forwardToRemote(ctx: CliContext, target: RemoteTarget): Pr
   const remote = localRemote(ctx, target.storeFlag, target.name);
   let link: RemoteLink | null = null;
   try {
+    const follow = target.argv[0] === 'logs' ? followArgs(target.argv) : null;
     link = await openCliLink(ctx, remote);
+    if (follow !== null) return await followRemoteLog(ctx, link, remote.name, follow);
     const outcome = await link.cli(target.argv);
     ctx.stdout.write(ctx.json ? outcome.stdout : withMachine(outcome.stdout, remote.name));
     ctx.stderr.write(ctx.json ? outcome.stderr : withMachine(outcome.stderr, remote.name));
@@ -126,7 +125,7 @@ export async function forwardToRemote(ctx: CliContext, target: RemoteTarget): Pr
   }
 }
 
-/** A remote that cannot be reached or spoken to: one line (or the JSON envelope), exit 1. */
+/** A remote that cannot be reached or spoken to: one line (or the JSON envelope), exit 10. */
 export function reportLinkError(ctx: CliContext, error: RemoteLinkError): number {
   if (ctx.json) {
     ctx.stdout.write(
@@ -135,5 +134,5 @@ export function reportLinkError(ctx: CliContext, error: RemoteLinkError): number
   } else {
     ctx.stderr.write(`runwarden: ${error.message}\n`);
   }
-  return EXIT.failure;
+  return EXIT.unreachable;
 }

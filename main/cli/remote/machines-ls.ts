@@ -157,7 +157,9 @@ export async function listMachines(
   const table = ctx.json ? '' : renderMachinesTable(ctx, items);
   printResult(ctx, { items, machines: summary }, () => `${table}${machineNotes(machines)}`);
   const failed = machines.find((m) => m.error !== null);
-  return machine !== 'all' && failed !== undefined ? EXIT.failure : EXIT.ok;
+  if (machine === 'all' || failed === undefined) return EXIT.ok;
+  // Not reached or not spoken to (a kind of link failure): its own exit code; the remote's refusal: 1.
+  return failed.kind !== null ? EXIT.unreachable : EXIT.failure;
 }
 
 function renderMachinesTable(ctx: CliContext, items: MachineItem[]): string {

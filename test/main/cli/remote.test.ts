@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunListItem } from '../../../main/store';
-import { killQuietly, runCli, runJson, tempDir, waitFor, type TempDir } from '../../helpers/cli';
+import { killQuietly, runCli, runJson, spawnCli, tempDir, waitFor, type TempDir } from '../../helpers/cli';
 import { testCliBin } from '../../helpers/paths';
 import { connectRemote, type RemoteLinkError } from '../../../main/services/remote/ssh-link';
 import { sshdAvailable, startSshd, type SshFixture } from '../../helpers/sshd';
@@ -139,12 +139,36 @@ describe.runIf(canRun)('remote machines over a real sshd', () => {
     expect((await remoteRun('Nightly integration tests')).display.status).toBe('running');
   });
 
-  it('refuses a mix of machines and a remote follow; an unknown remote is exit 4', async () => {
+  it('refuses a mix of machines; an unknown remote or remote run is exit 4', async () => {
     expect((await local(['cancel', 'box:run_01', 'run_02'])).code).toBe(2);
-    expect((await local(['logs', '--follow', 'box:run_01'])).code).toBe(2);
+    const follow = await local(['logs', '--follow', 'box:run_01']);
+    expect(follow.code).toBe(4);
+    expect(follow.stderr).toContain('box:');
     const unknown = await local(['show', 'nosuch:run_01']);
     expect(unknown.code).toBe(4);
     expect(unknown.stderr).toContain('No remote machine named "nosuch"');
+  });
+
+  it("follows a remote run's log as it prints, and ends when the run does", async () => {
+    const project = join(dir.path, 'projects', 'acme-api');
+    const script = 'for i in 1 2 3; do echo "line $i"; sleep 0.5; done';
+    const exec = spawnCli(['exec', '--project', project, '--title', 'Follow me', '--', 'sh', '-c', script], {
+      store: remoteStore,
+    });
+    const run = await waitFor('the remote run', async () => {
+      const listed = await runJson<{ items: Array<{ run: { id: string; title: string } }> }>(['ls'], {
+        store: remoteStore,
+      });
+      return listed.body.ok ? listed.body.value.items.find((i) => i.run.title === 'Follow me') : undefined;
+    });
+    const follow = spawnCli(['logs', '--follow', '--poll-ms', '100', `box:${run.run.id}`], {
+      store: dir.store,
+      env: sshd.env,
+    });
+    const ended = await follow.done;
+    expect((await exec.done).code).toBe(0);
+    expect(ended.code).toBe(0);
+    expect(ended.stdout).toMatch(/ stdout line 1\n[^]* stdout line 2\n[^]* stdout line 3\n/);
   });
 
   it('hostile titles from the remote reach the terminal inert', async () => {
@@ -173,7 +197,7 @@ describe.runIf(canRun)('remote machines over a real sshd', () => {
         .code,
     ).toBe(0);
     const answer = await local(['answer', 'locked:int_01', 'yes']);
-    expect(answer.code).toBe(1);
+    expect(answer.code).toBe(10);
     expect(answer.stderr).toContain('connect to it from a terminal once: ssh locked');
     const { body } = await localJson<Array<{ name: string; reachable: boolean; kind: string }>>([
       'remote',
@@ -211,7 +235,7 @@ process.stdin.resume(); process.stdin.on('end', () => process.exit(0));\n`,
         ).code,
       ).toBe(0);
       const shown = await local(['show', 'old:run_01']);
-      expect(shown.code).toBe(1);
+      expect(shown.code).toBe(10);
       expect(shown.stderr).toContain(`remote protocol ${protocol}`);
       expect(shown.stderr).toContain(upgrade);
       expect((await local(['remote', 'rm', 'old'])).code).toBe(0);
@@ -237,7 +261,10 @@ process.stdin.resume(); process.stdin.on('end', () => process.exit(0));\n`,
     expect(error.message).toMatch(/^box: unreachable — ssh: /);
     await expect(link.call('runs:list', {})).rejects.toThrow(/box: unreachable/);
     const down = await local(['ls', '--machine', 'box']);
-    expect(down.code).toBe(1);
+    expect(down.code).toBe(10);
+    const json = await localJson(['show', 'box:run_01']);
+    expect(json.code).toBe(10);
+    expect(json.body).toMatchObject({ ok: false, error: { code: 'REMOTE', kind: 'unreachable' } });
     expect(down.stdout).toMatch(/box: unreachable — ssh: .*Connection refused/);
     const all = await localJson<MachinesPage>(['ls', '--machine', 'all']);
     expect(all.code).toBe(0);
