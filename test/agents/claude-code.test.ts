@@ -60,10 +60,15 @@ describe.skipIf(skipAgents)('Claude Code', () => {
     expect(question.title).toBe(`Claude Code wants to run: touch ${world.marker}`);
     expect(question.prompt).toContain('Reason: Create the file the test checks for');
     expect(question.prompt).toContain(`Project: ${world.project}`);
-    expect(question.choices).toEqual(['allow', 'deny', 'allow-always']);
-    // What allow-always would remember is listed; a mode change never is.
-    expect(question.prompt).toContain('allow-always also:');
-    expect(question.prompt).not.toMatch(/setMode|acceptEdits/);
+    // Claude Code suggests a rule and a mode change: the mode is its own choice, said in words.
+    expect(question.choices).toEqual(['allow', 'deny', 'allow-always', 'allow-and-switch-to-acceptEdits']);
+    expect(question.prompt).toContain(`Command:\n\`\`\`\ntouch ${world.marker}\n\`\`\``);
+    const always = question.prompt.slice(question.prompt.indexOf('allow-always also:')).split('\n\n')[0];
+    expect(always).toMatch(/^allow-always also:\n- /);
+    expect(always).not.toMatch(/setMode|acceptEdits/);
+    expect(question.prompt).toContain(
+      'allow-and-switch-to-acceptEdits: allow this call and switch the whole session to acceptEdits mode',
+    );
     const [run] = runsOf(world, 'claude-code');
     expect(run?.title).toBe('Claude Code in project');
     expect(world.store.getRun(run?.id ?? '').status).toBe('waiting');

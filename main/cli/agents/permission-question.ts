@@ -50,17 +50,70 @@ export function permissionQuestion(
     'title',
   );
   const description = payload.toolInput.description ?? payload.toolInput.justification ?? payload.reason;
-  const lines = [`Tool: ${tool}`, `${label}:`, sanitizeText(text)];
+  // The command or file as code (a fenced block in the prompt's markdown), never as body text.
+  const lines = [`Tool: ${tool}`, `${label}:`, codeBlock(sanitizeText(text))];
   if (typeof description === 'string' && description !== '')
     lines.push('', `Reason: ${sanitizeText(description)}`);
   lines.push('', `Project: ${sanitizeLine(projectPath)}`);
   const choices = [ALLOW, DENY];
-  const always = rememberedRules(payload);
+  // Codex sends no suggestions and refuses updatedPermissions (docs/AGENTS.md#permission-requests).
+  const always = agent === 'codex' ? [] : rememberedRules(payload);
   if (always.length > 0) {
     choices.push(ALLOW_ALWAYS);
     lines.push('', `${ALLOW_ALWAYS} also:`, ...always.map((rule) => `- ${describeRule(rule)}`));
   }
+  // A mode change is its own choice, saying what it switches: never folded into allow-always.
+  for (const change of agent === 'codex' ? [] : modeChanges(payload)) {
+    choices.push(change.choice);
+    lines.push('', `${change.choice}: ${change.words}`);
+  }
   return { title, prompt: fitText(lines.join('\n'), 'prompt'), choices };
+}
+
+/** `text` as a fenced code block, its fence longer than any run of backticks inside it. */
+function codeBlock(text: string): string {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((match) => match[0].length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return `${fence}\n${text}\n${fence}`;
+}
+
+/** What each mode Claude Code may suggest does to the session, in words. */
+const MODE_WORDS: Record<string, string> = {
+  acceptEdits: 'Claude Code then makes file edits without asking',
+  bypassPermissions: 'Claude Code then asks about nothing at all',
+  plan: 'Claude Code then only plans and changes nothing',
+  default: 'Claude Code then asks as usual',
+  dontAsk: 'Claude Code then refuses whatever it would have asked about',
+};
+
+export interface ModeChange {
+  /** The choice that allows this call and switches the mode: `allow-and-switch-to-<mode>`. */
+  choice: string;
+  words: string;
+  suggestion: Record<string, unknown>;
+}
+
+/**
+ * The mode changes the agent suggested (Claude Code's `setMode`), each offered as its own explicit choice:
+ * allow this call and switch the whole session to that mode, said in words before anyone picks it.
+ */
+export function modeChanges(payload: HookPayload): ModeChange[] {
+  const out: ModeChange[] = [];
+  for (const rule of payload.suggestions) {
+    if (rule === null || typeof rule !== 'object') continue;
+    const { type, mode, destination } = rule as Record<string, unknown>;
+    if (type !== 'setMode' || typeof mode !== 'string' || !/^[A-Za-z]{1,40}$/.test(mode)) continue;
+    const choice = `allow-and-switch-to-${mode}`;
+    if (out.some((change) => change.choice === choice)) continue;
+    const where = typeof destination === 'string' ? ` (${sanitizeLine(destination)})` : '';
+    const then = MODE_WORDS[mode] ?? `Claude Code then works in its ${mode} mode`;
+    out.push({
+      choice,
+      words: `allow this call and switch the whole session to ${mode} mode${where}: ${then}.`,
+      suggestion: rule as Record<string, unknown>,
+    });
+  }
+  return out;
 }
 
 /**
@@ -113,6 +166,9 @@ export function permissionDecision(
     answer === DENY ? { behavior: 'deny', message: why } : { behavior: 'allow' };
   const always = rememberedRules(payload);
   if (answer === ALLOW_ALWAYS && always.length > 0) decision.updatedPermissions = always;
+  // The person picked the mode change itself: that one suggestion, nothing else.
+  const change = modeChanges(payload).find((c) => c.choice === answer);
+  if (change !== undefined) decision.updatedPermissions = [change.suggestion];
   return { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision } };
 }
 
