@@ -327,7 +327,7 @@ async function benchSize(values: SizeOptions, several: boolean): Promise<SizeRes
     if (want('cli') && cliClaim !== undefined)
       measurements.push(measureCliStartup(storePath, cliClaim, 30, log));
     // A folder that exists: a hook run from a missing one only says so (the agent goes on).
-    if (want('hook')) measurements.push(measureAgentHook(storePath, path.dirname(storePath), 30, log));
+    if (want('hook')) measurements.push(...measureAgentHook(storePath, path.dirname(storePath), 30, log));
 
     if (want('browser') && !values['no-browser']) {
       const browser: BrowserOptions = {

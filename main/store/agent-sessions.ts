@@ -20,7 +20,7 @@ import * as runner from './runner-transitions';
 import type { StoreContext } from './store-context';
 import type { Claim, OwnerInfo, RequestInteractionInput } from './store-types';
 
-export const AGENT_NAMES = ['claude-code', 'codex', 'pi', 'qwen-code', 'gemini'] as const;
+export const AGENT_NAMES = ['claude-code', 'codex', 'pi', 'qwen-code', 'gemini', 'opencode'] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 
 /** How each agent is named in titles and messages. */
@@ -30,12 +30,13 @@ export const AGENT_LABELS: Record<AgentName, string> = {
   pi: 'pi',
   'qwen-code': 'Qwen Code',
   gemini: 'Gemini CLI',
+  opencode: 'OpenCode',
 };
 
 /** What a session shows after its agent's turn ended (Stop): it waits for the person's next prompt. */
 export const WAITING_FOR_PROMPT = 'Waiting for your next prompt';
 
-/** Agents that tell Runwarden when a session ends (SessionEnd, pi's session_shutdown); Codex does not. */
+/** Agents that tell Runwarden when a session ends (SessionEnd, pi's session_shutdown); Codex and OpenCode do not. */
 const SAYS_WHEN_IT_ENDS: ReadonlySet<AgentName> = new Set(['claude-code', 'pi', 'qwen-code', 'gemini']);
 
 /**

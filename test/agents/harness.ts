@@ -25,6 +25,7 @@ export const BIN = {
   pi: join(AGENTS_DIR, 'node_modules/.bin/pi'),
   'qwen-code': join(AGENTS_DIR, 'node_modules/.bin/qwen'),
   gemini: join(AGENTS_DIR, 'node_modules/.bin/gemini'),
+  opencode: join(AGENTS_DIR, 'node_modules/.bin/opencode'),
 } as const;
 
 export const agentsInstalled = Object.values(BIN).every((bin) => existsSync(bin));

@@ -16,6 +16,7 @@ import {
 import { codexConfigPath, codexStatus, installCodex, uninstallCodex } from './codex-config';
 import { geminiSettingsPath, geminiStatus, installGemini, uninstallGemini } from './gemini-config';
 import { installQwen, qwenSettingsPath, qwenStatus, uninstallQwen } from './qwen-code-config';
+import { OPENCODE_MARKER, opencodePluginPath, opencodePluginSource, opencodeStatus } from './opencode-plugin';
 import { PI_MARKER, piExtensionPath, piExtensionSource, piStatus } from './pi-extension';
 import { rmSync } from 'node:fs';
 import { lineDiff, readBytes, writeAtomic, writeInstalled, writeUninstalled } from './config-file';
@@ -66,6 +67,8 @@ export function configPathOf(
       return qwenSettingsPath(scope, ctx.env, ctx.project);
     case 'gemini':
       return geminiSettingsPath(scope, ctx.env, ctx.project);
+    case 'opencode':
+      return opencodePluginPath(scope, ctx.env, ctx.project, home(ctx.env));
   }
 }
 
@@ -81,6 +84,8 @@ function transformInstall(agent: AgentName, path: string, text: string | null, c
       return installQwen(text, path, ctx.command);
     case 'gemini':
       return installGemini(text, path, ctx.command);
+    case 'opencode':
+      return opencodePluginSource(ctx.cliArgv, ctx.hookArgs, ctx.cliEnv);
   }
 }
 
@@ -96,6 +101,8 @@ function transformUninstall(agent: AgentName, path: string, text: string | null)
       return uninstallQwen(text, path);
     case 'gemini':
       return uninstallGemini(text, path);
+    case 'opencode':
+      return null;
   }
 }
 
@@ -110,15 +117,22 @@ function plan(agent: AgentName, path: string, before: string | null, after: stri
   };
 }
 
+/** Agents whose file is Runwarden's own (pi's extension, OpenCode's plugin), by the line it starts with. */
+const OWN_FILE: Partial<Record<AgentName, string>> = { pi: PI_MARKER, opencode: OPENCODE_MARKER };
+
 export function install(agent: AgentName, scope: Scope, ctx: InstallContext, dryRun: boolean): InstallPlan {
   const path = configPathOf(agent, scope, ctx);
   const bytes = readBytes(path);
   const before = bytes === null ? null : bytes.toString('utf8');
+  const marker = OWN_FILE[agent];
+  // A file of that name that Runwarden did not write is the person's: never written over.
+  if (marker !== undefined && before !== null && !before.startsWith(marker))
+    throw new Error(`${path} exists and is not Runwarden's; move it away first, nothing was changed`);
   const after = transformInstall(agent, path, before, ctx);
   const result = plan(agent, path, before, after);
   if (dryRun || !result.changed) return result;
-  // pi's extension is a file of Runwarden's own: nothing of the person's to keep beside it.
-  if (agent === 'pi') writeAtomic(path, after);
+  // A file of Runwarden's own: nothing of the person's to keep beside it.
+  if (marker !== undefined) writeAtomic(path, after);
   else
     writeInstalled(path, bytes, after, (text) =>
       status(agent, scope, ctx).installed ? transformUninstall(agent, path, text) : text,
@@ -130,8 +144,9 @@ export function uninstall(agent: AgentName, scope: Scope, ctx: InstallContext, d
   const path = configPathOf(agent, scope, ctx);
   const bytes = readBytes(path);
   const before = bytes === null ? null : bytes.toString('utf8');
-  if (agent === 'pi') {
-    const ours = before !== null && before.startsWith(PI_MARKER);
+  const marker = OWN_FILE[agent];
+  if (marker !== undefined) {
+    const ours = before !== null && before.startsWith(marker);
     if (!dryRun && ours) rmSync(path);
     return plan(agent, path, before, ours ? null : before);
   }
@@ -155,5 +170,7 @@ export function status(agent: AgentName, scope: Scope, ctx: InstallContext): Hoo
       return { path, ...qwenStatus(text, path) };
     case 'gemini':
       return { path, ...geminiStatus(text, path) };
+    case 'opencode':
+      return { path, ...opencodeStatus(text, ctx.cliArgv, ctx.hookArgs, ctx.cliEnv) };
   }
 }

@@ -1,6 +1,6 @@
 /**
  * `runwarden agents install | uninstall | status | hook`: connect coding agents (Claude Code, Codex, pi,
- * Qwen Code, Gemini CLI) so
+ * Qwen Code, Gemini CLI, OpenCode) so
  * their sessions show as runs and their permission requests as questions (docs/AGENTS.md). `hook` is what
  * the installed hooks run on every event; it loads only the agent-session side of the store.
  */
@@ -12,7 +12,7 @@ import { parseDuration } from '../output';
 import { sanitizeLine } from '../sanitize';
 
 const AGENTS: readonly AgentName[] = AGENT_NAMES;
-const AGENT_LIST = 'claude-code, codex, pi, qwen-code or gemini';
+const AGENT_LIST = 'claude-code, codex, pi, qwen-code, gemini or opencode';
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -30,17 +30,18 @@ export const DEFAULT_QUESTION_TIMEOUT_MS = 570_000;
 export const agentsCommand: Command = {
   name: 'agents',
   summary:
-    'connect coding agents (Claude Code, Codex, pi, Qwen Code, Gemini CLI): install, uninstall, status',
+    'connect coding agents (Claude Code, Codex, pi, Qwen Code, Gemini CLI, OpenCode): install, uninstall, status',
   help: `Usage: runwarden agents install AGENT [--scope user|project] [--dry-run] [--json]
        runwarden agents uninstall AGENT [--scope user|project] [--dry-run] [--json]
        runwarden agents status [AGENT] [--scope user|project] [--json]
        runwarden agents hook AGENT        (what the installed hooks run)
 
-AGENT is claude-code, codex, pi, qwen-code or gemini. "install" writes Runwarden's hooks into the
+AGENT is claude-code, codex, pi, qwen-code, gemini or opencode. "install" writes Runwarden's hooks into the
 agent's own configuration (Claude Code: settings.json in $CLAUDE_CONFIG_DIR or ~/.claude; Codex:
 config.toml in $CODEX_HOME or ~/.codex, with the trust Codex needs to run them; pi: an extension in
 $PI_CODING_AGENT_DIR/extensions or ~/.pi/agent/extensions; Qwen Code: settings.json in $QWEN_HOME or
-~/.qwen; Gemini CLI: ~/.gemini/settings.json), next to the person's own hooks.
+~/.qwen; Gemini CLI: ~/.gemini/settings.json; OpenCode: a plugin in $XDG_CONFIG_HOME/opencode/plugin
+or ~/.config/opencode/plugin), next to the person's own hooks.
 Installing twice is the same as once; "uninstall" puts the file back as it was before.
 Then every session of the agent shows as a run ("<Agent> in <project>"), and each permission request
 as a question answered from the window, the tray or "runwarden answer". Nobody answering before the

@@ -41,7 +41,7 @@ describe('agents hook with a store it cannot open', () => {
   ];
 
   for (const [what, store] of cases) {
-    for (const agent of ['claude-code', 'codex', 'qwen-code', 'gemini']) {
+    for (const agent of ['claude-code', 'codex', 'qwen-code', 'gemini', 'opencode']) {
       it(`${agent}, ${what}: no decision, a reason on stderr, exit 0`, () => {
         // Gemini CLI asks through BeforeTool (its PreToolUse), the others through PermissionRequest.
         const event =

@@ -25,6 +25,7 @@ beforeEach(() => {
     PI_CODING_AGENT_DIR: join(dir.path, 'pi-agent'),
     QWEN_HOME: join(dir.path, 'qwen'),
     GEMINI_CLI_HOME: join(dir.path, 'gemini-home'),
+    XDG_CONFIG_HOME: join(dir.path, 'xdg-config'),
   };
 });
 afterEach(() => dir.remove());
@@ -337,6 +338,33 @@ describe.each(JSON_AGENTS)('$label', (spec) => {
     expect(readFileSync(spec.project(), 'utf8')).toContain(`agents hook ${spec.agent}`);
     expect((await agents(['uninstall', spec.agent, '--scope', 'project'])).code).toBe(0);
     expect(existsSync(spec.project())).toBe(false);
+  });
+});
+
+describe('OpenCode', () => {
+  const plugin = () => join(env.XDG_CONFIG_HOME ?? '', 'opencode', 'plugin', 'runwarden.js');
+
+  it('writes its plugin; twice is once; status; uninstall removes it; a file not its own is refused', async () => {
+    expect((await agents(['install', 'opencode'])).code).toBe(0);
+    const written = readFileSync(plugin(), 'utf8');
+    expect(written).toContain('case "permission.asked":');
+    expect(written).toContain('postSessionIdPermissionsPermissionId');
+    expect(written).toContain('"agents", "hook", "opencode"');
+    expect((await agents(['install', 'opencode'])).stdout).toContain('nothing to change');
+    expect(readFileSync(plugin(), 'utf8')).toBe(written);
+    expect((await agents(['status', 'opencode'])).stdout).toContain('OpenCode: connected');
+    expect((await agents(['uninstall', 'opencode'])).code).toBe(0);
+    expect(existsSync(plugin())).toBe(false);
+
+    // A plugin of the person's own under that name is never written over, nor removed.
+    writeFileSync(plugin(), 'export const Mine = async () => ({});\n');
+    const refused = await agents(['install', 'opencode']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /runwarden\.js exists and is not Runwarden's; move it away first, nothing was changed/,
+    );
+    expect((await agents(['uninstall', 'opencode'])).code).toBe(0);
+    expect(readFileSync(plugin(), 'utf8')).toBe('export const Mine = async () => ({});\n');
   });
 });
 

@@ -61,7 +61,7 @@ it('0016 from version 15: earlier sessions kept; Qwen Code, Gemini CLI and OpenC
   const store = openAgentSessionStore(file);
   const again = store.agentSession(session('claude-code', dir), { kind: 'touch' });
   expect(again.run.id).toBe(claude.run.id);
-  for (const agent of ['qwen-code', 'gemini'] as const) {
+  for (const agent of ['qwen-code', 'gemini', 'opencode'] as const) {
     const made = store.agentSession(session(agent, dir), { kind: 'activity', detail: 'Working' });
     expect(made.created).toBe(true);
     expect(made.run.workflow).toBe(agent);
