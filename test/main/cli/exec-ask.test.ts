@@ -121,6 +121,29 @@ describe('runwarden exec + ask + answer', () => {
     expect(JSON.parse(result.stdout)).toEqual({ checks: ['Types', 'Tests', 'fast ones'], runner: 'Jest' });
   });
 
+  it('a single multi-select field takes one VALUE per pick', async () => {
+    const exec = spawnCli(
+      [
+        'exec',
+        '--project',
+        project,
+        '--',
+        'sh',
+        '-c',
+        "runwarden ask --title Checks --field 'checks:choices=Tests|Lint'",
+      ],
+      { store: dir.store, timeoutMs: 30_000 },
+    );
+    const runId = await runIdFromStderr(() => exec.stderr);
+    const question = await openQuestion(dir.store, runId);
+    const refused = await runCli(['answer', question.id, 'Tests', 'Docs'], { store: dir.store });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/Field checks must be picked from: Tests, Lint\./);
+    const answer = await runCli(['answer', question.id, 'Lint', 'Tests'], { store: dir.store });
+    expect(answer.code, answer.stderr).toBe(0);
+    expect(JSON.parse((await exec.done).stdout)).toEqual({ checks: ['Lint', 'Tests'] });
+  });
+
   it('prints the fields of an input question as JSON', async () => {
     const exec = spawnCli(
       [
