@@ -11,7 +11,7 @@ export function nextStepText(display: Pick<DisplayInfo, 'status' | 'actions' | '
     case 'orphaned':
       return display.actions.includes('stopCommand')
         ? 'Stop the command: its runner is gone'
-        : 'Stop its command on the machine it runs on';
+        : 'Stop its command where it runs';
     case 'ambiguous':
       return 'Say whether the effect happened';
     case 'parked':

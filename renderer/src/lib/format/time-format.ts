@@ -16,18 +16,23 @@ function relativeFormatter(locale: string | undefined): Intl.RelativeTimeFormat 
   return formatter;
 }
 
-/** "5m ago", "3h ago", "yesterday": how long ago `at` was, relative to `now`. */
+/**
+ * "5m ago", "3h ago", "yesterday": how long ago `at` was, relative to `now` — the window's one relative-time
+ * formatter. Each unit counts whole units passed (59m 40s is "59m ago", never "60m ago"), so an older
+ * time never reads as newer than a later one ("60m ago" above "1h ago").
+ */
 export function relativeAge(at: number, now: number, locale?: string): string {
   const diff = at - now;
   const abs = Math.abs(diff);
   const format = relativeFormatter(locale);
+  const whole = (unit: number) => Math.trunc(diff / unit) || 0;
   if (abs < 10 * SECOND) return format.format(0, 'second');
-  if (abs < MINUTE) return format.format(Math.round(diff / SECOND), 'second');
-  if (abs < HOUR) return format.format(Math.round(diff / MINUTE), 'minute');
-  if (abs < DAY) return format.format(Math.round(diff / HOUR), 'hour');
-  if (abs < 30 * DAY) return format.format(Math.round(diff / DAY), 'day');
-  if (abs < 365 * DAY) return format.format(Math.round(diff / (30 * DAY)), 'month');
-  return format.format(Math.round(diff / (365 * DAY)), 'year');
+  if (abs < MINUTE) return format.format(whole(SECOND), 'second');
+  if (abs < HOUR) return format.format(whole(MINUTE), 'minute');
+  if (abs < DAY) return format.format(whole(HOUR), 'hour');
+  if (abs < 30 * DAY) return format.format(whole(DAY), 'day');
+  if (abs < 365 * DAY) return format.format(whole(30 * DAY), 'month');
+  return format.format(whole(365 * DAY), 'year');
 }
 
 const absoluteFormatters = new Map<string, Intl.DateTimeFormat>();

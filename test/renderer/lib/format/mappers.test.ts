@@ -45,6 +45,10 @@ describe('time formats', () => {
     expect(relativeAge(now - 5 * 60_000, now, 'en')).toBe('5m ago');
     expect(relativeAge(now - 3 * 3_600_000, now, 'en')).toBe('3h ago');
     expect(relativeAge(now - 86_400_000, now, 'en')).toBe('yesterday');
+    // Whole units passed: a time just under an hour ago never reads "60m ago" beside a later "1h ago".
+    expect(relativeAge(now - 59 * 60_000 - 40_000, now, 'en')).toBe('59m ago');
+    expect(relativeAge(now - 60 * 60_000 - 20_000, now, 'en')).toBe('1h ago');
+    expect(relativeAge(now - 119 * 60_000, now, 'en')).toBe('1h ago');
   });
   it('durations', () => {
     expect(formatDuration(-5)).toBe('0s');
