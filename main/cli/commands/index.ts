@@ -95,7 +95,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'agents',
-    summary: 'connect coding agents (Claude Code, Codex, pi): install, uninstall, status',
+    summary:
+      'connect coding agents (Claude Code, Codex, pi, Qwen Code, Gemini CLI, OpenCode): install, uninstall, status',
     load: async () => (await import('./agents')).agentsCommand,
   },
   {
