@@ -31,7 +31,7 @@ export function measureAgentHook(
   agents: readonly string[] = AGENT_HOOKS.map(({ agent }) => agent),
 ): Measurement[] {
   const out: Measurement[] = [];
-  for (const { agent, event, pidVar } of AGENT_HOOKS.filter(({ agent }) => agents.includes(agent))) {
+  for (const { agent, event, pidVar } of AGENT_HOOKS.filter((hook) => agents.includes(hook.agent))) {
     // The session's agent is this process: alive for the whole measurement, as a real agent is.
     const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1' };
     delete env.CLAUDE_PID;

@@ -28,7 +28,7 @@ export interface FollowArgs {
 /** The follow's arguments, as `logs` takes them; null when it is not a follow. */
 export function followArgs(argv: readonly string[]): FollowArgs | null {
   const { values, positionals } = parseArgs({
-    args: [...argv.slice(1)],
+    args: argv.slice(1),
     options: {
       tail: { type: 'string', short: 'n' },
       follow: { type: 'boolean', short: 'f' },
