@@ -306,6 +306,31 @@ describe('answering where the question is', () => {
     expect(history.hash).not.toContain('run=');
   });
 
+  it('in the open run, a question answered elsewhere loses its deadline and default at once', async () => {
+    const { interaction, runId } = seedQuestion(
+      h,
+      { title: 'Pick region' },
+      { title: 'Which region?', choices: ['eu', 'us'], hasDefault: true, defaultResponse: 'eu' },
+    );
+    renderApp(h, `#/all?run=${runId}`);
+    const card = await screen.findByRole('article', { name: 'Which region?' });
+    expect(within(card).getByRole('timer').textContent).toBe('5m 00s left');
+    expect(within(card).getByText(/if nobody\s+answers by the deadline/)).toBeTruthy();
+    // Answered from the CLI: the card says how it ended, with no countdown and no default left.
+    h.store.answerInteraction(interaction.id, {
+      interactionRevision: interaction.revision,
+      idempotencyKey: 'cli-answer-region',
+      payload: 'us',
+      actor: { ...OTHER_TAB, surface: 'cli' },
+    });
+    await waitFor(() => expect(within(card).getByTestId('interaction-status').textContent).toBe('settled'), {
+      timeout: 5_000,
+    });
+    expect(within(card).queryByRole('timer')).toBeNull();
+    expect(within(card).queryByText(/if nobody\s+answers by the deadline/)).toBeNull();
+    expect(within(card).getByText(/answered by a person/)).toBeTruthy();
+  });
+
   it('with the a key on the active row; a lost connection keeps the key so the retry is adopted', async () => {
     const { interaction } = seedQuestion(h, { title: 'Flaky network' });
     const { user } = renderApp(h);
