@@ -30,6 +30,7 @@ import { formatExtras, formatTable, machineInfo, summaryOf, writeJson, type Benc
 import type { Measurement } from './report-model';
 import { measurePruning, measureSize } from './size-ops';
 import { profileSql, type OpProfile } from './sql-profile';
+import { measureSubreaperCost } from './subreaper-cost';
 import { round } from './stats';
 import {
   createSweepBench,
@@ -326,6 +327,7 @@ async function benchSize(values: SizeOptions, several: boolean): Promise<SizeRes
     const cliClaim = running[65];
     if (want('cli') && cliClaim !== undefined)
       measurements.push(measureCliStartup(storePath, cliClaim, 30, log));
+    if (want('cli')) measurements.push(...measureSubreaperCost(20, log));
     // A folder that exists: a hook run from a missing one only says so (the agent goes on).
     if (want('hook')) measurements.push(...measureAgentHook(storePath, path.dirname(storePath), 30, log));
 

@@ -230,7 +230,7 @@ it('answer from inside the run is refused SELF_ANSWER and changes nothing; a per
   expect(readText('self.answer')).toBe('no\n');
 });
 
-it('a supervisor that cannot keep its processes (no python3): a double-forked answer is recorded as unchecked', async () => {
+it('a supervisor that cannot keep its processes (no perl, no python3): a double-forked answer is recorded as unchecked', async () => {
   const script =
     `runwarden ask --title "loose?" --choice yes --choice no > loose.answer & ` +
     `while [ ! -e loose.qid ]; do sleep 0.1; done; q=$(cat loose.qid); ` +
@@ -240,14 +240,14 @@ it('a supervisor that cannot keep its processes (no python3): a double-forked an
   const exec = spawnRunwarden(['exec', '--project', project, '--', 'sh', '-c', script], {
     store: dir.store,
     cwd: project,
-    env: { RUNWARDEN_PYTHON: '' },
+    env: { RUNWARDEN_PERL: '', RUNWARDEN_PYTHON: '' },
   });
   const runId = await runIdOf(exec);
   const question = await openQuestion(runId);
   writeFileSync(join(project, 'loose.qid'), question.id);
   expect(await waitFor('the double-forked answer', () => readText('loose.code'))).toBe('0\n');
   expect(readText('loose.err')).toContain('could not check that this answer came from outside the run');
-  expect(readText('loose.err')).toContain('no python3 was found');
+  expect(readText('loose.err')).toContain('no perl or python3 was found');
   const end = await exec.done;
   expect(end.code, end.stderr).toBe(0);
   expect(readText('loose.answer')).toBe('yes\n');
