@@ -1,28 +1,37 @@
 /** Opens the whole store for a CLI command (open-runner-cli-store.ts opens a runner's side only). */
-import { openStore } from '../store/open-store';
+import { openStore, openStoreReader } from '../store/open-store';
 import { RUNNER_BUSY_WAIT_MS } from '../store/store-context';
 import { sayMigration } from './migration-notice';
 import { openWaiting } from './open-waiting';
 import type { RunStore } from '../store/run-store';
+import type { ReadonlyStore } from '../store/store-facets';
 import { storePathOf, type CliContext } from './command';
 
 /**
  * Opens the store at --store / RUNWARDEN_STORE / the default path; closed when the command returns.
- * `read`: a command that only reads never creates a store, so a mistyped path is "no store at PATH",
- * not an empty list. `runner`: a runner's command (exec, worker, ask, park) waits out a busy store for up
- * to RUNNER_BUSY_WAIT_MS rather than fail (docs/ARCHITECTURE.md#the-store-file).
+ * `mustExist`: a command that acts on what is there (a run, a question) never creates a store, so a
+ * mistyped path is "no store at PATH". `runner`: a runner's command (exec, worker, ask, park) waits out a
+ * busy store for up to RUNNER_BUSY_WAIT_MS rather than fail (docs/ARCHITECTURE.md#the-store-file).
  */
 export function openCliStore(
   ctx: CliContext,
   flag: string | undefined,
-  options: { read?: boolean; runner?: boolean } = {},
+  options: { mustExist?: boolean; runner?: boolean } = {},
 ): RunStore {
   const open = (): RunStore =>
     openStore(storePathOf(ctx, flag), {
-      mustExist: options.read === true,
+      mustExist: options.mustExist === true,
       ...(options.runner === true && { busyWaitMs: RUNNER_BUSY_WAIT_MS }),
     });
   const store = options.runner === true ? openWaiting(open) : open();
+  ctx.defer(() => store.close());
+  sayMigration(ctx, store);
+  return store;
+}
+
+/** Opens an existing store for a command that only reads (ls, show, logs, doctor): a reader, never created. */
+export function openCliReader(ctx: CliContext, flag: string | undefined): ReadonlyStore {
+  const store = openStoreReader(storePathOf(ctx, flag));
   ctx.defer(() => store.close());
   sayMigration(ctx, store);
   return store;

@@ -17,7 +17,7 @@ import { OPEN_INTERACTION_SQL, toLease, toRun } from './row-mapping';
 import { reserveRun } from './run-reservation';
 import { fence, loadLeaseRow, loadRunRow } from './run-state';
 import * as runner from './runner-transitions';
-import type { StoreContext } from './store-context';
+import type { ReadableDB, WritableDB } from './store-context';
 import type { Claim, OwnerInfo, RequestInteractionInput } from './store-types';
 
 export const AGENT_NAMES = ['claude-code', 'codex', 'pi', 'qwen-code', 'gemini', 'opencode'] as const;
@@ -66,7 +66,7 @@ interface SessionRow {
   claim_token: string;
 }
 
-function sessionRow(ctx: StoreContext, agent: AgentName, sessionId: string): SessionRow | undefined {
+function sessionRow(ctx: WritableDB, agent: AgentName, sessionId: string): SessionRow | undefined {
   return ctx
     .prep(`SELECT run_id, generation, claim_token FROM agent_sessions WHERE agent = ? AND session_id = ?`)
     .get(agent, sessionId) as SessionRow | undefined;
@@ -99,11 +99,7 @@ function checkInput(input: AgentSessionInput): void {
  * gone (the agent restarted) gets a new run; the gone one's run is recorded as died first. A session held by
  * another live agent process is refused (LIVE_OWNER): two processes never write one run.
  */
-export function touchAgentSession(
-  ctx: StoreContext,
-  input: AgentSessionInput,
-  now: number,
-): AgentSessionClaim {
+export function touchAgentSession(ctx: WritableDB, input: AgentSessionInput, now: number): AgentSessionClaim {
   checkInput(input);
   const row = sessionRow(ctx, input.agent, input.sessionId);
   if (row !== undefined) {
@@ -169,7 +165,7 @@ export function touchAgentSession(
 }
 
 /** What the session is doing, shown under its title; written only when it changes. */
-export function setAgentActivity(ctx: StoreContext, claim: Claim, detail: string, now: number): void {
+export function setAgentActivity(ctx: WritableDB, claim: Claim, detail: string, now: number): void {
   const run = loadRunRow(ctx, claim.runId);
   if (run.status_detail === detail) return;
   runner.setProgress(ctx, claim, detail, now);
@@ -182,7 +178,7 @@ export function setAgentActivity(ctx: StoreContext, claim: Claim, detail: string
  * that simple (late, lost); the caller then takes the durable path (`touchAgentSession` and the step).
  */
 export function renewAgentSessionOnTime(
-  ctx: StoreContext,
+  ctx: WritableDB,
   input: AgentSessionInput,
   detail: string | null,
   now: number,
@@ -213,7 +209,7 @@ export function renewAgentSessionOnTime(
 
 /** The agent asks a person: a question on the session's run (the run waits until it is settled or withdrawn). */
 export function askAgentQuestion(
-  ctx: StoreContext,
+  ctx: WritableDB,
   claim: Claim,
   input: RequestInteractionInput,
   now: number,
@@ -229,7 +225,7 @@ export function askAgentQuestion(
  * when the agent asks about several at once).
  */
 export function withdrawAgentQuestions(
-  ctx: StoreContext,
+  ctx: WritableDB,
   claim: Claim,
   withdrawal: Withdrawal,
   now: number,
@@ -253,14 +249,14 @@ export function withdrawAgentQuestions(
 }
 
 /** The question the hook waited on was settled or expired: the run works again. */
-export function resumeAgentSession(ctx: StoreContext, claim: Claim, now: number): void {
+export function resumeAgentSession(ctx: WritableDB, claim: Claim, now: number): void {
   const run = loadRunRow(ctx, claim.runId);
   if (run.open_interactions > 0 || run.status !== 'waiting') return;
   runner.resumeAfterInteraction(ctx, claim, now);
 }
 
 /** The agent ended its session (SessionEnd, pi's session_shutdown): the run completes. */
-export function endAgentSession(ctx: StoreContext, claim: Claim, reason: string, now: number): Run {
+export function endAgentSession(ctx: WritableDB, claim: Claim, reason: string, now: number): Run {
   return runner.finishRun(ctx, claim, { status: 'completed', output: { ended: reason } }, now);
 }
 
@@ -269,7 +265,7 @@ export function endAgentSession(ctx: StoreContext, claim: Claim, reason: string,
  * waits for the next prompt ended its session; any other exit without an end is a death
  * (docs/AGENTS.md#died).
  */
-function endAsDied(ctx: StoreContext, agent: AgentName, claim: Claim, now: number): void {
+function endAsDied(ctx: WritableDB, agent: AgentName, claim: Claim, now: number): void {
   // Nobody waits for its questions any more: withdrawn as the asker's, not cancelled as by a person.
   withdrawAgentQuestions(ctx, claim, 'asker_gone', now);
   const run = loadRunRow(ctx, claim.runId);
@@ -294,10 +290,7 @@ function endAsDied(ctx: StoreContext, agent: AgentName, claim: Claim, now: numbe
  * questions are closed. Up to `limit` sessions, in the caller's transaction; returns how many.
  */
 /** Open sessions whose agent process is verifiably gone, up to `limit`: a read, for the sweeper to look first. */
-export function goneAgentSessions(
-  ctx: StoreContext,
-  limit: number,
-): Array<SessionRow & { agent: AgentName }> {
+export function goneAgentSessions(ctx: ReadableDB, limit: number): Array<SessionRow & { agent: AgentName }> {
   const rows = ctx
     .prep(
       // From the sessions outward (CROSS JOIN keeps that order): there are few, while a big store holds
@@ -314,7 +307,7 @@ export function goneAgentSessions(
   );
 }
 
-export function endGoneAgentSessions(ctx: StoreContext, limit: number, now: number): number {
+export function endGoneAgentSessions(ctx: WritableDB, limit: number, now: number): number {
   const gone = goneAgentSessions(ctx, limit);
   for (const row of gone) {
     const lease = loadLeaseRow(ctx, row.run_id);
@@ -325,7 +318,7 @@ export function endGoneAgentSessions(ctx: StoreContext, limit: number, now: numb
 
 /** The process an open session is recorded under (its run's lease owner), or null when none is open. */
 export function agentSessionOwner(
-  ctx: StoreContext,
+  ctx: ReadableDB,
   agent: AgentName,
   sessionId: string,
 ): { pid: number; startId: string | null } | null {
@@ -343,7 +336,7 @@ export function agentSessionOwner(
 }
 
 /** The pids the agent's open sessions are recorded under. */
-export function openAgentSessionPids(ctx: StoreContext, agent: AgentName): Set<number> {
+export function openAgentSessionPids(ctx: ReadableDB, agent: AgentName): Set<number> {
   const rows = ctx
     .prep(
       `SELECT l.owner_pid FROM agent_sessions a

@@ -6,21 +6,21 @@
 import type { Attempt, AttemptStatus } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
 import { ACTIVE_ATTEMPT_SQL, toAttempt, type AttemptRow } from './row-mapping';
-import type { StoreContext } from './store-context';
+import type { ReadableDB, WritableDB } from './store-context';
 
-export function activeAttempt(ctx: StoreContext, runId: string): AttemptRow | undefined {
+export function activeAttempt(ctx: WritableDB, runId: string): AttemptRow | undefined {
   return ctx
     .prep(`SELECT * FROM attempts WHERE run_id = ? AND status IN ${ACTIVE_ATTEMPT_SQL}`)
     .get(runId) as AttemptRow | undefined;
 }
 
-export function getAttempt(ctx: StoreContext, attemptId: number): AttemptRow {
+export function getAttempt(ctx: WritableDB, attemptId: number): AttemptRow {
   const row = ctx.prep(`SELECT * FROM attempts WHERE id = ?`).get(attemptId) as AttemptRow | undefined;
   if (row === undefined) throw new RunwardenError('NOT_FOUND', `No attempt ${attemptId} in this store.`);
   return row;
 }
 
-export function listAttempts(ctx: StoreContext, runId: string): Attempt[] {
+export function listAttempts(ctx: ReadableDB, runId: string): Attempt[] {
   return (ctx.prep(`SELECT * FROM attempts WHERE run_id = ? ORDER BY id`).all(runId) as AttemptRow[]).map(
     toAttempt,
   );
@@ -28,7 +28,7 @@ export function listAttempts(ctx: StoreContext, runId: string): Attempt[] {
 
 /** Ends the run's active attempt (if any) as `status`; the owner that ran it is gone or done. */
 export function endActiveAttempts(
-  ctx: StoreContext,
+  ctx: WritableDB,
   runId: string,
   status: Exclude<AttemptStatus, 'pending' | 'running' | 'waiting'>,
   now: number,
@@ -41,7 +41,7 @@ export function endActiveAttempts(
 }
 
 /** The run's active attempt stops mid-way (a new owner, a park, a release): it is interrupted, not failed. */
-export function interruptActiveAttempts(ctx: StoreContext, runId: string, now: number): number {
+export function interruptActiveAttempts(ctx: WritableDB, runId: string, now: number): number {
   return endActiveAttempts(ctx, runId, 'interrupted', now);
 }
 
@@ -49,14 +49,14 @@ export function interruptActiveAttempts(ctx: StoreContext, runId: string, now: n
  * The cancel cascade's first step: an active attempt with an effect still applying is interrupted (what it
  * did is unknown), not cancelled. Returns how many.
  */
-export function interruptAttemptsWithApplyingEffects(ctx: StoreContext, runId: string, now: number): number {
+export function interruptAttemptsWithApplyingEffects(ctx: WritableDB, runId: string, now: number): number {
   return ctx
     .prep(`UPDATE attempts SET status = 'interrupted', finished_at = ? WHERE ${APPLYING_ATTEMPTS_WHERE}`)
     .run(now, runId, runId).changes;
 }
 
 /** How many attempts `interruptAttemptsWithApplyingEffects` would interrupt now (the cancel preview). */
-export function countAttemptsWithApplyingEffects(ctx: StoreContext, runId: string): number {
+export function countAttemptsWithApplyingEffects(ctx: ReadableDB, runId: string): number {
   return (
     ctx.prep(`SELECT count(*) AS n FROM attempts WHERE ${APPLYING_ATTEMPTS_WHERE}`).get(runId, runId) as {
       n: number;
@@ -64,7 +64,7 @@ export function countAttemptsWithApplyingEffects(ctx: StoreContext, runId: strin
   ).n;
 }
 
-export function countActiveAttempts(ctx: StoreContext, runId: string): number {
+export function countActiveAttempts(ctx: ReadableDB, runId: string): number {
   return (
     ctx
       .prep(`SELECT count(*) AS n FROM attempts WHERE run_id = ? AND status IN ${ACTIVE_ATTEMPT_SQL}`)
@@ -76,13 +76,13 @@ const APPLYING_ATTEMPTS_WHERE = `run_id = ? AND status IN ${ACTIVE_ATTEMPT_SQL}
   AND id IN (SELECT attempt_id FROM effects WHERE run_id = ? AND status = 'applying' AND attempt_id IS NOT NULL)`;
 
 /** The running attempt waits (for an answer, or for a person to resolve an effect). */
-export function holdActiveAttempts(ctx: StoreContext, runId: string): void {
+export function holdActiveAttempts(ctx: WritableDB, runId: string): void {
   ctx
     .prep(`UPDATE attempts SET status = 'waiting' WHERE run_id = ? AND status IN ('pending', 'running')`)
     .run(runId);
 }
 
 /** The waiting attempt carries on (its questions are answered). */
-export function resumeWaitingAttempts(ctx: StoreContext, runId: string): void {
+export function resumeWaitingAttempts(ctx: WritableDB, runId: string): void {
   ctx.prep(`UPDATE attempts SET status = 'running' WHERE run_id = ? AND status = 'waiting'`).run(runId);
 }

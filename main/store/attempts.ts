@@ -5,13 +5,13 @@ import { activeAttempt, getAttempt } from './attempt-rows';
 import { toAttempt } from './row-mapping';
 import { commitRun, conflict, fence, runnerActor, type ClaimRef } from './run-state';
 import { requireText } from './input-checks';
-import type { StoreContext } from './store-context';
+import type { WritableDB } from './store-context';
 
 const FINISH_STATUSES = ['completed', 'failed', 'timed_out', 'cancelled'] as const;
 export type AttemptEnding = (typeof FINISH_STATUSES)[number];
 
 export function startAttempt(
-  ctx: StoreContext,
+  ctx: WritableDB,
   claim: ClaimRef,
   step: string,
   opts: { deadlineAt?: number },
@@ -47,7 +47,7 @@ export function startAttempt(
 }
 
 export function finishAttempt(
-  ctx: StoreContext,
+  ctx: WritableDB,
   claim: ClaimRef,
   attemptId: number,
   status: AttemptEnding,

@@ -4,9 +4,9 @@
  * instead of on a fixed period (docs/ARCHITECTURE.md#change-feed). Two index seeks.
  */
 import { timeParams } from './run-views';
-import type { StoreContext } from './store-context';
+import type { ReadableDB } from './store-context';
 
-export function nextAttentionChangeAt(ctx: StoreContext, now: number): number | null {
+export function nextAttentionChangeAt(ctx: ReadableDB, now: number): number | null {
   const { unattendedBefore } = timeParams(ctx, now);
   const row = ctx
     .prep(

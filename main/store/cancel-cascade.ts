@@ -15,10 +15,10 @@ import { clearLease } from './lease-rows';
 import { setQueueEntry } from './queue-rows';
 import { endRunRow } from './run-rows';
 import type { CancelCascade } from './store-types';
-import type { StoreContext } from './store-context';
+import type { ReadableDB, WritableDB } from './store-context';
 
 /** What the cancel cascade would do now, without writing. */
-export function cascadePreview(ctx: StoreContext, runId: string): CancelCascade {
+export function cascadePreview(ctx: ReadableDB, runId: string): CancelCascade {
   const interrupted = countAttemptsWithApplyingEffects(ctx, runId);
   const effects = countPendingAndApplyingEffects(ctx, runId);
   return {
@@ -37,7 +37,7 @@ export function cascadePreview(ctx: StoreContext, runId: string): CancelCascade 
  * the cascade and `questions` (the cancelled questions' ids).
  */
 export function applyCancel(
-  ctx: StoreContext,
+  ctx: WritableDB,
   runId: string,
   reason: string,
   now: number,

@@ -4,7 +4,7 @@ import { appendEvent } from './run-state';
 import { RECOUNT_KEY, type RecountMarker } from './migrations/migration';
 import type { CounterDrift } from '../../shared/views';
 import { TERMINAL_RUN_SQL } from './row-mapping';
-import type { StoreContext } from './store-context';
+import type { ReadableDB, WritableDB } from './store-context';
 
 /** The valid (run.status, queue.status) pairs (docs/ARCHITECTURE.md#run-model-and-state-machine); anything else is a contradiction. */
 export const VALID_STATUS_PAIRS: Readonly<Record<RunStatus, readonly QueueStatus[]>> = {
@@ -62,7 +62,7 @@ const CHECKS: ReadonlyArray<{ problem: string; sql: string }> = [
   },
 ];
 
-export function findContradictions(ctx: StoreContext): Array<{ runId: string; problem: string }> {
+export function findContradictions(ctx: ReadableDB): Array<{ runId: string; problem: string }> {
   const out: Array<{ runId: string; problem: string }> = [];
   const pairs = ctx
     .prep(
@@ -92,7 +92,7 @@ export function findContradictions(ctx: StoreContext): Array<{ runId: string; pr
  * unless a migration left a marker; then the counts are set right, and the marker narrowed to the runs still
  * live, and removed once its time is up and none is left. Run inside a write transaction.
  */
-export function recountAfterUpgrade(ctx: StoreContext, actor: Actor, now: number): CounterDrift[] {
+export function recountAfterUpgrade(ctx: WritableDB, actor: Actor, now: number): CounterDrift[] {
   const row = ctx.prep(`SELECT value_json FROM settings WHERE key = ?`).get(RECOUNT_KEY) as
     { value_json: string } | undefined;
   if (row === undefined) return [];
@@ -113,7 +113,7 @@ export function recountAfterUpgrade(ctx: StoreContext, actor: Actor, now: number
   return changes;
 }
 
-export function hasRecountMarker(ctx: StoreContext): boolean {
+export function hasRecountMarker(ctx: ReadableDB): boolean {
   return ctx.prep(`SELECT 1 FROM settings WHERE key = ?`).get(RECOUNT_KEY) !== undefined;
 }
 
@@ -137,7 +137,7 @@ const withoutId = (row: DriftRow): CounterDrift => ({
   counted: row.counted,
 });
 
-export function findCounterDrift(ctx: StoreContext): CounterDrift[] {
+export function findCounterDrift(ctx: ReadableDB): CounterDrift[] {
   return (ctx.prep(DRIFT_SQL).all() as DriftRow[]).map(withoutId);
 }
 
@@ -146,7 +146,7 @@ export function findCounterDrift(ctx: StoreContext): CounterDrift[] {
  * a writer of an older schema that was still running across an upgrade moved runs without counting them.
  * Returns what it changed (kept → counted); run it inside a write transaction.
  */
-export function repairCounterDrift(ctx: StoreContext, actor: Actor, now: number): CounterDrift[] {
+export function repairCounterDrift(ctx: WritableDB, actor: Actor, now: number): CounterDrift[] {
   const drift = ctx.prep(DRIFT_SQL).all() as DriftRow[];
   if (drift.length === 0) return [];
   const set = ctx.prep(
@@ -159,15 +159,19 @@ export function repairCounterDrift(ctx: StoreContext, actor: Actor, now: number)
   return changes;
 }
 
-export function countStaleLeases(ctx: StoreContext, now: number): number {
+export function countStaleLeases(ctx: ReadableDB, now: number): number {
   return (ctx.prep(`SELECT count(*) AS n FROM runs WHERE owner_expires_at <= ?`).get(now) as { n: number }).n;
 }
 
 /** `integrity_check` and `foreign_key_check` together: "ok" or the problems, one per line. */
-export function integrity(ctx: StoreContext): string {
-  const rows = ctx.db.pragma('integrity_check') as Array<{ integrity_check: string }>;
+export function integrity(ctx: ReadableDB): string {
+  const rows = ctx.prep('PRAGMA integrity_check').all() as Array<{ integrity_check: string }>;
   const problems = rows.map((r) => r.integrity_check).filter((text) => text !== 'ok');
-  const fk = ctx.db.pragma('foreign_key_check') as Array<{ table: string; rowid: number; parent: string }>;
+  const fk = ctx.prep('PRAGMA foreign_key_check').all() as Array<{
+    table: string;
+    rowid: number;
+    parent: string;
+  }>;
   for (const row of fk) problems.push(`foreign key: ${row.table} row ${row.rowid} → missing ${row.parent}`);
   return problems.length === 0 ? 'ok' : problems.join('\n');
 }

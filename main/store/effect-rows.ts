@@ -1,9 +1,9 @@
 /** Row helpers for `effects` (docs/ARCHITECTURE.md#where-each-behaviour-lives). */
 import { RunwardenError } from '../../shared/errors';
 import type { EffectRow } from './row-mapping';
-import type { StoreContext } from './store-context';
+import type { ReadableDB, WritableDB } from './store-context';
 
-export function loadEffectRow(ctx: StoreContext, effectId: number): EffectRow {
+export function loadEffectRow(ctx: ReadableDB, effectId: number): EffectRow {
   const row = ctx.prep(`SELECT * FROM effects WHERE id = ?`).get(effectId) as EffectRow | undefined;
   if (row === undefined) throw new RunwardenError('NOT_FOUND', `No effect ${effectId} in this store.`);
   return row;
@@ -13,7 +13,7 @@ export function loadEffectRow(ctx: StoreContext, effectId: number): EffectRow {
  * Effects the run's previous owner left applying may or may not have happened: they become ambiguous and a
  * person decides (docs/ARCHITECTURE.md#leases-and-fencing). Returns how many.
  */
-export function markApplyingAmbiguous(ctx: StoreContext, runId: string, now: number): number {
+export function markApplyingAmbiguous(ctx: WritableDB, runId: string, now: number): number {
   return ambiguateApplying(ctx, runId, now).length;
 }
 
@@ -21,7 +21,7 @@ export function markApplyingAmbiguous(ctx: StoreContext, runId: string, now: num
  * `markApplyingAmbiguous`, returning the ids: every transition that takes the run away from the runner
  * that began them (an ending, a park, a release) leaves nobody to settle them (docs/LIVENESS.md#unknown-outcomes).
  */
-export function ambiguateApplying(ctx: StoreContext, runId: string, now: number): number[] {
+export function ambiguateApplying(ctx: WritableDB, runId: string, now: number): number[] {
   return (
     ctx
       .prep(
@@ -51,14 +51,14 @@ export function ambiguousPayload(
 }
 
 /** Effects never begun are dropped with their run. Returns how many. */
-export function cancelPendingEffects(ctx: StoreContext, runId: string, now: number): number {
+export function cancelPendingEffects(ctx: WritableDB, runId: string, now: number): number {
   return ctx
     .prep(`UPDATE effects SET status = 'cancelled', updated_at = ? WHERE run_id = ? AND status = 'pending'`)
     .run(now, runId).changes;
 }
 
 export function countPendingAndApplyingEffects(
-  ctx: StoreContext,
+  ctx: ReadableDB,
   runId: string,
 ): { pending: number; applying: number } {
   return ctx

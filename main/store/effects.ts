@@ -14,9 +14,9 @@ import { outsideRun } from './run-membership';
 import { tellParkedSiblings } from './parked-siblings';
 import type { AncestorProcess } from './process-identity';
 import type { EffectPerformer, EffectProcess, ReserveEffectInput } from './store-types';
-import type { StoreContext } from './store-context';
+import type { ReadableDB, WritableDB } from './store-context';
 
-function ownEffect(ctx: StoreContext, claim: ClaimRef, effectId: number): EffectRow {
+function ownEffect(ctx: WritableDB, claim: ClaimRef, effectId: number): EffectRow {
   const row = loadEffectRow(ctx, effectId);
   if (row.run_id !== claim.runId) {
     throw new RunwardenError('NOT_FOUND', `Effect ${effectId} does not belong to run ${claim.runId}.`);
@@ -31,7 +31,7 @@ function ownEffect(ctx: StoreContext, claim: ClaimRef, effectId: number): Effect
  * caller must not perform it, and parks (docs/LIVENESS.md#unknown-outcomes).
  */
 export function reserveEffect(
-  ctx: StoreContext,
+  ctx: WritableDB,
   claim: ClaimRef,
   input: ReserveEffectInput,
   now: number,
@@ -104,7 +104,7 @@ export function reserveEffect(
  * the lease names it now), or nobody (null: only the run's end or a takeover settles it).
  */
 export function beginEffect(
-  ctx: StoreContext,
+  ctx: WritableDB,
   claim: ClaimRef,
   effectId: number,
   performer: EffectPerformer | null,
@@ -173,7 +173,7 @@ export type EffectSettlement = 'applied' | 'rejected' | 'ambiguous';
  * the run (run-membership.ts) is refused with FORBIDDEN and nothing changes.
  */
 export function settleEffect(
-  ctx: StoreContext,
+  ctx: WritableDB,
   claim: ClaimRef,
   effectId: number,
   status: EffectSettlement,
@@ -228,7 +228,7 @@ const APPLYING_PROCESS_COLUMNS = `id, run_id, process_pid, process_start_id, pro
   process_pid_ns, performer`;
 
 /** The liveness check's verdict on an effect's recorded process: the same rules as a lease owner's. */
-function processGone(ctx: StoreContext, row: ApplyingProcessRow): boolean {
+function processGone(ctx: ReadableDB, row: ApplyingProcessRow): boolean {
   return (
     ctx.liveness.judge({
       ownerType: 'runner',
@@ -249,11 +249,11 @@ function processGone(ctx: StoreContext, row: ApplyingProcessRow): boolean {
  * program that began it with `--performer-pid` and exited without `effect end`, the run's supervisor). A
  * read: a supervisor asks it often, and writes only when it finds one (indexed by effects_applying).
  */
-export function goneApplyingEffects(ctx: StoreContext, runId: string): number[] {
+export function goneApplyingEffects(ctx: ReadableDB, runId: string): number[] {
   return goneRows(ctx, runId).map((row) => row.id);
 }
 
-function goneRows(ctx: StoreContext, runId: string): ApplyingProcessRow[] {
+function goneRows(ctx: ReadableDB, runId: string): ApplyingProcessRow[] {
   const rows = ctx
     .prep(
       `SELECT ${APPLYING_PROCESS_COLUMNS} FROM effects
@@ -276,7 +276,7 @@ function goneWhy(rows: readonly ApplyingProcessRow[]): string {
  * not only when the run ends (docs/LIVENESS.md#unknown-outcomes). Fenced; re-checked inside the
  * transaction. Returns the ids it changed.
  */
-export function ambiguateGoneEffects(ctx: StoreContext, claim: ClaimRef, now: number): number[] {
+export function ambiguateGoneEffects(ctx: WritableDB, claim: ClaimRef, now: number): number[] {
   const lease = fence(ctx, claim, now);
   const rows = goneRows(ctx, claim.runId);
   const ids = markGone(
@@ -301,7 +301,7 @@ export function ambiguateGoneEffects(ctx: StoreContext, claim: ClaimRef, now: nu
  * `limit` looked at (`goneEffectsOnHost`). Each run's changes are one commit. Returns how many effects became ambiguous.
  */
 export function ambiguateGoneEffectsOnHost(
-  ctx: StoreContext,
+  ctx: WritableDB,
   actor: Actor,
   limit: number,
   afterId: number,
@@ -340,13 +340,13 @@ export interface HostEffectsWindow {
 }
 
 /** How many applying effects in this window `ambiguateGoneEffectsOnHost` would change now, and the next window. */
-export function goneEffectsOnHost(ctx: StoreContext, limit: number, afterId: number): HostEffectsWindow {
+export function goneEffectsOnHost(ctx: ReadableDB, limit: number, afterId: number): HostEffectsWindow {
   const { gone, next } = goneOnHost(ctx, limit, afterId);
   return { gone: gone.length, next };
 }
 
 function goneOnHost(
-  ctx: StoreContext,
+  ctx: ReadableDB,
   limit: number,
   afterId: number,
 ): { gone: ApplyingProcessRow[]; next: number } {
@@ -361,7 +361,7 @@ function goneOnHost(
   return { gone: rows.filter((row) => processGone(ctx, row)), next };
 }
 
-function markGone(ctx: StoreContext, ids: readonly number[], now: number): number[] {
+function markGone(ctx: WritableDB, ids: readonly number[], now: number): number[] {
   const mark = ctx.prep(
     `UPDATE effects SET status = 'ambiguous', updated_at = ? WHERE id = ? AND status = 'applying' RETURNING id`,
   );

@@ -1,13 +1,13 @@
 /** The append-only event log read side: the change-feed cursor and per-run timelines. */
 import type { RunEvent } from '../../shared/domain';
 import { toEvent, type EventRow } from './row-mapping';
-import type { StoreContext } from './store-context';
+import type { ReadableDB } from './store-context';
 
-export function lastEventSeq(ctx: StoreContext): number {
+export function lastEventSeq(ctx: ReadableDB): number {
   return (ctx.prep(`SELECT COALESCE(MAX(seq), 0) AS seq FROM events`).get() as { seq: number }).seq;
 }
 
-export function eventsAfter(ctx: StoreContext, seq: number, limit: number): RunEvent[] {
+export function eventsAfter(ctx: ReadableDB, seq: number, limit: number): RunEvent[] {
   return (
     ctx.prep(`SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?`).all(seq, limit) as EventRow[]
   ).map(toEvent);
@@ -15,7 +15,7 @@ export function eventsAfter(ctx: StoreContext, seq: number, limit: number): RunE
 
 /** A run's events newest first, `before` a sequence number (keyset). */
 export function runEvents(
-  ctx: StoreContext,
+  ctx: ReadableDB,
   runId: string,
   limit: number,
   before: number | undefined,

@@ -1,5 +1,5 @@
 /** The store's public API: the app, the CLI, runners and tests import from here. */
-export { openStore, migrate, APPLICATION_ID, type OpenStoreOptions } from './open-store';
+export { openStore, openStoreReader, migrate, APPLICATION_ID, type OpenStoreOptions } from './open-store';
 export { RunStore, type StoreModeReasonCode } from './run-store';
 export { openRunnerStore, RunnerStore } from './runner-store';
 export type { ReadonlyStore, StoreReader, StoreWriter } from './store-facets';

@@ -25,7 +25,7 @@ import {
   type CountMove,
 } from './run-state';
 import { resolveQuestionNotifications } from './notification-subjects';
-import type { StoreContext } from './store-context';
+import type { ReadableDB, WritableDB } from './store-context';
 
 function runnerHoldsLive(lease: Pick<LeaseRow, 'owner_type' | 'expires_at'>, now: number): boolean {
   return lease.owner_type === 'runner' && isLeaseLive(lease, now);
@@ -44,7 +44,7 @@ export const DEADLINE_SQL = `SELECT id FROM interactions
 export const DEADLINES_PER_CHUNK = 40;
 
 /** The open questions whose deadline has passed at `now`, earliest first: what the sweeper settles. */
-export function dueInteractions(ctx: StoreContext, limit: number, now: number): string[] {
+export function dueInteractions(ctx: ReadableDB, limit: number, now: number): string[] {
   return (ctx.prep(DEADLINE_SQL).all(now, limit) as Array<{ id: string }>).map(({ id }) => id);
 }
 
@@ -74,7 +74,7 @@ type ExpiryEvent = [runId: string, revision: number, payload: string];
  *   revision. Returns how many questions were settled or expired.
  */
 export function expireDueInteractions(
-  ctx: StoreContext,
+  ctx: WritableDB,
   ids: readonly string[],
   actor: Actor,
   now: number,
@@ -112,7 +112,7 @@ interface Holder {
 }
 
 /** One UPDATE settles (default → timeout_policy) or expires every question of `ids` still open and due, in `ids` order. */
-function settleDue(ctx: StoreContext, ids: readonly string[], now: number): ExpiredRow[] {
+function settleDue(ctx: WritableDB, ids: readonly string[], now: number): ExpiredRow[] {
   const order = new Map(ids.map((id, i) => [id, i]));
   return (
     ctx
@@ -134,7 +134,7 @@ function settleDue(ctx: StoreContext, ids: readonly string[], now: number): Expi
  * is not parked yet — so only the first such question of a run parks it, and the events say which.
  */
 function decideParks(
-  ctx: StoreContext,
+  ctx: WritableDB,
   expired: readonly ExpiredRow[],
   runIds: readonly string[],
   now: number,
@@ -170,7 +170,7 @@ function decideParks(
 }
 
 /** Parks the runs `decideParks` chose (interactionExpired, naming the question), a queued run as waiting. */
-function parkRuns(ctx: StoreContext, outcomes: readonly Outcome[], now: number): void {
+function parkRuns(ctx: WritableDB, outcomes: readonly Outcome[], now: number): void {
   const queue = ctx.prep(
     `UPDATE queue_entries SET status = 'parked', error_code = 'interactionExpired', error_detail = ?,
        updated_at = ? WHERE run_id = ?`,
@@ -190,7 +190,7 @@ function parkRuns(ctx: StoreContext, outcomes: readonly Outcome[], now: number):
  * naming only its moved columns (`writeRunView`), and the counters moved once for all (`moveRunCounts`).
  */
 function moveRuns(
-  ctx: StoreContext,
+  ctx: WritableDB,
   runIds: readonly string[],
   outcomes: readonly Outcome[],
   now: number,
@@ -225,7 +225,7 @@ function moveRuns(
 
 /** One `interaction.expired` event per question, in order, each at its own run revision. */
 function appendExpiryEvents(
-  ctx: StoreContext,
+  ctx: WritableDB,
   events: readonly ExpiryEvent[],
   actor: Actor,
   now: number,
@@ -254,7 +254,7 @@ export const EXPIRE_PRESENTERS_SQL = `UPDATE interactions SET status = 'pending'
  * Whether any presenter claim has expired: the sweeper asks this first (an indexed read), so its idle tick
  * opens no write transaction for claims that are not there.
  */
-export function hasExpiredPresenterClaims(ctx: StoreContext, now: number): boolean {
+export function hasExpiredPresenterClaims(ctx: ReadableDB, now: number): boolean {
   return (
     ctx
       .prep(`SELECT 1 FROM interactions WHERE status = 'presenting' AND presenter_expires_at <= ? LIMIT 1`)
@@ -263,6 +263,6 @@ export function hasExpiredPresenterClaims(ctx: StoreContext, now: number): boole
 }
 
 /** Expired presenter claims go back to pending. No run revision change: both states are "open". */
-export function expirePresenterClaims(ctx: StoreContext, limit: number, now: number): number {
+export function expirePresenterClaims(ctx: WritableDB, limit: number, now: number): number {
   return ctx.prep(EXPIRE_PRESENTERS_SQL).run(now, limit).changes;
 }

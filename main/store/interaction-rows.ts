@@ -3,13 +3,13 @@ import type { InteractionKind } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
 import { resolveQuestionNotifications } from './notification-subjects';
 import { OPEN_INTERACTION_SQL, type InteractionRow } from './row-mapping';
-import type { StoreContext } from './store-context';
+import type { ReadableDB, WritableDB } from './store-context';
 
-export function findInteractionRow(ctx: StoreContext, id: string): InteractionRow | undefined {
+export function findInteractionRow(ctx: ReadableDB, id: string): InteractionRow | undefined {
   return ctx.prep(`SELECT * FROM interactions WHERE id = ?`).get(id) as InteractionRow | undefined;
 }
 
-export function loadInteractionRow(ctx: StoreContext, id: string): InteractionRow {
+export function loadInteractionRow(ctx: ReadableDB, id: string): InteractionRow {
   const row = findInteractionRow(ctx, id);
   if (row === undefined) throw new RunwardenError('NOT_FOUND', `No interaction ${id} in this store.`);
   return row;
@@ -20,7 +20,7 @@ export function waitingDetail(title: string): string {
   return `Waiting for an answer: ${title}`;
 }
 
-export function countOpenInteractions(ctx: StoreContext, runId: string): number {
+export function countOpenInteractions(ctx: ReadableDB, runId: string): number {
   return (
     ctx
       .prep(`SELECT count(*) AS n FROM interactions WHERE run_id = ? AND status IN ${OPEN_INTERACTION_SQL}`)
@@ -39,7 +39,7 @@ export interface CancelledQuestion {
  * provenance `explicit_cancel`; an input keeps none (nobody decided anything). Every ending of a run — a
  * person's cancel, a runner's own cancel, complete, fail, time out — goes through here, in creation order.
  */
-export function cancelOpenInteractions(ctx: StoreContext, runId: string, now: number): CancelledQuestion[] {
+export function cancelOpenInteractions(ctx: WritableDB, runId: string, now: number): CancelledQuestion[] {
   // A question whose asker is verifiably gone was not cancelled by anybody: it says so (asker_gone).
   const gone = goneAskerQuestions(ctx, runId);
   const cancelled = ctx
@@ -72,7 +72,7 @@ export function cancelOpenInteractions(ctx: StoreContext, runId: string, now: nu
 }
 
 /** The run's open questions whose recorded asker is verifiably gone (docs/LIVENESS.md#questions-and-their-askers). */
-export function goneAskerQuestions(ctx: StoreContext, runId: string): string[] {
+export function goneAskerQuestions(ctx: ReadableDB, runId: string): string[] {
   const rows = ctx
     .prep(
       `SELECT id, asker_pid, asker_start_id, asker_hostname, asker_boot_id, asker_pid_ns FROM interactions

@@ -6,7 +6,7 @@ import { hasLiveOwner, isOrphaned } from '../../shared/display-status';
 import type { OwnerType } from '../../shared/domain';
 import { hashToken, newToken } from './ids';
 import { TERMINAL_RUN_SQL, toLease, type LeaseRow } from './row-mapping';
-import type { StoreContext } from './store-context';
+import type { WritableDB } from './store-context';
 import type { OwnerInfo } from './store-types';
 
 export type LeaseKey = { runId: string } | { name: string };
@@ -42,7 +42,7 @@ export function isLeaseLive(lease: Pick<LeaseRow, 'owner_type' | 'expires_at'>, 
  * holds it (a second copy must not start beside it).
  */
 export function isHeldByLiveOther(
-  ctx: StoreContext,
+  ctx: WritableDB,
   row: LeaseRow,
   owner: Pick<LeaseOwner, 'ownerType' | 'ownerId'>,
   now: number,
@@ -59,7 +59,7 @@ export function isHeldByLiveOther(
  * and a fresh token is issued.
  */
 export function takeLease(
-  ctx: StoreContext,
+  ctx: WritableDB,
   key: LeaseKey,
   owner: LeaseOwner,
   leaseMs: number,
@@ -115,7 +115,7 @@ export interface RenewedLease {
  * the marks of a lapse: a recorded loss and a host's vouch. Null when the hold no longer matches.
  */
 export function renewLease(
-  ctx: StoreContext,
+  ctx: WritableDB,
   key: LeaseKey,
   hold: LeaseHold,
   leaseMs: number,
@@ -131,7 +131,7 @@ export function renewLease(
  * (docs/ARCHITECTURE.md#lease-renewals).
  */
 export function renewLeaseOnTime(
-  ctx: StoreContext,
+  ctx: WritableDB,
   key: LeaseKey,
   hold: LeaseHold,
   leaseMs: number,
@@ -153,7 +153,7 @@ interface Renewable {
   before: Pick<LeaseRow, 'expires_at' | 'generation' | 'lost_generation' | 'vouched_at'>;
 }
 
-function renewable(ctx: StoreContext, key: LeaseKey, hold: LeaseHold, now: number): Renewable | undefined {
+function renewable(ctx: WritableDB, key: LeaseKey, hold: LeaseHold, now: number): Renewable | undefined {
   const { column, value } = keyOf(key);
   const where = `${column} = ? AND token_hash = ? AND generation = ? AND owner_type = ?
          AND (expires_at > ? OR owner_gone_at IS NULL)`;
@@ -164,7 +164,7 @@ function renewable(ctx: StoreContext, key: LeaseKey, hold: LeaseHold, now: numbe
   return before === undefined ? undefined : { where, args, before };
 }
 
-function applyRenewal(ctx: StoreContext, found: Renewable, leaseMs: number, now: number): RenewedLease {
+function applyRenewal(ctx: WritableDB, found: Renewable, leaseMs: number, now: number): RenewedLease {
   const { where, args, before } = found;
   ctx
     .prep(
@@ -187,7 +187,7 @@ function applyRenewal(ctx: StoreContext, found: Renewable, leaseMs: number, now:
  * Returns the owner and the new expiry, or undefined when nothing matched.
  */
 export function markLeaseLost(
-  ctx: StoreContext,
+  ctx: WritableDB,
   runId: string,
   generation: number,
   now: number,
@@ -213,7 +213,7 @@ export function markLeaseLost(
  * expiry indexes for a value that does not change. A lease renewed since it was listed no longer matches.
  */
 export function markExpiredLeaseLost(
-  ctx: StoreContext,
+  ctx: WritableDB,
   runId: string,
   generation: number,
   now: number,
@@ -239,16 +239,12 @@ const CLEAR = `owner_type = NULL, owner_id = NULL, token_hash = NULL, owner_pid 
          owner_pid_ns = NULL, ${CLEAR_COMMAND}`;
 
 /** Clears a run lease's owner (generation unchanged: the next claim bumps it). */
-export function clearLease(ctx: StoreContext, runId: string): void {
+export function clearLease(ctx: WritableDB, runId: string): void {
   ctx.prep(`UPDATE leases SET ${CLEAR} WHERE run_id = ?`).run(runId);
 }
 
 /** Clears the owner of the lease `key` only if `hold` still matches it. True when it did. */
-export function clearHeldLease(
-  ctx: StoreContext,
-  key: LeaseKey,
-  hold: Omit<LeaseHold, 'ownerType'>,
-): boolean {
+export function clearHeldLease(ctx: WritableDB, key: LeaseKey, hold: Omit<LeaseHold, 'ownerType'>): boolean {
   const { column, value } = keyOf(key);
   return (
     ctx

@@ -27,7 +27,7 @@ import type {
   LeaseSummary,
   OwnerInfo,
 } from './store-types';
-import type { StoreContext } from './store-context';
+import type { ReadableDB, WritableDB } from './store-context';
 
 /** The host lease's claims carry this in place of a run id (run ids always start with `run_`). */
 export const HOST_LEASE_NAME = 'host';
@@ -39,13 +39,13 @@ export const HOST_LEASE_NAME = 'host';
  * (docs/LIVENESS.md#suspend-safe-renewal). No event and no revision bump otherwise; the answer carries the
  * cancel/pause requests, or why the lease is lost.
  */
-function leaseOwnerId(ctx: StoreContext, runId: string): string | null {
+function leaseOwnerId(ctx: WritableDB, runId: string): string | null {
   const row = ctx.prep(`SELECT owner_id FROM leases WHERE run_id = ?`).get(runId) as
     { owner_id: string | null } | undefined;
   return row?.owner_id ?? null;
 }
 
-export function heartbeat(ctx: StoreContext, claim: ClaimKey, leaseMs: number, now: number): HeartbeatAnswer {
+export function heartbeat(ctx: WritableDB, claim: ClaimKey, leaseMs: number, now: number): HeartbeatAnswer {
   requireLeaseMs(leaseMs);
   const flags = ctx
     .prep(`SELECT cancel_requested, pause_requested FROM runs WHERE id = ?`)
@@ -89,7 +89,7 @@ export function heartbeat(ctx: StoreContext, claim: ClaimKey, leaseMs: number, n
  * `heartbeat` in a durable commit. Its commit may skip the fsync (docs/ARCHITECTURE.md#lease-renewals).
  */
 export function heartbeatOnTime(
-  ctx: StoreContext,
+  ctx: WritableDB,
   claim: ClaimKey,
   leaseMs: number,
   now: number,
@@ -113,7 +113,7 @@ export function heartbeatOnTime(
  * Why a heartbeat found no lease to renew: another generation (taken over), nobody's (released), or still
  * this one but lapsed with its owner recorded as gone (it may not come back).
  */
-function lostHow(ctx: StoreContext, claim: ClaimKey): 'takenOver' | 'released' | 'lapsed' {
+function lostHow(ctx: WritableDB, claim: ClaimKey): 'takenOver' | 'released' | 'lapsed' {
   const row = ctx.prep(`SELECT generation, owner_type FROM leases WHERE run_id = ?`).get(claim.runId) as
     { generation: number; owner_type: string | null } | undefined;
   if (row === undefined || row.generation !== claim.generation) return 'takenOver';
@@ -121,12 +121,7 @@ function lostHow(ctx: StoreContext, claim: ClaimKey): 'takenOver' | 'released' |
 }
 
 /** The runner records the command it started, so an orphan can be told and stopped (docs/LIVENESS.md#orphans). */
-export function recordCommand(
-  ctx: StoreContext,
-  claim: ClaimKey,
-  command: CommandIdentity,
-  now: number,
-): void {
+export function recordCommand(ctx: WritableDB, claim: ClaimKey, command: CommandIdentity, now: number): void {
   for (const value of [command.pid, command.pgid ?? 1]) {
     if (!Number.isInteger(value) || value <= 0) {
       throw new RunwardenError('VALIDATION', 'command pid and pgid must be positive integers.');
@@ -150,7 +145,7 @@ export function recordCommand(
 
 const HOST = { name: HOST_LEASE_NAME };
 
-function hostLease(ctx: StoreContext): LeaseRow {
+function hostLease(ctx: ReadableDB): LeaseRow {
   return ctx.prep(`SELECT * FROM leases WHERE name = ?`).get(HOST_LEASE_NAME) as LeaseRow;
 }
 
@@ -160,7 +155,7 @@ function hostLease(ctx: StoreContext): LeaseRow {
  * step), and one verifiably alive is live even past it (docs/LIVENESS.md).
  */
 export function claimHostLease(
-  ctx: StoreContext,
+  ctx: WritableDB,
   owner: OwnerInfo & { leaseMs: number },
   now: number,
 ): Claim | null {
@@ -183,7 +178,7 @@ export function claimHostLease(
 }
 
 /** Renews the host lease; like a run's, a lapsed one renews while nobody took it over (a suspended app). */
-export function renewHostLease(ctx: StoreContext, claim: ClaimKey, leaseMs: number, now: number): boolean {
+export function renewHostLease(ctx: WritableDB, claim: ClaimKey, leaseMs: number, now: number): boolean {
   return renewLease(ctx, HOST, claim, leaseMs, now) !== null;
 }
 
@@ -191,7 +186,7 @@ export function renewHostLease(ctx: StoreContext, claim: ClaimKey, leaseMs: numb
  * The durable notification cursor (docs/LIVENESS.md#notifications): the last event sequence the acting host
  * notified. Null on a store no host has notified from yet.
  */
-export function notifiedSeq(ctx: StoreContext): number | null {
+export function notifiedSeq(ctx: ReadableDB): number | null {
   return hostLease(ctx).notified_seq ?? null;
 }
 
@@ -200,7 +195,7 @@ export function notifiedSeq(ctx: StoreContext): number | null {
  * since (compare-and-set): of two hosts racing over a takeover, exactly one notifies each event.
  */
 export function advanceNotifiedSeq(
-  ctx: StoreContext,
+  ctx: WritableDB,
   claim: ClaimKey,
   from: number | null,
   to: number,
@@ -215,7 +210,7 @@ export function advanceNotifiedSeq(
   );
 }
 
-export function releaseHostLease(ctx: StoreContext, claim: ClaimKey): boolean {
+export function releaseHostLease(ctx: WritableDB, claim: ClaimKey): boolean {
   return clearHeldLease(ctx, HOST, claim);
 }
 
@@ -290,7 +285,7 @@ export const STALE_LEASES_SQL = `SELECT ${LEASE_SUMMARY}
  * (`markLapsedRunnersLost` or `markRunnerGone` records it), oldest expiry first.
  */
 export function listExpiredLeases(
-  ctx: StoreContext,
+  ctx: ReadableDB,
   graceMs: number,
   limit: number,
   now: number,
@@ -300,7 +295,7 @@ export function listExpiredLeases(
 
 /** Every non-terminal run whose owner's lease expired at least `olderThanMs` ago (for the auto-cancel policy). */
 export function listStaleLeases(
-  ctx: StoreContext,
+  ctx: ReadableDB,
   olderThanMs: number,
   limit: number,
   now: number,
@@ -310,7 +305,7 @@ export function listStaleLeases(
 
 /** Live runner leases on one host, for the pid / start-identity check (docs/ARCHITECTURE.md#liveness). */
 export function listLiveLeasesOnHost(
-  ctx: StoreContext,
+  ctx: ReadableDB,
   hostname: string,
   limit: number,
   now: number,
@@ -333,7 +328,7 @@ export function listLiveLeasesOnHost(
  * not just late: its lapsed lease never renews (docs/LIVENESS.md#suspend-safe-renewal). True when it wrote.
  */
 export function markRunnerGone(
-  ctx: StoreContext,
+  ctx: WritableDB,
   runId: string,
   generation: number,
   reason: string,
@@ -366,7 +361,7 @@ export function markRunnerGone(
 export const LOST_PER_CHUNK = 50;
 
 export function markLapsedRunnersLost(
-  ctx: StoreContext,
+  ctx: WritableDB,
   leases: ReadonlyArray<{ runId: string; generation: number }>,
   reason: string,
   actor: Actor,

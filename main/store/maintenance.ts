@@ -1,6 +1,6 @@
 /** Store hygiene (docs/ARCHITECTURE.md#sweeper): retention pruning, WAL checkpoints, the change counter. */
 import { TERMINAL_RUN_SQL } from './row-mapping';
-import type { StoreContext } from './store-context';
+import type { ReadableDB, WritableDB } from './store-context';
 import { appendEvent } from './run-state';
 import { logPathsOfRuns } from './run-logs';
 
@@ -33,7 +33,7 @@ export const PRUNE_WINDOW_PER_RUN = 8;
  * The paths of their output logs are added to `logPaths`, for the caller to delete once this commits.
  */
 export function pruneTerminalRuns(
-  ctx: StoreContext,
+  ctx: WritableDB,
   olderThanMs: number,
   limit: number,
   now: number,
@@ -76,7 +76,7 @@ export const CHECKPOINT_PRAGMA = 'wal_checkpoint(PASSIVE)';
 /** One bounded round of search-index merging (FTS5 `merge`): at most `?` leaf pages of work. */
 export const SEARCH_MERGE_SQL = `INSERT INTO run_search(run_search, rank) VALUES ('merge', ?)`;
 
-export function checkpoint(ctx: StoreContext): { walPages: number; checkpointed: number } {
+export function checkpoint(ctx: WritableDB): { walPages: number; checkpointed: number } {
   const rows = ctx.db.pragma(CHECKPOINT_PRAGMA) as Array<{
     busy: number;
     log: number;
@@ -90,7 +90,7 @@ export function checkpoint(ctx: StoreContext): { walPages: number; checkpointed:
  * One bounded round of search-index merging (FTS5 `merge`, migration 0005); true when it did some work.
  * Runs in the caller's write transaction.
  */
-export function mergeSearchIndex(ctx: StoreContext, pages: number): boolean {
+export function mergeSearchIndex(ctx: WritableDB, pages: number): boolean {
   if (!Number.isSafeInteger(pages) || pages <= 0) throw new RangeError(`merge pages: ${pages}`);
   const totalChanges = () => (ctx.prep('SELECT total_changes() AS n').get() as { n: number }).n;
   const before = totalChanges();
@@ -99,17 +99,17 @@ export function mergeSearchIndex(ctx: StoreContext, pages: number): boolean {
   return totalChanges() - before > 1;
 }
 
-export function setAutoCheckpoint(ctx: StoreContext, pages: number): void {
+export function setAutoCheckpoint(ctx: WritableDB, pages: number): void {
   if (!Number.isSafeInteger(pages) || pages < 0) throw new RangeError(`wal_autocheckpoint: ${pages}`);
   ctx.db.pragma(`wal_autocheckpoint = ${pages}`);
 }
 
-export function autoCheckpointPages(ctx: StoreContext): number {
-  return ctx.db.pragma('wal_autocheckpoint', { simple: true }) as number;
+export function autoCheckpointPages(ctx: ReadableDB): number {
+  return (ctx.prep('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
 }
 
 /** Moves whenever another connection commits (docs/ARCHITECTURE.md#change-feed). */
-export function dataVersion(ctx: StoreContext): number {
+export function dataVersion(ctx: ReadableDB): number {
   // A prepared statement: \`db.pragma()\` compiles its statement on every call, and the change feed
   // asks 25 times a second.
   return ctx.prep('PRAGMA data_version').pluck().get() as number;

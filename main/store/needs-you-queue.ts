@@ -10,7 +10,7 @@
 import { RunwardenError } from '../../shared/errors';
 import { TRIAGE_GROUPS, type TriageCounts, type TriageGroup } from '../../shared/triage';
 import { OPEN_INTERACTION_SQL } from './row-mapping';
-import type { StoreContext } from './store-context';
+import type { ReadableDB } from './store-context';
 
 /**
  * Needs you's three indexed parts, over `x` (with @now and @unattendedBefore): a run that needs a person by
@@ -106,7 +106,7 @@ export interface TriageKey {
 
 /** The keys of one page (limit rows, plus one to tell whether more follow). */
 export function triagePage(
-  ctx: StoreContext,
+  ctx: ReadableDB,
   filters: TriageFilters,
   params: Record<string, unknown>,
   cursor: string | null,
@@ -117,7 +117,7 @@ export function triagePage(
 }
 
 export function triageCounts(
-  ctx: StoreContext,
+  ctx: ReadableDB,
   filters: TriageFilters,
   params: Record<string, unknown>,
 ): TriageCounts {

@@ -11,7 +11,7 @@ import { TERMINAL_RUN_SQL, toLease, type LeaseRow } from './row-mapping';
 import { liveDescendants } from './run-lineage';
 import { setRequestFlag } from './run-rows';
 import { actorOf, commitRun, findRunRow, loadLeaseRow, loadRunRow } from './run-state';
-import type { StoreContext } from './store-context';
+import type { ReadableDB, WritableDB } from './store-context';
 
 /** Who is starting a run, as far as telling which run it is nested in needs it. */
 export interface NestingCaller {
@@ -27,7 +27,7 @@ export interface NestingCaller {
  * supervisor or command is the caller's nearest ancestor (pid and start identity, pids trusted here).
  * Null outside every run.
  */
-export function enclosingRunOfCaller(ctx: StoreContext, caller: NestingCaller): string | null {
+export function enclosingRunOfCaller(ctx: ReadableDB, caller: NestingCaller): string | null {
   if (caller.runId !== null) {
     const row = findRunRow(ctx, caller.runId);
     if (row !== undefined && !isTerminalRunStatus(row.status)) return row.id;
@@ -65,7 +65,7 @@ export function enclosingRunOfCaller(ctx: StoreContext, caller: NestingCaller): 
  * ended and that is not itself inside the claimed run. True when the link was written.
  */
 export function adoptIntoEnclosingRun(
-  ctx: StoreContext,
+  ctx: WritableDB,
   runId: string,
   enclosingRunId: string | null | undefined,
 ): boolean {
@@ -94,7 +94,7 @@ export function adoptIntoEnclosingRun(
  * run the cancel came from. Returns the ids asked (those already asked are left as they are).
  */
 export function requestCancelOfChildren(
-  ctx: StoreContext,
+  ctx: WritableDB,
   runId: string,
   reason: string,
   actor: Actor,

@@ -4,7 +4,7 @@
  * unknown outcome marks the notifications announcing it resolved, and read, in the same commit.
  */
 import { OPEN_INTERACTION_SQL } from './row-mapping';
-import type { StoreContext } from './store-context';
+import type { WritableDB } from './store-context';
 
 /** How the question `i` ended, in a notification's words (NotificationResolution). */
 const RESOLUTION_OF_QUESTION = `CASE
@@ -18,7 +18,7 @@ const RESOLUTION_OF_QUESTION = `CASE
  * each ended. Returns how many.
  */
 export function resolveQuestionNotifications(
-  ctx: StoreContext,
+  ctx: WritableDB,
   interactionIds: readonly string[],
   now: number,
 ): number {
@@ -39,7 +39,7 @@ const NO_EFFECT_LEFT = `NOT EXISTS (SELECT 1 FROM notification_effects ne JOIN e
   WHERE ne.notification_id = notifications.id AND e.status = 'ambiguous')`;
 
 /** Resolves the notifications announcing this effect whose effects are all resolved now. Returns how many. */
-export function resolveEffectNotifications(ctx: StoreContext, effectId: number, now: number): number {
+export function resolveEffectNotifications(ctx: WritableDB, effectId: number, now: number): number {
   return ctx
     .prep(
       `UPDATE notifications SET resolved_at = @now, read_at = coalesce(read_at, @now), resolution = 'resolved'
@@ -55,7 +55,7 @@ export function resolveEffectNotifications(ctx: StoreContext, effectId: number, 
  * before the host got to announce it) is resolved at once.
  */
 export function linkNotification(
-  ctx: StoreContext,
+  ctx: WritableDB,
   notificationId: number,
   subjects: { interactionId?: string; effectIds?: readonly number[] },
   now: number,

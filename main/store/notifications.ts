@@ -5,7 +5,7 @@ import { RunwardenError } from '../../shared/errors';
 import { toNotification, type NotificationRow } from './row-mapping';
 import { actorOf, appendEvent, loadRunRow } from './run-state';
 import { optionalTextWithin, requireText } from './input-checks';
-import type { StoreContext } from './store-context';
+import type { ReadableDB, WritableDB } from './store-context';
 import { linkNotification } from './notification-subjects';
 
 export interface NotifyInput {
@@ -19,7 +19,7 @@ export interface NotifyInput {
 }
 
 export function notify(
-  ctx: StoreContext,
+  ctx: WritableDB,
   runId: string | null,
   input: NotifyInput,
   actor: Actor,
@@ -46,7 +46,7 @@ export function notify(
 }
 
 /** A notification's question and effects must be its run's: a clear error, nothing written, otherwise. */
-function checkSubjects(ctx: StoreContext, runId: string | null, input: NotifyInput): void {
+function checkSubjects(ctx: WritableDB, runId: string | null, input: NotifyInput): void {
   const effects = input.effectIds ?? [];
   if (input.interactionId === undefined && effects.length === 0) return;
   if (runId === null) {
@@ -73,7 +73,7 @@ function checkSubjects(ctx: StoreContext, runId: string | null, input: NotifyInp
 }
 
 export function listNotifications(
-  ctx: StoreContext,
+  ctx: ReadableDB,
   q: { unreadOnly?: boolean; limit: number; before?: number },
 ): Notification[] {
   const before = q.before ?? Number.MAX_SAFE_INTEGER;
@@ -84,12 +84,12 @@ export function listNotifications(
   return (ctx.prep(sql).all(before, q.limit) as NotificationRow[]).map(toNotification);
 }
 
-export function markRunNotificationsRead(ctx: StoreContext, runId: string, now: number): number {
+export function markRunNotificationsRead(ctx: WritableDB, runId: string, now: number): number {
   return ctx.prep(`UPDATE notifications SET read_at = ? WHERE read_at IS NULL AND run_id = ?`).run(now, runId)
     .changes;
 }
 
-export function markNotificationsRead(ctx: StoreContext, ids: number[] | 'all', now: number): number {
+export function markNotificationsRead(ctx: WritableDB, ids: number[] | 'all', now: number): number {
   if (ids === 'all') {
     return ctx.prep(`UPDATE notifications SET read_at = ? WHERE read_at IS NULL`).run(now).changes;
   }

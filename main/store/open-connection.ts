@@ -13,13 +13,7 @@ import { RECOUNT_FOR_MS, RECOUNT_KEY } from './migrations/migration';
 import type { StoreMode } from '../../shared/views';
 import { createLivenessCheck, type LivenessCheck } from './liveness';
 import { machineIdentity, SYSTEM_PROBE } from './process-identity';
-import {
-  createContext,
-  sqliteCode,
-  type Clock,
-  type StoreContext,
-  type StoreIdentity,
-} from './store-context';
+import { createContext, sqliteCode, type Clock, type WritableDB, type StoreIdentity } from './store-context';
 
 /**
  * Runwarden's SQLite `application_id`: 0x52574431, the ASCII bytes "RWD1" (decimal 1381450801).
@@ -419,7 +413,7 @@ function openSnapshot(file: string): Database.Database {
 
 /** An open connection and what it was opened as; `openStore` / `openRunnerStore` wrap it in their class. */
 export interface OpenedStore {
-  ctx: StoreContext;
+  ctx: WritableDB;
   state: StoreOpenState;
 }
 

@@ -10,14 +10,22 @@ import type { ReadonlyStore } from './store-facets';
 export { APPLICATION_ID, migrate, PAGE_CACHE_KIB, type OpenStoreOptions } from './open-connection';
 
 /**
- * Opens (creating if needed) the store at `storePath`; refuses a file that is not a Runwarden store. Asked
- * for read-only, it returns a reader, so a write through it is a type error, not a READ_ONLY error at run
- * time (docs/ARCHITECTURE.md#parts). A store that opens read-only for a reason of its own (a read-only file,
- * a newer schema) is still typed as a writer: its writes fail with READ_ONLY and a sentence saying why.
+ * Opens (creating if needed, unless `mustExist`) the store at `storePath`; refuses a file that is not a
+ * Runwarden store. A store that opens read-only for a reason of its own (a read-only file, a newer schema) is
+ * still a writer: its writes fail with READ_ONLY and a sentence saying why.
  */
-export function openStore(storePath: string, opts: OpenStoreOptions & { readonly: true }): ReadonlyStore;
-export function openStore(storePath: string, opts?: OpenStoreOptions & { readonly?: false }): RunStore;
-export function openStore(storePath: string, opts: OpenStoreOptions = {}): RunStore | ReadonlyStore {
+export function openStore(storePath: string, opts: OpenStoreOptions = {}): RunStore {
   const { ctx, state } = openConnection(storePath, opts);
   return new RunStore(ctx, state);
+}
+
+/**
+ * Opens an existing store for a consumer that only reads (`runwarden ls`, `show`, `logs`): the same checks
+ * and upgrade as any open, typed as a reader, so a write through it does not compile.
+ */
+export function openStoreReader(
+  storePath: string,
+  opts: Omit<OpenStoreOptions, 'mustExist'> = {},
+): ReadonlyStore {
+  return openStore(storePath, { ...opts, mustExist: true });
 }

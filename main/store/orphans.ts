@@ -18,7 +18,7 @@ import {
   refuseTerminal,
 } from './run-state';
 import type { CommandIdentity } from './store-types';
-import type { StoreContext } from './store-context';
+import type { ReadableDB, WritableDB } from './store-context';
 
 /**
  * Keeps owners a host verified alive live for `forMs` more, past a lapsed lease (a suspend, a clock step):
@@ -26,7 +26,7 @@ import type { StoreContext } from './store-context';
  * a heartbeat); the owner's own next heartbeat records that it came back late.
  */
 export function vouchForOwners(
-  ctx: StoreContext,
+  ctx: WritableDB,
   leases: ReadonlyArray<{ runId: string; generation: number }>,
   forMs: number,
   now: number,
@@ -52,7 +52,7 @@ export function vouchForOwners(
  * Needs you, never "stale, safe to cancel") until the command is stopped or ends. True when it wrote.
  */
 export function markOrphaned(
-  ctx: StoreContext,
+  ctx: WritableDB,
   runId: string,
   generation: number,
   actor: Actor,
@@ -89,7 +89,7 @@ export function markOrphaned(
 
 /** An orphan's command is verifiably gone (it ended, or was stopped): the run is plain stale from now on. */
 export function markCommandGone(
-  ctx: StoreContext,
+  ctx: WritableDB,
   runId: string,
   generation: number,
   actor: Actor,
@@ -111,7 +111,7 @@ export function markCommandGone(
 
 /** Orphaned runs, oldest first: the sweeper checks whether their command has ended. */
 export function listOrphans(
-  ctx: StoreContext,
+  ctx: ReadableDB,
   limit: number,
 ): Array<{ runId: string; generation: number; lease: ReturnType<typeof toLease> }> {
   return (
@@ -134,7 +134,7 @@ export interface StopCommandInput {
  * `finishStopCommand` with what it saw.
  */
 export function beginStopCommand(
-  ctx: StoreContext,
+  ctx: WritableDB,
   runId: string,
   input: StopCommandInput,
   now: number,
@@ -188,7 +188,7 @@ export function beginStopCommand(
  * and can be cancelled; still alive → it stays orphaned and the event says so.
  */
 export function finishStopCommand(
-  ctx: StoreContext,
+  ctx: WritableDB,
   runId: string,
   generation: number,
   outcome: { gone: boolean; signals: string[]; reason: string; actor: Actor },

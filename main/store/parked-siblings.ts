@@ -4,14 +4,14 @@
  */
 import { parkedOnEffect } from './run-lineage';
 import { commitRun, type EventActor } from './run-state';
-import type { StoreContext } from './store-context';
+import type { WritableDB } from './store-context';
 
 /**
  * After `key`'s effect in `runId` settled (`applied`: it happened; else it did not), each run of the lineage
  * parked on it gets a detail that says so, in the caller's transaction. Returns their ids.
  */
 export function tellParkedSiblings(
-  ctx: StoreContext,
+  ctx: WritableDB,
   runId: string,
   key: string,
   applied: boolean,

@@ -51,7 +51,7 @@ import {
   type EventActor,
 } from './run-state';
 import type { AnswerResult, CancelCascade, CancelOutcome, PersonCommand } from './store-types';
-import type { StoreContext } from './store-context';
+import type { ReadableDB, WritableDB } from './store-context';
 
 export interface CancelInput {
   expectedRevision?: number;
@@ -63,7 +63,7 @@ export interface CancelInput {
  * Cancels a run nobody holds (ownerless or expired lease) with the cancel cascade. A control claim first
  * (generation+1) fences any late write of the expired owner; the cascade clears it again.
  */
-export function cancelRun(ctx: StoreContext, runId: string, input: CancelInput, now: number): CancelOutcome {
+export function cancelRun(ctx: WritableDB, runId: string, input: CancelInput, now: number): CancelOutcome {
   const reason = requireReason(input.reason);
   const row = loadRunRow(ctx, runId);
   checkRevision(ctx, row, input.expectedRevision);
@@ -97,7 +97,7 @@ export function cancelRun(ctx: StoreContext, runId: string, input: CancelInput, 
 }
 
 export function previewCancel(
-  ctx: StoreContext,
+  ctx: ReadableDB,
   runId: string,
   now: number,
 ): { liveOwner: boolean; cascade: CancelCascade } {
@@ -110,7 +110,7 @@ export function previewCancel(
 }
 
 function requestFlag(
-  ctx: StoreContext,
+  ctx: WritableDB,
   runId: string,
   flag: 'cancel_requested' | 'pause_requested',
   input: PersonCommand,
@@ -143,15 +143,15 @@ function requestFlag(
  * Asks the live runner to cancel: the flag rides on its next heartbeat answer. On a run nobody holds it
  * cancels at once.
  */
-export function requestCancel(ctx: StoreContext, runId: string, input: PersonCommand, now: number): Run {
+export function requestCancel(ctx: WritableDB, runId: string, input: PersonCommand, now: number): Run {
   return requestFlag(ctx, runId, 'cancel_requested', input, now);
 }
 
-export function requestPause(ctx: StoreContext, runId: string, input: PersonCommand, now: number): Run {
+export function requestPause(ctx: WritableDB, runId: string, input: PersonCommand, now: number): Run {
   return requestFlag(ctx, runId, 'pause_requested', input, now);
 }
 
-function refuseStaleOwner(ctx: StoreContext, runId: string, what: string): void {
+function refuseStaleOwner(ctx: WritableDB, runId: string, what: string): void {
   const lease = loadLeaseRow(ctx, runId);
   if (lease.owner_type !== null) {
     throw conflict(
@@ -167,7 +167,7 @@ function refuseStaleOwner(ctx: StoreContext, runId: string, what: string): void 
  * a queued run stays queued (queued/queued is the only valid pair for a queued run) with paused=1,
  * which the claim queries skip.
  */
-export function pauseRun(ctx: StoreContext, runId: string, input: PersonCommand, now: number): Run {
+export function pauseRun(ctx: WritableDB, runId: string, input: PersonCommand, now: number): Run {
   const reason = requireReason(input.reason);
   const row = loadRunRow(ctx, runId);
   checkRevision(ctx, row, input.expectedRevision);
@@ -192,7 +192,7 @@ export interface ResumeInput {
 }
 
 /** Resume a paused or parked run: sourceChanged needs `anyway`; effectAmbiguous needs every effect resolved. */
-export function resumeRun(ctx: StoreContext, runId: string, input: ResumeInput, now: number): Run {
+export function resumeRun(ctx: WritableDB, runId: string, input: ResumeInput, now: number): Run {
   const row = loadRunRow(ctx, runId);
   checkRevision(ctx, row, input.expectedRevision);
   refuseTerminal(ctx, row, 'resume');
@@ -240,7 +240,7 @@ export function resumeRun(ctx: StoreContext, runId: string, input: ResumeInput, 
  * resolves each one — in the run itself or anywhere in its lineage (a retry of a retry, an earlier sibling
  * made by `retry --again`): an effect still applying there counts too (docs/LIVENESS.md#unknown-outcomes).
  */
-export function refuseUnresolved(ctx: StoreContext, runId: string, what: string): void {
+export function refuseUnresolved(ctx: WritableDB, runId: string, what: string): void {
   const unresolved = unresolvedInLineage(ctx, runId);
   const first = unresolved.find((e) => e.run_id === runId) ?? unresolved[0];
   if (first === undefined) return;
@@ -256,7 +256,7 @@ export function refuseUnresolved(ctx: StoreContext, runId: string, what: string)
 
 /** A new run with lineage retry: same project, workflow, title, input and command. */
 export function retryRun(
-  ctx: StoreContext,
+  ctx: WritableDB,
   runId: string,
   input: { expectedRevision?: number; again?: boolean; actor: Actor },
   now: number,
@@ -319,7 +319,7 @@ export interface ResolveEffectInput {
 
 /** A person says what happened to an ambiguous effect: applied, or not applied (→ rejected). */
 export function resolveEffect(
-  ctx: StoreContext,
+  ctx: WritableDB,
   effectId: number,
   input: ResolveEffectInput,
   now: number,
@@ -390,7 +390,7 @@ export function checkAnswerInput(input: AnswerInput): void {
 }
 
 function recordSubmission(
-  ctx: StoreContext,
+  ctx: WritableDB,
   row: InteractionRow,
   input: AnswerInput,
   outcome: 'accepted' | 'rejected' | 'adopted',
@@ -416,7 +416,7 @@ function recordSubmission(
 }
 
 function refusal(
-  ctx: StoreContext,
+  ctx: WritableDB,
   row: InteractionRow,
   input: AnswerInput,
   now: number,
@@ -460,7 +460,7 @@ function refusal(
  * nothing that would read it and carry the run on, so the answer is refused with the next step. A run
  * nobody holds (parked, queued) is answered: the runner that takes it next reads the answer.
  */
-function nothingWouldAct(ctx: StoreContext, runId: string, now: number): RunwardenError | null {
+function nothingWouldAct(ctx: WritableDB, runId: string, now: number): RunwardenError | null {
   const lease = toLease(loadLeaseRow(ctx, runId));
   const liveness = ctx.liveness.judge(lease);
   const run = toRun(loadRunRow(ctx, runId));
@@ -488,7 +488,7 @@ function nothingWouldAct(ctx: StoreContext, runId: string, now: number): Runward
  * thrown, so its transaction commits the rejected submission and nothing else.
  */
 export function answerInteraction(
-  ctx: StoreContext,
+  ctx: WritableDB,
   interactionId: string,
   input: AnswerInput,
   now: number,
@@ -552,7 +552,7 @@ export function answerInteraction(
 
 /** Claims a question for one presenter (a dialog showing it) for `ttlMs`; no run revision change. */
 export function presentInteraction(
-  ctx: StoreContext,
+  ctx: WritableDB,
   interactionId: string,
   presenterId: string,
   ttlMs: number,

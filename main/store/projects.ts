@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Project } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
 import { toProject, type ProjectRow } from './row-mapping';
-import type { StoreContext } from './store-context';
+import type { ReadableDB, WritableDB } from './store-context';
 
 // node:fs through require, not `import`: its ESM wrapper reads every export, which loads fs/promises,
 // readline and the stream modules into every runner call (docs/CLI.md#start-up).
@@ -24,7 +24,7 @@ export function canonicalProjectPath(projectPath: string): string {
 }
 
 /** Inserts the project if new; returns its id. Runs inside the caller's transaction. */
-export function upsertProject(ctx: StoreContext, canonicalPath: string, now: number): number {
+export function upsertProject(ctx: WritableDB, canonicalPath: string, now: number): number {
   ctx
     .prep(
       `INSERT INTO projects (canonical_path, name, created_at) VALUES (?, ?, ?) ON CONFLICT(canonical_path) DO NOTHING`,
@@ -36,13 +36,13 @@ export function upsertProject(ctx: StoreContext, canonicalPath: string, now: num
   return row.id;
 }
 
-export function findProjectByPath(ctx: StoreContext, canonicalPath: string): Project | null {
+export function findProjectByPath(ctx: ReadableDB, canonicalPath: string): Project | null {
   const row = ctx.prep(`SELECT * FROM projects WHERE canonical_path = ?`).get(canonicalPath) as
     ProjectRow | undefined;
   return row === undefined ? null : toProject(row);
 }
 
-export function allProjects(ctx: StoreContext): Project[] {
+export function allProjects(ctx: ReadableDB): Project[] {
   return (ctx.prep(`SELECT * FROM projects ORDER BY canonical_path`).all() as ProjectRow[]).map(toProject);
 }
 

@@ -31,7 +31,7 @@ import {
   runnerSurface,
   type ClaimRef,
 } from './run-state';
-import type { StoreContext } from './store-context';
+import type { ReadableDB, WritableDB } from './store-context';
 
 /** Why a question was withdrawn; the interaction's provenance says the same. */
 export type Withdrawal = 'asker_interrupted' | 'asker_gone';
@@ -100,7 +100,7 @@ export function checkAsker(asker: unknown): AskerIdentity {
 }
 
 /** Alive, gone, or unknown (none recorded, or its pid means nothing on this machine). */
-export function askerVerdict(ctx: StoreContext, row: InteractionRow): Verdict {
+export function askerVerdict(ctx: ReadableDB, row: InteractionRow): Verdict {
   if (row.asker_pid === null) return 'unknown';
   return ctx.liveness.judgeProcess({
     pid: row.asker_pid,
@@ -118,7 +118,7 @@ export function askerVerdict(ctx: StoreContext, row: InteractionRow): Verdict {
  * event. False, and nothing written, when the question was no longer open.
  */
 export function withdrawInteraction(
-  ctx: StoreContext,
+  ctx: WritableDB,
   interactionId: string,
   withdrawal: Withdrawal,
   actor: Actor,
@@ -161,7 +161,7 @@ export function withdrawInteraction(
  * The supervisor's own look, each second while its command runs: its run's open questions whose asker is
  * verifiably gone are withdrawn (`asker_gone`) at once, not when the run ends or a sweeper passes. Ids.
  */
-export function withdrawGoneAskersOfRun(ctx: StoreContext, claim: ClaimRef, now: number): string[] {
+export function withdrawGoneAskersOfRun(ctx: WritableDB, claim: ClaimRef, now: number): string[] {
   const lease = fence(ctx, claim, now);
   const actor: Actor = {
     type: 'runner',
@@ -174,7 +174,7 @@ export function withdrawGoneAskersOfRun(ctx: StoreContext, claim: ClaimRef, now:
 }
 
 /** Open questions with a recorded asker, oldest first: the few the sweeper looks at. */
-export function askedOpenInteractions(ctx: StoreContext): InteractionRow[] {
+export function askedOpenInteractions(ctx: ReadableDB): InteractionRow[] {
   return ctx
     .prep(
       `SELECT * FROM interactions INDEXED BY interactions_asked
@@ -187,7 +187,7 @@ export function askedOpenInteractions(ctx: StoreContext): InteractionRow[] {
  * The sweeper's step: withdraws (as `asker_gone`) up to `limit` open questions whose asker is verifiably
  * gone, in the caller's transaction. Returns how many.
  */
-export function withdrawGoneAskers(ctx: StoreContext, limit: number, actor: Actor, now: number): number {
+export function withdrawGoneAskers(ctx: WritableDB, limit: number, actor: Actor, now: number): number {
   let withdrawn = 0;
   for (const row of askedOpenInteractions(ctx)) {
     if (withdrawn >= limit) break;
@@ -201,7 +201,7 @@ export function withdrawGoneAskers(ctx: StoreContext, limit: number, actor: Acto
  * A coding agent's session whose agent process is verifiably gone (docs/AGENTS.md#died): its hook may still
  * wait (Codex's daemon outlives the terminal), but nobody is in the session to act on an answer.
  */
-function agentSessionGone(ctx: StoreContext, runId: string): boolean {
+function agentSessionGone(ctx: WritableDB, runId: string): boolean {
   const run = loadRunRow(ctx, runId);
   if (!(run.origin_session ?? '').startsWith(AGENT_SESSION_ORIGIN)) return false;
   const lease = loadLeaseRow(ctx, runId);
@@ -213,7 +213,7 @@ function agentSessionGone(ctx: StoreContext, runId: string): boolean {
  * withdrawn here, in the answer's transaction). Null when someone may still be waiting.
  */
 export function nobodyWaitingRefusal(
-  ctx: StoreContext,
+  ctx: WritableDB,
   row: InteractionRow,
   actor: Actor,
   now: number,
@@ -249,7 +249,7 @@ export function nobodyWaitingRefusal(
  * or runs elsewhere, or the caller's ancestry could not be read. Null for the host, which answers for a person.
  */
 export function checkCaller(
-  ctx: StoreContext,
+  ctx: WritableDB,
   row: InteractionRow,
   caller: CallerIdentity,
 ): { refusal: RunwardenError | null; unchecked: string | null } {
@@ -279,7 +279,7 @@ export function checkCaller(
 }
 
 /** The run's supervisor and command (when trusted here) and every process that asked one of its questions. */
-function recordedProcesses(ctx: StoreContext, runId: string, lease: Lease | null): AncestorProcess[] {
+function recordedProcesses(ctx: WritableDB, runId: string, lease: Lease | null): AncestorProcess[] {
   const recorded: AncestorProcess[] = [];
   if (lease !== null && lease.ownerPid !== null) {
     recorded.push({ pid: lease.ownerPid, startId: lease.ownerStartId });
@@ -305,7 +305,7 @@ function recordedProcesses(ctx: StoreContext, runId: string, lease: Lease | null
 
 /** Why a caller not found inside the run may still be one of its processes; null when the check holds. */
 function whyUnchecked(
-  ctx: StoreContext,
+  ctx: WritableDB,
   lease: Lease,
   supervised: boolean,
   trusted: boolean,

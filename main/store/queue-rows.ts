@@ -1,6 +1,6 @@
 /** Row helpers for `queue_entries` (docs/ARCHITECTURE.md#run-model-and-state-machine). */
 import type { QueueErrorCode, QueueStatus } from '../../shared/domain';
-import type { StoreContext } from './store-context';
+import type { WritableDB } from './store-context';
 
 /** What a transition sets on a queue entry; a field left out keeps its value. */
 export interface QueueChange {
@@ -15,7 +15,7 @@ export interface QueueChange {
 }
 
 /** Moves a run's queue entry; updated_at is always `now`. */
-export function setQueueEntry(ctx: StoreContext, runId: string, change: QueueChange, now: number): void {
+export function setQueueEntry(ctx: WritableDB, runId: string, change: QueueChange, now: number): void {
   const set = ['status = @status'];
   const params: Record<string, string | number | null> = { status: change.status, now, runId };
   if (change.errorCode !== undefined) {

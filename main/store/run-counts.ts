@@ -3,7 +3,7 @@ import type { DisplayStatus } from '../../shared/display-status';
 import { allProjects } from './projects';
 import { listRuns, timeParams } from './run-views';
 import type { AttentionSummary, ProjectSummary } from './store-types';
-import type { StoreContext } from './store-context';
+import type { ReadableDB } from './store-context';
 
 type StatusRow = { pid: number; ds: DisplayStatus; n: number };
 
@@ -22,7 +22,7 @@ function countsFrom(
  * covering index over owner expiry. Both the status counts (they are stale now) and "needs you" (they need a
  * person) use them, so the index is walked once per call.
  */
-function expiredOwners(ctx: StoreContext, now: number): StatusRow[] {
+function expiredOwners(ctx: ReadableDB, now: number): StatusRow[] {
   return ctx
     .prep(
       `SELECT project_id AS pid, display_base AS ds, count(*) AS n FROM runs
@@ -32,7 +32,7 @@ function expiredOwners(ctx: StoreContext, now: number): StatusRow[] {
 }
 
 /** Runs per (project, display status) at `now`: the kept counters (`moveRunCounts`), with expired owners moved to stale. */
-function statusCounts(ctx: StoreContext, expired: readonly StatusRow[]): StatusRow[] {
+function statusCounts(ctx: ReadableDB, expired: readonly StatusRow[]): StatusRow[] {
   const out = ctx
     .prep(`SELECT project_id AS pid, display_base AS ds, n FROM run_counts WHERE n > 0`)
     .all() as StatusRow[];
@@ -58,7 +58,7 @@ function statusCounts(ctx: StoreContext, expired: readonly StatusRow[]): StatusR
  * "Needs you" per project: three disjoint, indexed parts (a static flag on an unexpired run; an expired
  * owner; a queued run unattended since before the cutoff) — the same set as NEEDS_YOU_SQL.
  */
-function needsYouCounts(ctx: StoreContext, now: number, expired: readonly StatusRow[]): Map<number, number> {
+function needsYouCounts(ctx: ReadableDB, now: number, expired: readonly StatusRow[]): Map<number, number> {
   const rows = ctx
     .prep(
       `SELECT project_id AS pid, count(*) AS n FROM runs WHERE needs_you_static = 1
@@ -73,7 +73,7 @@ function needsYouCounts(ctx: StoreContext, now: number, expired: readonly Status
   return out;
 }
 
-export function attentionSummary(ctx: StoreContext, limit: number, now: number): AttentionSummary {
+export function attentionSummary(ctx: ReadableDB, limit: number, now: number): AttentionSummary {
   const expired = expiredOwners(ctx, now);
   const counts = countsFrom(statusCounts(ctx, expired));
   let needsYou = 0;
@@ -82,7 +82,7 @@ export function attentionSummary(ctx: StoreContext, limit: number, now: number):
   return { counts, needsYou, items };
 }
 
-export function listProjects(ctx: StoreContext, now: number): ProjectSummary[] {
+export function listProjects(ctx: ReadableDB, now: number): ProjectSummary[] {
   const expired = expiredOwners(ctx, now);
   const byProject = new Map<number, StatusRow[]>();
   for (const row of statusCounts(ctx, expired)) {

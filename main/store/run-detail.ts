@@ -6,10 +6,10 @@ import { toSubmission, type SubmissionRow } from './row-mapping';
 import { enclosingRunOf, listChildren, listRetries } from './run-lineage';
 import { loadRunRow, loadSnapshot, ownerLiveness } from './run-state';
 import type { RunDetail } from './store-types';
-import type { StoreContext } from './store-context';
+import type { ReadableDB } from './store-context';
 
 export function getRunDetail(
-  ctx: StoreContext,
+  ctx: ReadableDB,
   runId: string,
   opts: { eventsLimit: number; eventsBefore?: number },
   now: number,
@@ -39,6 +39,6 @@ export function getRunDetail(
   };
 }
 
-export function projectPathOfRun(ctx: StoreContext, runId: string): string {
+export function projectPathOfRun(ctx: ReadableDB, runId: string): string {
   return loadRunRow(ctx, runId).project_path;
 }

@@ -5,10 +5,10 @@
  */
 import type { Run, RunStatus } from '../../shared/domain';
 import { TERMINAL_RUN_SQL, toRun, type EffectRow, type RunRow } from './row-mapping';
-import type { StoreContext } from './store-context';
+import type { ReadableDB, WritableDB } from './store-context';
 
 /** Every retry of `runId`, oldest first (indexed by runs_parent). */
-export function listRetries(ctx: StoreContext, runId: string): Run[] {
+export function listRetries(ctx: ReadableDB, runId: string): Run[] {
   const rows = ctx
     .prep(`SELECT * FROM runs WHERE parent_run_id = ? AND lineage = 'retry' ORDER BY created_at, id`)
     .all(runId) as RunRow[];
@@ -50,7 +50,7 @@ export interface LineageEffect {
  * happened) first, else one still applying or ambiguous; undefined when none does. A key a lineage applied
  * is never applied again, and one whose outcome is unknown is never tried again until a person resolves it.
  */
-export function lineageEffect(ctx: StoreContext, runId: string, key: string): LineageEffect | undefined {
+export function lineageEffect(ctx: ReadableDB, runId: string, key: string): LineageEffect | undefined {
   const row = ctx
     .prep(
       `${LINEAGE_CTE}
@@ -67,7 +67,7 @@ export function lineageEffect(ctx: StoreContext, runId: string, key: string): Li
  * Effects of the lineage (the run itself included) whose outcome nobody knows: ambiguous, or still applying
  * (a run of it is live, or was left so by an older version). Oldest first.
  */
-export function unresolvedInLineage(ctx: StoreContext, runId: string): EffectRow[] {
+export function unresolvedInLineage(ctx: WritableDB, runId: string): EffectRow[] {
   return ctx
     .prep(
       `${LINEAGE_CTE}
@@ -85,14 +85,14 @@ export interface ChildRun {
 }
 
 /** The runs started inside `runId` (nested `exec`s), oldest first (indexed by runs_enclosing). */
-export function listChildren(ctx: StoreContext, runId: string): ChildRun[] {
+export function listChildren(ctx: ReadableDB, runId: string): ChildRun[] {
   return ctx
     .prep(`SELECT id, title, status FROM runs WHERE enclosing_run_id = ? ORDER BY created_at, id`)
     .all(runId) as ChildRun[];
 }
 
 /** The run `runId` was started inside; null for a top-level run. */
-export function enclosingRunOf(ctx: StoreContext, runId: string): string | null {
+export function enclosingRunOf(ctx: ReadableDB, runId: string): string | null {
   const row = ctx.prep(`SELECT enclosing_run_id AS id FROM runs WHERE id = ?`).get(runId) as
     { id: string | null } | undefined;
   return row?.id ?? null;
@@ -102,7 +102,7 @@ export function enclosingRunOf(ctx: StoreContext, runId: string): string | null 
  * Runs started inside `runId`, at any depth, that have not ended: what a person's cancel of `runId` asks to
  * stop too. Nearest first.
  */
-export function liveDescendants(ctx: StoreContext, runId: string): string[] {
+export function liveDescendants(ctx: WritableDB, runId: string): string[] {
   const rows = ctx
     .prep(
       `WITH RECURSIVE below(id, depth) AS (
@@ -131,7 +131,7 @@ export interface FamilyApplied {
  * Every key applied anywhere in `runId`'s family — the run itself, its lineage, the runs nested in any of
  * them — with the run that applied it first: what a retry of `runId` will skip. Oldest first.
  */
-export function appliedInFamily(ctx: StoreContext, runId: string): FamilyApplied[] {
+export function appliedInFamily(ctx: ReadableDB, runId: string): FamilyApplied[] {
   return ctx
     .prep(
       `${LINEAGE_CTE}
@@ -150,7 +150,7 @@ export function appliedInFamily(ctx: StoreContext, runId: string): FamilyApplied
  * `runwarden effect` writes when it parks: docs/LIVENESS.md#unknown-outcomes), and the detail they hold.
  */
 export function parkedOnEffect(
-  ctx: StoreContext,
+  ctx: WritableDB,
   runId: string,
   key: string,
 ): Array<{ id: string; detail: string }> {

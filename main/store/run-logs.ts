@@ -1,7 +1,7 @@
 /** Where runs' output logs are (docs/RUN-OUTPUT.md): one row per claim of a run, written by its runner. */
 import { isTerminalRunStatus } from '../../shared/domain';
 import { RunwardenError } from '../../shared/errors';
-import type { StoreContext } from './store-context';
+import type { ReadableDB, WritableDB } from './store-context';
 import type { RunLogInfo, RunLogInput } from './store-types';
 
 interface RunLogRow {
@@ -32,7 +32,7 @@ function toInfo(row: RunLogRow): RunLogInfo {
  * Records (or updates) a claim's log. Metadata only, not a run transition: no event, no revision, and no
  * fencing, since a runner that lost its lease still wrote what its command printed.
  */
-export function recordRunLog(ctx: StoreContext, input: RunLogInput, now: number): RunLogInfo {
+export function recordRunLog(ctx: WritableDB, input: RunLogInput, now: number): RunLogInfo {
   if (!Number.isSafeInteger(input.bytes) || input.bytes < 0) {
     throw new RunwardenError('VALIDATION', 'A log size must be a whole number of bytes.');
   }
@@ -59,14 +59,14 @@ export function recordRunLog(ctx: StoreContext, input: RunLogInput, now: number)
 }
 
 /** A run's logs, oldest claim first. */
-export function listRunLogs(ctx: StoreContext, runId: string): RunLogInfo[] {
+export function listRunLogs(ctx: ReadableDB, runId: string): RunLogInfo[] {
   const rows = ctx
     .prep(`SELECT * FROM run_logs WHERE run_id = ? ORDER BY generation`)
     .all(runId) as RunLogRow[];
   return rows.map(toInfo);
 }
 
-export function markLogRemoved(ctx: StoreContext, runId: string, path: string, now: number): boolean {
+export function markLogRemoved(ctx: WritableDB, runId: string, path: string, now: number): boolean {
   const result = ctx
     .prep(`UPDATE run_logs SET removed_at = ? WHERE run_id = ? AND path = ? AND removed_at IS NULL`)
     .run(now, runId, path);
@@ -74,7 +74,7 @@ export function markLogRemoved(ctx: StoreContext, runId: string, path: string, n
 }
 
 /** The log files of runs about to be deleted (retention takes their logs with them). */
-export function logPathsOfRuns(ctx: StoreContext, runIds: readonly string[]): string[] {
+export function logPathsOfRuns(ctx: WritableDB, runIds: readonly string[]): string[] {
   const paths: string[] = [];
   const statement = ctx.prep(`SELECT path FROM run_logs WHERE run_id = ? AND removed_at IS NULL`);
   for (const id of runIds) {
@@ -85,7 +85,7 @@ export function logPathsOfRuns(ctx: StoreContext, runIds: readonly string[]): st
 
 /** This store's logs still recorded in `dir` (the shared legacy folder), with whether their run has ended. */
 export function logsIn(
-  ctx: StoreContext,
+  ctx: ReadableDB,
   dir: string,
 ): Array<{ runId: string; generation: number; path: string; ended: boolean }> {
   const prefix = dir.endsWith('/') ? dir : `${dir}/`;
@@ -105,12 +105,12 @@ export function logsIn(
 }
 
 /** Points a claim's log row at the place its file was moved to. */
-export function moveLogRow(ctx: StoreContext, runId: string, generation: number, path: string): void {
+export function moveLogRow(ctx: WritableDB, runId: string, generation: number, path: string): void {
   ctx.prep(`UPDATE run_logs SET path = ? WHERE run_id = ? AND generation = ?`).run(path, runId, generation);
 }
 
 /** True while a run has not ended (its log may still grow). A run that is gone is not active. */
-export function runIsActive(ctx: StoreContext, runId: string): boolean {
+export function runIsActive(ctx: ReadableDB, runId: string): boolean {
   const row = ctx.prep(`SELECT status FROM runs WHERE id = ?`).get(runId) as { status: string } | undefined;
   return row !== undefined && !isTerminalRunStatus(row.status);
 }

@@ -7,10 +7,10 @@ import { pidsTrusted, processTrusted, type RecordedProcess } from './liveness';
 import type { AncestorProcess } from './process-identity';
 import { toLease } from './row-mapping';
 import { loadLeaseRow } from './run-state';
-import type { StoreContext } from './store-context';
+import type { WritableDB } from './store-context';
 
 /** The processes a caller of the run descends from, as far as this machine can tell. */
-function runProcesses(ctx: StoreContext, runId: string): AncestorProcess[] {
+function runProcesses(ctx: WritableDB, runId: string): AncestorProcess[] {
   const recorded: AncestorProcess[] = [];
   const lease = toLease(loadLeaseRow(ctx, runId));
   if (lease.ownerType === 'runner' && lease.ownerPid !== null && pidsTrusted(lease, ctx.liveness.here)) {
@@ -38,7 +38,7 @@ function runProcesses(ctx: StoreContext, runId: string): AncestorProcess[] {
  * claim in its environment then stands alone); otherwise the sentence saying why it is not.
  */
 export function outsideRun(
-  ctx: StoreContext,
+  ctx: WritableDB,
   runId: string,
   ancestry: readonly AncestorProcess[],
 ): string | null {

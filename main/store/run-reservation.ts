@@ -11,7 +11,7 @@ import { canonicalProjectPath, upsertProject } from './projects';
 import { parseJson, TERMINAL_RUN_SQL, toRun, toJson, type RunRow } from './row-mapping';
 import { actorOf, commitRun, loadRunRow, type EventActor } from './run-state';
 import type { ReserveRunInput } from './store-types';
-import type { StoreContext } from './store-context';
+import type { WritableDB } from './store-context';
 
 function checkCommand(command: CommandSpec | null | undefined): CommandSpec | null {
   if (command === undefined || command === null) return null;
@@ -56,7 +56,7 @@ function checkEnvironment(env: unknown): Record<string, string | null> | undefin
 
 /** Inserts a new run, its queue entry and its ownerless lease; runs inside the caller's transaction. */
 export function insertRun(
-  ctx: StoreContext,
+  ctx: WritableDB,
   now: number,
   canonicalPath: string,
   input: ReserveRunInput,
@@ -145,7 +145,7 @@ const MAX_LINEAGE_DEPTH = 1000;
  * after `runwarden retry` claims the queued retry instead of stopping at the ended run (docs/CLI.md#effects).
  * Keys are per project: the same key in another project is another key (docs/CLI.md#the-same-line-again).
  */
-function currentRunOfKey(ctx: StoreContext, canonicalPath: string, requestKey: string): string | undefined {
+function currentRunOfKey(ctx: WritableDB, canonicalPath: string, requestKey: string): string | undefined {
   const row = ctx
     .prep(
       `WITH RECURSIVE tree(id, depth) AS (
@@ -188,7 +188,7 @@ function refuseOtherWork(row: RunRow, requestKey: string, command: CommandSpec |
  * Reserves a run, idempotent by requestKey within its project: the same key returns its run, or the retry
  * continuing it (`currentRunOfKey`) — when it was given with the same command in the same folder.
  */
-export function reserveRun(ctx: StoreContext, input: ReserveRunInput, actor: Actor, now: number): Run {
+export function reserveRun(ctx: WritableDB, input: ReserveRunInput, actor: Actor, now: number): Run {
   validateReserveInput(input);
   const canonical = canonicalProjectPath(input.projectPath);
   if (input.requestKey !== undefined && input.requestKey !== null) {

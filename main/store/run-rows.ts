@@ -1,11 +1,11 @@
 /** Row helpers for the `runs` row itself (docs/ARCHITECTURE.md#run-model-and-state-machine). */
 import type { RunStatus } from '../../shared/domain';
 import { toJson } from './row-mapping';
-import type { StoreContext } from './store-context';
+import type { WritableDB } from './store-context';
 
 /** Sets the run's status; `detail` replaces status_detail when given (null clears it). */
 export function setRunStatus(
-  ctx: StoreContext,
+  ctx: WritableDB,
   runId: string,
   status: RunStatus,
   detail?: string | null,
@@ -14,17 +14,17 @@ export function setRunStatus(
   else ctx.prep(`UPDATE runs SET status = ?, status_detail = ? WHERE id = ?`).run(status, detail, runId);
 }
 
-export function setStatusDetail(ctx: StoreContext, runId: string, detail: string | null): void {
+export function setStatusDetail(ctx: WritableDB, runId: string, detail: string | null): void {
   ctx.prep(`UPDATE runs SET status_detail = ? WHERE id = ?`).run(detail, runId);
 }
 
 /** Paused or not; either way a pending pause request is answered. */
-export function setPaused(ctx: StoreContext, runId: string, paused: boolean): void {
+export function setPaused(ctx: WritableDB, runId: string, paused: boolean): void {
   ctx.prep(`UPDATE runs SET paused = ?, pause_requested = 0 WHERE id = ?`).run(paused ? 1 : 0, runId);
 }
 
 export function setRequestFlag(
-  ctx: StoreContext,
+  ctx: WritableDB,
   runId: string,
   flag: 'cancel_requested' | 'pause_requested',
 ): void {
@@ -38,7 +38,7 @@ export type RunEnding =
   | { status: 'cancelled'; detail: string | null };
 
 /** The run ends: terminal status, finished_at, and every flag cleared (nothing is paused or requested). */
-export function endRunRow(ctx: StoreContext, runId: string, ending: RunEnding, now: number): void {
+export function endRunRow(ctx: WritableDB, runId: string, ending: RunEnding, now: number): void {
   if (ending.status === 'cancelled') {
     ctx
       .prep(

@@ -35,7 +35,7 @@ import {
   type QueueRow,
   type RunRow,
 } from './row-mapping';
-import type { StoreContext } from './store-context';
+import type { ReadableDB, WritableDB } from './store-context';
 
 /** What a runner presents for a protected write. */
 export interface ClaimRef {
@@ -67,29 +67,29 @@ export function actorOf(actor: Actor): EventActor {
   return { type: actor.type, id: actor.id, surface: actor.surface };
 }
 
-export function findRunRow(ctx: StoreContext, runId: string): RunRow | undefined {
+export function findRunRow(ctx: ReadableDB, runId: string): RunRow | undefined {
   return ctx.prep(`SELECT ${RUN_COLUMNS} FROM ${RUN_FROM} WHERE r.id = ?`).get(runId) as RunRow | undefined;
 }
 
-export function loadRunRow(ctx: StoreContext, runId: string): RunRow {
+export function loadRunRow(ctx: ReadableDB, runId: string): RunRow {
   const row = findRunRow(ctx, runId);
   if (row === undefined) throw new RunwardenError('NOT_FOUND', `No run ${runId} in this store.`);
   return row;
 }
 
-export function loadQueueRow(ctx: StoreContext, runId: string): QueueRow {
+export function loadQueueRow(ctx: ReadableDB, runId: string): QueueRow {
   const row = ctx.prep(`SELECT * FROM queue_entries WHERE run_id = ?`).get(runId) as QueueRow | undefined;
   if (row === undefined) throw new RunwardenError('INTERNAL', `Run ${runId} has no queue entry.`);
   return row;
 }
 
-export function loadLeaseRow(ctx: StoreContext, runId: string): LeaseRow {
+export function loadLeaseRow(ctx: ReadableDB, runId: string): LeaseRow {
   const row = ctx.prep(`SELECT * FROM leases WHERE run_id = ?`).get(runId) as LeaseRow | undefined;
   if (row === undefined) throw new RunwardenError('INTERNAL', `Run ${runId} has no lease row.`);
   return row;
 }
 
-export function openInteractionRows(ctx: StoreContext, runId: string): InteractionRow[] {
+export function openInteractionRows(ctx: WritableDB, runId: string): InteractionRow[] {
   return ctx
     .prep(
       `SELECT * FROM interactions WHERE run_id = ? AND status IN ${OPEN_INTERACTION_SQL} ORDER BY created_at, id`,
@@ -97,14 +97,14 @@ export function openInteractionRows(ctx: StoreContext, runId: string): Interacti
     .all(runId) as InteractionRow[];
 }
 
-export function ambiguousEffectRows(ctx: StoreContext, runId: string): EffectRow[] {
+export function ambiguousEffectRows(ctx: WritableDB, runId: string): EffectRow[] {
   return ctx
     .prep(`SELECT * FROM effects WHERE run_id = ? AND status = 'ambiguous' ORDER BY id`)
     .all(runId) as EffectRow[];
 }
 
 /** The full snapshot (every interaction and effect of the run), as the detail view and `fresh` use. */
-export function loadSnapshot(ctx: StoreContext, runId: string): RunSnapshot {
+export function loadSnapshot(ctx: ReadableDB, runId: string): RunSnapshot {
   const run = loadRunRow(ctx, runId);
   return {
     run: toRun(run),
@@ -122,7 +122,7 @@ export function loadSnapshot(ctx: StoreContext, runId: string): RunSnapshot {
 }
 
 /** The snapshot the reducer needs (open interactions and ambiguous effects only): cheap enough per list row. */
-export function loadDisplaySnapshot(ctx: StoreContext, row: RunRow): RunSnapshot {
+export function loadDisplaySnapshot(ctx: WritableDB, row: RunRow): RunSnapshot {
   return {
     run: toRun(row),
     queue: toQueue(loadQueueRow(ctx, row.id)),
@@ -139,7 +139,7 @@ export function loadDisplaySnapshot(ctx: StoreContext, row: RunRow): RunSnapshot
  * does not). A list page reads less, in one statement (list-page.ts).
  */
 export function loadDisplaySnapshots(
-  ctx: StoreContext,
+  ctx: WritableDB,
   rows: readonly RunRow[],
   opts: { readAll?: boolean } = {},
 ): RunSnapshot[] {
@@ -205,7 +205,7 @@ function groupBy<T extends { run_id: string }>(rows: readonly T[]): Map<string, 
 }
 
 export function appendEvent(
-  ctx: StoreContext,
+  ctx: WritableDB,
   now: number,
   runId: string | null,
   runRevision: number | null,
@@ -232,7 +232,7 @@ export function appendEvent(
 
 /** The denormalised view columns of a run (migration 0001), as `displayStatus()` sees its snapshot. */
 export function viewColumnsOf(
-  ctx: StoreContext,
+  ctx: WritableDB,
   row: RunRow,
   snapshot: RunSnapshot,
 ): Record<ViewColumn, string | number | null> {
@@ -241,7 +241,7 @@ export function viewColumnsOf(
   const owned = lease !== null && lease.ownerType !== null;
   return {
     // The column's CHECK (migration 0001) predates `orphaned`: an orphan is stored as stale and told apart
-    // by leases.orphaned_at (run-queries.ts, ORPHANED_SQL), with no expiry so the clock cannot move it.
+    // by leases.orphaned_at (run-views.ts, ORPHANED_SQL), with no expiry so the clock cannot move it.
     display_base: base.status === 'orphaned' ? 'stale' : base.status,
     needs_you_static: base.needsYou ? 1 : 0,
     // An orphan's state does not move with the clock: only a liveness verdict ends it.
@@ -271,7 +271,7 @@ export function changedViewColumns(
  * Ends every run transition: revision+1, updated_at, the denormalised view columns recomputed from the
  * reducer, and one event carrying the new revision. Returns the new revision.
  */
-export function commitRun(ctx: StoreContext, runId: string, now: number, event: EventInput): number {
+export function commitRun(ctx: WritableDB, runId: string, now: number, event: EventInput): number {
   const row = loadRunRow(ctx, runId);
   const view = viewColumnsOf(ctx, row, loadDisplaySnapshot(ctx, row));
   const revision = row.revision + 1;
@@ -288,7 +288,7 @@ export function commitRun(ctx: StoreContext, runId: string, now: number, event: 
  * naming only the moved columns, since SQLite rewrites every index over a column named in SET.
  */
 export function writeRunView(
-  ctx: StoreContext,
+  ctx: WritableDB,
   row: RunRow,
   view: Record<ViewColumn, string | number | null>,
   revision: number,
@@ -318,7 +318,7 @@ export interface CountMove {
  * handful of statuses). Migration 0012 says why this is not a trigger; inserted and deleted runs are
  * still counted by theirs.
  */
-export function moveRunCounts(ctx: StoreContext, moves: readonly CountMove[]): void {
+export function moveRunCounts(ctx: WritableDB, moves: readonly CountMove[]): void {
   const net = new Map<string, [projectId: number, display: string, n: number]>();
   const add = (projectId: number, display: string, n: number): void => {
     const key = `${projectId}\u0000${display}`;
@@ -360,7 +360,7 @@ export type ViewColumn = (typeof VIEW_COLUMNS)[number];
  * The fencing check (docs/ARCHITECTURE.md#leases-and-fencing): token hash, generation, owner type and `expires_at > now` inside one UPDATE.
  * 0 rows → FENCED. Also records the write as a sign of life (heartbeat_at).
  */
-export function fence(ctx: StoreContext, claim: ClaimRef, now: number): LeaseRow {
+export function fence(ctx: WritableDB, claim: ClaimRef, now: number): LeaseRow {
   const row = ctx
     .prep(
       `UPDATE leases SET heartbeat_at = ?
@@ -396,10 +396,7 @@ export function runnerSurface(surface: unknown): RunnerSurface {
  * The liveness check's verdict on a run still owned (docs/LIVENESS.md), for the reducer: a finished or
  * ownerless run has nothing to judge, so a page of finished runs costs no /proc reads.
  */
-export function ownerLiveness(
-  ctx: StoreContext,
-  snapshot: Pick<RunSnapshot, 'run' | 'lease'>,
-): OwnerLiveness {
+export function ownerLiveness(ctx: ReadableDB, snapshot: Pick<RunSnapshot, 'run' | 'lease'>): OwnerLiveness {
   const lease = snapshot.lease;
   if (lease === null || lease.ownerType === null || isTerminalRunStatus(snapshot.run.status))
     return UNKNOWN_LIVENESS;
@@ -407,7 +404,7 @@ export function ownerLiveness(
 }
 
 /** Compare-and-set for a person's command: refused with the fresh snapshot when the run moved. */
-export function checkRevision(ctx: StoreContext, row: RunRow, expectedRevision: number | undefined): void {
+export function checkRevision(ctx: WritableDB, row: RunRow, expectedRevision: number | undefined): void {
   if (expectedRevision !== undefined && row.revision !== expectedRevision) {
     throw new RunwardenError(
       'STALE_VIEW',
@@ -422,7 +419,7 @@ export function checkRevision(ctx: StoreContext, row: RunRow, expectedRevision: 
  * liveness check judges it (docs/LIVENESS.md): a verifiably alive owner whatever the clock says. Nor is a run
  * whose command still runs without its supervisor (an orphan): its command must be stopped first.
  */
-export function refuseLiveOwner(ctx: StoreContext, row: RunRow, now: number, what: string): void {
+export function refuseLiveOwner(ctx: WritableDB, row: RunRow, now: number, what: string): void {
   const lease = toLease(loadLeaseRow(ctx, row.id));
   const liveness = ctx.liveness.judge(lease);
   if (hasLiveOwner(lease, now, liveness)) {
@@ -470,7 +467,7 @@ export function orphanCommandWords(
   return `what its command (pid ${pid}, started from a terminal) started still runs: the processes carrying run ${lease.runId ?? ''}'s environment`;
 }
 
-export function refuseTerminal(ctx: StoreContext, row: RunRow, what: string): void {
+export function refuseTerminal(ctx: WritableDB, row: RunRow, what: string): void {
   if (isTerminalRunStatus(row.status)) {
     throw new RunwardenError('CONFLICT', `Cannot ${what} run ${row.id}: it is already ${row.status}.`, {
       fresh: loadSnapshot(ctx, row.id),
@@ -478,6 +475,6 @@ export function refuseTerminal(ctx: StoreContext, row: RunRow, what: string): vo
   }
 }
 
-export function conflict(ctx: StoreContext, runId: string, message: string): RunwardenError {
+export function conflict(ctx: WritableDB, runId: string, message: string): RunwardenError {
   return new RunwardenError('CONFLICT', message, { fresh: loadSnapshot(ctx, runId) });
 }

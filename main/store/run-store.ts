@@ -44,7 +44,7 @@ import { findRunRow } from './run-state';
 import { listRuns } from './run-views';
 import * as settings from './settings';
 import { RunnerStore } from './runner-store';
-import { readTx, type StoreContext, type Writes } from './store-context';
+import { readTx, type WritableDB } from './store-context';
 import { trayAttention, type TrayAttention } from './tray-attention';
 import type {
   AnswerResult,
@@ -82,14 +82,14 @@ function sizeOf(target: string): number {
 }
 
 /**
- * A method that writes declares `this: Writes<RunStore>`, which keeps it off `StoreReader` (store-facets.ts):
+ * A method that writes declares `this: RunStore`, which keeps it off `StoreReader` (store-facets.ts):
  * a consumer that only reads takes a `StoreReader`, so its type says, and the compiler checks, it cannot write.
  */
 export class RunStore extends RunnerStore {
   // ── Person side ────────────────────────────────────────────────────────────
 
   cancelRun(
-    this: Writes<RunStore>,
+    this: RunStore,
     runId: string,
     input: { expectedRevision?: number; reason: string; actor: Actor },
   ): CancelOutcome {
@@ -100,20 +100,20 @@ export class RunStore extends RunnerStore {
     return this.read((ctx, now) => person.previewCancel(ctx, runId, now));
   }
 
-  requestCancel(this: Writes<RunStore>, runId: string, input: PersonCommand): Run {
+  requestCancel(this: RunStore, runId: string, input: PersonCommand): Run {
     return this.write((ctx, now) => person.requestCancel(ctx, runId, input, now));
   }
 
-  requestPause(this: Writes<RunStore>, runId: string, input: PersonCommand): Run {
+  requestPause(this: RunStore, runId: string, input: PersonCommand): Run {
     return this.write((ctx, now) => person.requestPause(ctx, runId, input, now));
   }
 
-  pauseRun(this: Writes<RunStore>, runId: string, input: PersonCommand): Run {
+  pauseRun(this: RunStore, runId: string, input: PersonCommand): Run {
     return this.write((ctx, now) => person.pauseRun(ctx, runId, input, now));
   }
 
   resumeRun(
-    this: Writes<RunStore>,
+    this: RunStore,
     runId: string,
     input: { expectedRevision: number; anyway?: boolean; reason?: string; actor: Actor },
   ): Run {
@@ -121,14 +121,14 @@ export class RunStore extends RunnerStore {
   }
 
   resolveEffect(
-    this: Writes<RunStore>,
+    this: RunStore,
     effectId: number,
     input: { resolution: EffectResolution; note: string; expectedRevision: number; actor: Actor },
   ): Effect {
     return this.write((ctx, now) => person.resolveEffect(ctx, effectId, input, now));
   }
 
-  answerInteraction(this: Writes<RunStore>, interactionId: string, input: person.AnswerInput): AnswerResult {
+  answerInteraction(this: RunStore, interactionId: string, input: person.AnswerInput): AnswerResult {
     person.checkAnswerInput(input);
     const outcome = this.write((ctx, now) => person.answerInteraction(ctx, interactionId, input, now));
     if (outcome instanceof RunwardenError) throw outcome;
@@ -136,18 +136,13 @@ export class RunStore extends RunnerStore {
   }
 
   /** Claims a question for one presenter for `ttlMs` (an open dialog); expired claims return to pending. */
-  presentInteraction(
-    this: Writes<RunStore>,
-    interactionId: string,
-    presenterId: string,
-    ttlMs: number,
-  ): Interaction {
+  presentInteraction(this: RunStore, interactionId: string, presenterId: string, ttlMs: number): Interaction {
     return this.write((ctx, now) => person.presentInteraction(ctx, interactionId, presenterId, ttlMs, now));
   }
 
   /** *Stop the command*, first half: checks the run is an orphan here and records the request (orphans.ts). */
   beginStopCommand(
-    this: Writes<RunStore>,
+    this: RunStore,
     runId: string,
     input: orphans.StopCommandInput,
   ): ReturnType<typeof orphans.beginStopCommand> {
@@ -156,7 +151,7 @@ export class RunStore extends RunnerStore {
 
   /** *Stop the command*, second half: records what the signals achieved. */
   finishStopCommand(
-    this: Writes<RunStore>,
+    this: RunStore,
     runId: string,
     generation: number,
     outcome: { gone: boolean; signals: string[]; reason: string; actor: Actor },
@@ -165,7 +160,7 @@ export class RunStore extends RunnerStore {
   }
 
   retryRun(
-    this: Writes<RunStore>,
+    this: RunStore,
     runId: string,
     input: { expectedRevision?: number; again?: boolean; actor: Actor },
   ): Run {
@@ -174,15 +169,15 @@ export class RunStore extends RunnerStore {
 
   // ── Host / sweeper ─────────────────────────────────────────────────────────
 
-  claimHostLease(this: Writes<RunStore>, owner: OwnerInfo & { leaseMs: number }): Claim | null {
+  claimHostLease(this: RunStore, owner: OwnerInfo & { leaseMs: number }): Claim | null {
     return this.write((ctx, now) => leases.claimHostLease(ctx, owner, now));
   }
 
-  renewHostLease(this: Writes<RunStore>, claim: ClaimKey, leaseMs: number): boolean {
+  renewHostLease(this: RunStore, claim: ClaimKey, leaseMs: number): boolean {
     return this.write((ctx, now) => leases.renewHostLease(ctx, claim, leaseMs, now));
   }
 
-  releaseHostLease(this: Writes<RunStore>, claim: ClaimKey): boolean {
+  releaseHostLease(this: RunStore, claim: ClaimKey): boolean {
     return this.write((ctx) => leases.releaseHostLease(ctx, claim));
   }
 
@@ -198,18 +193,18 @@ export class RunStore extends RunnerStore {
 
   /** Keeps owners verified alive past their lease live for `forMs` more (orphans.ts). */
   vouchForOwners(
-    this: Writes<RunStore>,
+    this: RunStore,
     owners: ReadonlyArray<{ runId: string; generation: number }>,
     forMs: number,
   ): number {
     return this.write((ctx, now) => orphans.vouchForOwners(ctx, owners, forMs, now));
   }
 
-  markOrphaned(this: Writes<RunStore>, runId: string, generation: number, actor: Actor): boolean {
+  markOrphaned(this: RunStore, runId: string, generation: number, actor: Actor): boolean {
     return this.write((ctx, now) => orphans.markOrphaned(ctx, runId, generation, actor, now));
   }
 
-  markCommandGone(this: Writes<RunStore>, runId: string, generation: number, actor: Actor): boolean {
+  markCommandGone(this: RunStore, runId: string, generation: number, actor: Actor): boolean {
     return this.write((ctx, now) => orphans.markCommandGone(ctx, runId, generation, actor, now));
   }
 
@@ -222,7 +217,7 @@ export class RunStore extends RunnerStore {
    * whose process is verifiably gone become ambiguous. Returns how many, and where the next window starts.
    */
   noticeGoneEffectsOnHost(
-    this: Writes<RunStore>,
+    this: RunStore,
     actor: Actor,
     limit: number,
     afterId = 0,
@@ -245,7 +240,7 @@ export class RunStore extends RunnerStore {
   }
 
   /** Compare-and-set of the notification cursor by the host-lease holder; false when it lost the race. */
-  advanceNotifiedSeq(this: Writes<RunStore>, claim: ClaimKey, from: number | null, to: number): boolean {
+  advanceNotifiedSeq(this: RunStore, claim: ClaimKey, from: number | null, to: number): boolean {
     return this.write((ctx) => leases.advanceNotifiedSeq(ctx, claim, from, to));
   }
 
@@ -263,13 +258,7 @@ export class RunStore extends RunnerStore {
   }
 
   /** The supervisor is verifiably gone: cuts its lease short and records the loss (leases.ts). */
-  markRunnerGone(
-    this: Writes<RunStore>,
-    runId: string,
-    generation: number,
-    reason: string,
-    actor: Actor,
-  ): boolean {
+  markRunnerGone(this: RunStore, runId: string, generation: number, reason: string, actor: Actor): boolean {
     return this.write((ctx, now) => leases.markRunnerGone(ctx, runId, generation, reason, actor, now));
   }
 
@@ -278,7 +267,7 @@ export class RunStore extends RunnerStore {
    * many to a write transaction as fit in BURST_BUDGET_MS (`writeBurst`).
    */
   markLapsedRunnersLost(
-    this: Writes<RunStore>,
+    this: RunStore,
     expired: ReadonlyArray<{ runId: string; generation: number }>,
     reason: string,
     actor: Actor,
@@ -293,7 +282,7 @@ export class RunStore extends RunnerStore {
    * Settles or expires one question if it is still open and due: what a waiting runner does when no sweeper
    * runs, without touching any other run's questions.
    */
-  expireInteractionIfDue(this: Writes<RunStore>, interactionId: string, actor: Actor): boolean {
+  expireInteractionIfDue(this: RunStore, interactionId: string, actor: Actor): boolean {
     return this.write((ctx, now) => deadlines.expireDueInteractions(ctx, [interactionId], actor, now)) > 0;
   }
 
@@ -301,7 +290,7 @@ export class RunStore extends RunnerStore {
    * The sweeper's step for coding-agent sessions (docs/AGENTS.md#died): a session whose agent process is
    * verifiably gone without ending it is recorded as died, in one transaction.
    */
-  endGoneAgentSessions(this: Writes<RunStore>, limit: number): number {
+  endGoneAgentSessions(this: RunStore, limit: number): number {
     // A read first: an idle tick opens no write transaction (docs/ARCHITECTURE.md#sweeper).
     if (this.read((ctx) => goneAgentSessions(ctx, limit)).length === 0) return 0;
     return this.write((ctx, now) => endGoneAgentSessions(ctx, limit, now));
@@ -312,7 +301,7 @@ export class RunStore extends RunnerStore {
    * transaction as fit in BURST_BUDGET_MS (`writeBurst`), each re-checked inside its transaction.
    */
   expireInteractionDeadlines(
-    this: Writes<RunStore>,
+    this: RunStore,
     limit: number,
     actor: Actor,
     budgetMs = BURST_BUDGET_MS,
@@ -331,11 +320,11 @@ export class RunStore extends RunnerStore {
    * `apply` returned. A retried transaction (BUSY) starts again from its own first chunk.
    */
   protected writeBurst<T>(
-    this: Writes<RunStore>,
+    this: RunStore,
     items: readonly T[],
     chunk: number,
     budgetMs: number,
-    apply: (ctx: StoreContext, batch: readonly T[], now: number) => number,
+    apply: (ctx: WritableDB, batch: readonly T[], now: number) => number,
   ): number {
     let count = 0;
     for (let from = 0; from < items.length;) {
@@ -361,7 +350,7 @@ export class RunStore extends RunnerStore {
    * The sweeper's asker step: open questions whose asking process is verifiably gone are withdrawn
    * (asker_gone), up to `limit`. Judged first in a read, so a sweep with nothing to withdraw writes nothing.
    */
-  withdrawGoneAskers(this: Writes<RunStore>, limit: number, actor: Actor): number {
+  withdrawGoneAskers(this: RunStore, limit: number, actor: Actor): number {
     const gone = this.read((ctx) =>
       askers.askedOpenInteractions(ctx).some((row) => askers.askerVerdict(ctx, row) === 'gone'),
     );
@@ -369,7 +358,7 @@ export class RunStore extends RunnerStore {
     return this.write((ctx, now) => askers.withdrawGoneAskers(ctx, limit, actor, now));
   }
 
-  expirePresenterClaims(this: Writes<RunStore>, limit: number): number {
+  expirePresenterClaims(this: RunStore, limit: number): number {
     if (!this.read((ctx, now) => deadlines.hasExpiredPresenterClaims(ctx, now))) return 0;
     return this.write((ctx, now) => deadlines.expirePresenterClaims(ctx, limit, now));
   }
@@ -378,7 +367,7 @@ export class RunStore extends RunnerStore {
    * Retention (docs/ARCHITECTURE.md#sweeper, step 3): up to `limit` runs, fewer once the transaction has taken
    * `budgetMs` (default `PRUNE_BUDGET_MS`); the runs' output logs go with them once the delete commits.
    */
-  pruneTerminalRuns(this: Writes<RunStore>, olderThanMs: number, limit: number, budgetMs?: number): number {
+  pruneTerminalRuns(this: RunStore, olderThanMs: number, limit: number, budgetMs?: number): number {
     const logPaths: string[] = [];
     const pruned = this.write((ctx, now) => {
       logPaths.length = 0;
@@ -411,7 +400,7 @@ export class RunStore extends RunnerStore {
    * Moves this store's ended logs out of the folder stores shared before each had its own
    * (docs/RUN-OUTPUT.md#files); live runs' logs stay where their runners write. Returns how many moved.
    */
-  adoptLegacyLogs(this: Writes<RunStore>): number {
+  adoptLegacyLogs(this: RunStore): number {
     const legacy = legacyLogsDirOf(this.path);
     if (this.mode !== 'read-write' || !fs.existsSync(legacy)) return 0;
     let moved = 0;
@@ -429,7 +418,7 @@ export class RunStore extends RunnerStore {
     return moved;
   }
 
-  recordRunLog(this: Writes<RunStore>, input: RunLogInput): RunLogInfo {
+  recordRunLog(this: RunStore, input: RunLogInput): RunLogInfo {
     return this.write((ctx, now) => runLogs.recordRunLog(ctx, input, now));
   }
 
@@ -437,7 +426,7 @@ export class RunStore extends RunnerStore {
     return this.read((ctx) => runLogs.listRunLogs(ctx, runId));
   }
 
-  markLogRemoved(this: Writes<RunStore>, runId: string, logPath: string): boolean {
+  markLogRemoved(this: RunStore, runId: string, logPath: string): boolean {
     return this.write((ctx, now) => runLogs.markLogRemoved(ctx, runId, logPath, now));
   }
 
@@ -457,7 +446,7 @@ export class RunStore extends RunnerStore {
     return this.read((ctx) => events.eventsAfter(ctx, seq, limit));
   }
 
-  checkpoint(this: Writes<RunStore>): { walPages: number; checkpointed: number } {
+  checkpoint(this: RunStore): { walPages: number; checkpointed: number } {
     return this.maintain((ctx) => maintenance.checkpoint(ctx));
   }
 
@@ -467,12 +456,12 @@ export class RunStore extends RunnerStore {
   }
 
   /** One bounded round of search-index merging, in its own short write transaction. */
-  mergeSearchIndex(this: Writes<RunStore>, pages: number): boolean {
+  mergeSearchIndex(this: RunStore, pages: number): boolean {
     return this.write((ctx) => maintenance.mergeSearchIndex(ctx, pages));
   }
 
   /** SQLite's `wal_autocheckpoint` for this connection; 0 while the hygiene worker runs. */
-  setAutoCheckpoint(this: Writes<RunStore>, pages: number): void {
+  setAutoCheckpoint(this: RunStore, pages: number): void {
     this.maintain((ctx) => maintenance.setAutoCheckpoint(ctx, pages));
   }
 
@@ -543,18 +532,18 @@ export class RunStore extends RunnerStore {
 
   /** The attention summary and its runs' open questions, from one snapshot (tray-attention.ts). */
   trayAttention(limit: number, watched: readonly string[] = []): TrayAttention {
-    return readTx(this.ctx, () => trayAttention(this.ctx, limit, this.ctx.clock(), watched));
+    return readTx(this.ctx, () => trayAttention(this.reader, limit, this.ctx.clock(), watched));
   }
 
   listNotifications(q: { unreadOnly?: boolean; limit: number; before?: number }): Notification[] {
     return this.read((ctx) => notifications.listNotifications(ctx, q));
   }
 
-  markNotificationsRead(this: Writes<RunStore>, ids: number[] | 'all'): number {
+  markNotificationsRead(this: RunStore, ids: number[] | 'all'): number {
     return this.write((ctx, now) => notifications.markNotificationsRead(ctx, ids, now));
   }
 
-  markRunNotificationsRead(this: Writes<RunStore>, runId: string): number {
+  markRunNotificationsRead(this: RunStore, runId: string): number {
     return this.write((ctx, now) => notifications.markRunNotificationsRead(ctx, runId, now));
   }
 
@@ -562,7 +551,7 @@ export class RunStore extends RunnerStore {
     return this.read((ctx) => settings.getSetting(ctx, key, fallback));
   }
 
-  setSetting(this: Writes<RunStore>, key: string, value: unknown, actor: Actor): void {
+  setSetting(this: RunStore, key: string, value: unknown, actor: Actor): void {
     this.write((ctx, now) => settings.setSetting(ctx, key, value, actor, now));
   }
 
@@ -583,13 +572,13 @@ export class RunStore extends RunnerStore {
   }
 
   /** Kept run counts set back to what the runs say; what changed (docs/ARCHITECTURE.md#upgrades). */
-  repairCounterDrift(this: Writes<RunStore>, actor: Actor): CounterDrift[] {
+  repairCounterDrift(this: RunStore, actor: Actor): CounterDrift[] {
     if (this.read((ctx) => doctor.findCounterDrift(ctx)).length === 0) return [];
     return this.write((ctx, now) => doctor.repairCounterDrift(ctx, actor, now));
   }
 
   /** The sweeper's recount while an upgrade's old runners may still write (docs/ARCHITECTURE.md#upgrades). */
-  recountAfterUpgrade(this: Writes<RunStore>, actor: Actor): CounterDrift[] {
+  recountAfterUpgrade(this: RunStore, actor: Actor): CounterDrift[] {
     if (!this.read((ctx) => doctor.hasRecountMarker(ctx))) return [];
     return this.write((ctx, now) => doctor.recountAfterUpgrade(ctx, actor, now));
   }

@@ -34,7 +34,7 @@ import {
   walkFloorSql,
 } from './search-plan';
 import type { ListRunsQuery, ListView, RunListPage } from './store-types';
-import type { StoreContext } from './store-context';
+import type { ReadableDB } from './store-context';
 
 const TERMINAL_VIEWS = new Set<string>(TERMINAL_RUN_STATUSES);
 const NOT_EXPIRED = `(r.owner_expires_at IS NULL OR r.owner_expires_at > @now)`;
@@ -202,11 +202,11 @@ function soonestOpenDeadline(interactions: readonly ListInteraction[]): number |
 }
 
 /** The time-dependent parameters of the view conditions. */
-export function timeParams(ctx: StoreContext, now: number): { now: number; unattendedBefore: number } {
+export function timeParams(ctx: ReadableDB, now: number): { now: number; unattendedBefore: number } {
   return { now, unattendedBefore: now - ctx.displayOptions.unattendedQueueMs };
 }
 
-export function listRuns(ctx: StoreContext, q: ListRunsQuery, now: number): RunListPage {
+export function listRuns(ctx: ReadableDB, q: ListRunsQuery, now: number): RunListPage {
   const view = q.view ?? 'all';
   if (!isView(view)) throw new RunwardenError('VALIDATION', `Unknown view ${String(view)}.`);
   if (!Number.isInteger(q.limit) || q.limit <= 0 || q.limit > 1000) {
@@ -277,7 +277,7 @@ export function listRuns(ctx: StoreContext, q: ListRunsQuery, now: number): RunL
 }
 
 /** A page row as the list shows it: the run, its display status and what orders it in Needs you. */
-function listItem(ctx: StoreContext, row: ListRow, now: number): RunListItem {
+function listItem(ctx: ReadableDB, row: ListRow, now: number): RunListItem {
   const snapshot = listRowSnapshot(row);
   return {
     run: snapshot.run,
@@ -295,7 +295,7 @@ function listItem(ctx: StoreContext, row: ListRow, now: number): RunListItem {
  * rows in one statement; the first page carries the group counts of the whole queue.
  */
 function needsYouPage(
-  ctx: StoreContext,
+  ctx: ReadableDB,
   params: Record<string, unknown>,
   filters: TriageFilters,
   opts: { cursor: string | null; limit: number; now: number },

@@ -39,7 +39,7 @@ import { lineageEffect } from './run-lineage';
 import { loadRunRow, loadSnapshot } from './run-state';
 import * as runner from './runner-transitions';
 import { toEffect, toInteraction, toRun } from './row-mapping';
-import { readOp, renewalTx, writeTx, type StoreContext, type Writes } from './store-context';
+import { readerOf, readOp, renewalTx, writeTx, type ReadableDB, type WritableDB } from './store-context';
 import type {
   CancelOutcome,
   ClaimKey,
@@ -68,11 +68,14 @@ export class RunnerStore {
   readonly modeReasonCode: StoreModeReasonCode | null;
   readonly schemaVersion: number;
   readonly migrated: MigrationReport | null;
-  protected readonly ctx: StoreContext;
+  protected readonly ctx: WritableDB;
+  /** The same connection as reads see it: statements that only read (store-context.ts). */
+  protected readonly reader: ReadableDB;
   #closed = false;
 
-  constructor(ctx: StoreContext, state: StoreOpenState) {
+  constructor(ctx: WritableDB, state: StoreOpenState) {
     this.ctx = ctx;
+    this.reader = readerOf(ctx);
     this.path = state.path;
     this.mode = state.mode;
     this.modeReason = state.modeReason;
@@ -86,22 +89,22 @@ export class RunnerStore {
     return this.ctx.clock();
   }
 
-  protected write<T>(fn: (ctx: StoreContext, now: number) => T): T {
+  protected write<T>(fn: (ctx: WritableDB, now: number) => T): T {
     return writeTx(this.ctx, (now) => fn(this.ctx, now));
   }
 
-  protected read<T>(fn: (ctx: StoreContext, now: number) => T): T {
-    return readOp(() => fn(this.ctx, this.ctx.clock()), this.ctx.db.name);
+  protected read<T>(fn: (ctx: ReadableDB, now: number) => T): T {
+    return readOp(() => fn(this.reader, this.ctx.clock()), this.ctx.db.name);
   }
 
   /** A write to the connection or the file that cannot run inside a transaction (a checkpoint, a pragma). */
-  protected maintain<T>(fn: (ctx: StoreContext) => T): T {
+  protected maintain<T>(fn: (ctx: WritableDB) => T): T {
     return readOp(() => fn(this.ctx));
   }
 
   // ── Runner side ────────────────────────────────────────────────────────────
 
-  reserveRun(this: Writes<RunnerStore>, input: ReserveRunInput, actor: Actor): Run {
+  reserveRun(this: RunnerStore, input: ReserveRunInput, actor: Actor): Run {
     return this.write((ctx, now) => reserveRun(ctx, input, actor, now));
   }
 
@@ -110,7 +113,7 @@ export class RunnerStore {
    * failed claim never leaves a queued run carrying the command for a worker to pick up.
    */
   reserveAndClaim(
-    this: Writes<RunnerStore>,
+    this: RunnerStore,
     input: ReserveRunInput,
     actor: Actor,
     owner: ClaimRunOptions,
@@ -121,11 +124,11 @@ export class RunnerStore {
     });
   }
 
-  claimRun(this: Writes<RunnerStore>, runId: string, owner: ClaimRunOptions): ClaimResult {
+  claimRun(this: RunnerStore, runId: string, owner: ClaimRunOptions): ClaimResult {
     return this.write((ctx, now) => runner.claimRun(ctx, runId, owner, now));
   }
 
-  claimNext(this: Writes<RunnerStore>, owner: ClaimNextOptions): ClaimResult | null {
+  claimNext(this: RunnerStore, owner: ClaimNextOptions): ClaimResult | null {
     return this.write((ctx, now) => runner.claimNextRun(ctx, owner, now));
   }
 
@@ -133,26 +136,26 @@ export class RunnerStore {
    * An on-time renewal commits without its own fsync; one that must record something (a lapse, a loss, a
    * vouch) commits durably (docs/ARCHITECTURE.md#lease-renewals).
    */
-  heartbeat(this: Writes<RunnerStore>, claim: ClaimKey, leaseMs: number): HeartbeatAnswer {
+  heartbeat(this: RunnerStore, claim: ClaimKey, leaseMs: number): HeartbeatAnswer {
     const onTime = renewalTx(this.ctx, (now) => leases.heartbeatOnTime(this.ctx, claim, leaseMs, now));
     return onTime ?? this.write((ctx, now) => leases.heartbeat(ctx, claim, leaseMs, now));
   }
 
   /** The runner started the run's command: its pid, group and start identity (docs/LIVENESS.md#orphans). */
-  recordCommand(this: Writes<RunnerStore>, claim: ClaimKey, command: CommandIdentity): void {
+  recordCommand(this: RunnerStore, claim: ClaimKey, command: CommandIdentity): void {
     this.write((ctx, now) => leases.recordCommand(ctx, claim, command, now));
   }
 
-  markRunning(this: Writes<RunnerStore>, claim: ClaimKey): Run {
+  markRunning(this: RunnerStore, claim: ClaimKey): Run {
     return this.write((ctx, now) => runner.markRunning(ctx, claim, now));
   }
 
-  setProgress(this: Writes<RunnerStore>, claim: ClaimKey, detail: string): Run {
+  setProgress(this: RunnerStore, claim: ClaimKey, detail: string): Run {
     return this.write((ctx, now) => runner.setProgress(ctx, claim, detail, now));
   }
 
   startAttempt(
-    this: Writes<RunnerStore>,
+    this: RunnerStore,
     claim: ClaimKey,
     step: string,
     opts: { deadlineAt?: number } = {},
@@ -161,7 +164,7 @@ export class RunnerStore {
   }
 
   finishAttempt(
-    this: Writes<RunnerStore>,
+    this: RunnerStore,
     claim: ClaimKey,
     attemptId: number,
     status: attempts.AttemptEnding,
@@ -170,11 +173,7 @@ export class RunnerStore {
     return this.write((ctx, now) => attempts.finishAttempt(ctx, claim, attemptId, status, error, now));
   }
 
-  requestInteraction(
-    this: Writes<RunnerStore>,
-    claim: ClaimKey,
-    input: RequestInteractionInput,
-  ): Interaction {
+  requestInteraction(this: RunnerStore, claim: ClaimKey, input: RequestInteractionInput): Interaction {
     return this.write((ctx, now) => runner.requestInteraction(ctx, claim, input, now));
   }
 
@@ -187,7 +186,7 @@ export class RunnerStore {
    * with that provenance (docs/LIVENESS.md#questions-and-their-askers). False when it was no longer open.
    */
   withdrawInteraction(
-    this: Writes<RunnerStore>,
+    this: RunnerStore,
     interactionId: string,
     withdrawal: Withdrawal,
     actor: Actor,
@@ -199,13 +198,13 @@ export class RunnerStore {
    * The run's open questions whose asker is verifiably gone are withdrawn (a read first; a write only when
    * it found one). Returns their ids.
    */
-  noticeGoneAskers(this: Writes<RunnerStore>, claim: ClaimKey): string[] {
+  noticeGoneAskers(this: RunnerStore, claim: ClaimKey): string[] {
     const gone = this.read((ctx) => goneAskerQuestions(ctx, claim.runId));
     if (gone.length === 0) return [];
     return this.write((ctx, now) => askers.withdrawGoneAskersOfRun(ctx, claim, now));
   }
 
-  resumeAfterInteraction(this: Writes<RunnerStore>, claim: ClaimKey): void {
+  resumeAfterInteraction(this: RunnerStore, claim: ClaimKey): void {
     this.write((ctx, now) => runner.resumeAfterInteraction(ctx, claim, now));
   }
 
@@ -218,7 +217,7 @@ export class RunnerStore {
     return this.read((ctx) => nested.enclosingRunOfCaller(ctx, caller));
   }
 
-  reserveEffect(this: Writes<RunnerStore>, claim: ClaimKey, input: ReserveEffectInput): Effect {
+  reserveEffect(this: RunnerStore, claim: ClaimKey, input: ReserveEffectInput): Effect {
     return this.write((ctx, now) => effects.reserveEffect(ctx, claim, input, now));
   }
 
@@ -227,7 +226,7 @@ export class RunnerStore {
    * it is verifiably gone while the effect is still applying, the effect becomes ambiguous.
    */
   beginEffect(
-    this: Writes<RunnerStore>,
+    this: RunnerStore,
     claim: ClaimKey,
     effectId: number,
     performer: EffectPerformer | null = null,
@@ -239,7 +238,7 @@ export class RunnerStore {
    * The run's applying effects whose process is verifiably gone become ambiguous (a read first; a write only
    * when it found one). Returns their ids.
    */
-  noticeGoneEffects(this: Writes<RunnerStore>, claim: ClaimKey): number[] {
+  noticeGoneEffects(this: RunnerStore, claim: ClaimKey): number[] {
     const gone = this.read((ctx) => effects.goneApplyingEffects(ctx, claim.runId));
     if (gone.length === 0) return [];
     return this.write((ctx, now) => effects.ambiguateGoneEffects(ctx, claim, now));
@@ -257,7 +256,7 @@ export class RunnerStore {
   }
 
   settleEffect(
-    this: Writes<RunnerStore>,
+    this: RunnerStore,
     claim: ClaimKey,
     effectId: number,
     status: effects.EffectSettlement,
@@ -267,7 +266,7 @@ export class RunnerStore {
   }
 
   notify(
-    this: Writes<RunnerStore>,
+    this: RunnerStore,
     runId: string | null,
     input: notifications.NotifyInput,
     actor: Actor,
@@ -275,30 +274,30 @@ export class RunnerStore {
     return this.write((ctx, now) => notifications.notify(ctx, runId, input, actor, now));
   }
 
-  park(this: Writes<RunnerStore>, claim: ClaimKey, code: ParkCode, detail?: string): Run {
+  park(this: RunnerStore, claim: ClaimKey, code: ParkCode, detail?: string): Run {
     return this.write((ctx, now) => runner.park(ctx, claim, code, detail, now));
   }
 
-  completeRun(this: Writes<RunnerStore>, claim: ClaimKey, output?: unknown): Run {
+  completeRun(this: RunnerStore, claim: ClaimKey, output?: unknown): Run {
     return this.write((ctx, now) => runner.finishRun(ctx, claim, { status: 'completed', output }, now));
   }
 
-  failRun(this: Writes<RunnerStore>, claim: ClaimKey, error: string): Run {
+  failRun(this: RunnerStore, claim: ClaimKey, error: string): Run {
     return this.write((ctx, now) =>
       runner.finishRun(ctx, claim, { status: 'failed', error: String(error) }, now),
     );
   }
 
-  timeOutRun(this: Writes<RunnerStore>, claim: ClaimKey): Run {
+  timeOutRun(this: RunnerStore, claim: ClaimKey): Run {
     return this.write((ctx, now) => runner.finishRun(ctx, claim, { status: 'timed_out' }, now));
   }
 
-  releaseRun(this: Writes<RunnerStore>, claim: ClaimKey): Run {
+  releaseRun(this: RunnerStore, claim: ClaimKey): Run {
     return this.write((ctx, now) => runner.releaseRun(ctx, claim, now));
   }
 
   /** A runner answering a cancel request ends its own run with the cancel cascade (`stale: false`). */
-  cancelOwnRun(this: Writes<RunnerStore>, claim: ClaimKey, reason: string): CancelOutcome {
+  cancelOwnRun(this: RunnerStore, claim: ClaimKey, reason: string): CancelOutcome {
     return this.write((ctx, now) => runner.cancelOwnRun(ctx, claim, reason, now));
   }
 
@@ -321,7 +320,7 @@ export class RunnerStore {
   }
 
   /** The raw connection, for tests and the benchmark only. */
-  get db(): StoreContext['db'] {
+  get db(): WritableDB['db'] {
     return this.ctx.db;
   }
 

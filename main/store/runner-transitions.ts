@@ -65,12 +65,12 @@ import type {
   ClaimRunOptions,
   RequestInteractionInput,
 } from './store-types';
-import type { StoreContext } from './store-context';
+import type { WritableDB } from './store-context';
 
 const PARK_CODES: readonly ParkCode[] = ['sourceChanged', 'effectAmbiguous', 'paused', 'runnerExited'];
 
 /** Why a run that is otherwise claimable may not be claimed by a runner (a control claim skips these). */
-function refuseRunnerClaim(ctx: StoreContext, runId: string): void {
+function refuseRunnerClaim(ctx: WritableDB, runId: string): void {
   const row = loadRunRow(ctx, runId);
   const queue = loadQueueRow(ctx, runId);
   if (row.open_interactions > 0) {
@@ -106,7 +106,7 @@ function refuseRunnerClaim(ctx: StoreContext, runId: string): void {
  * Why a claim finds its run held, as it is, with the one next step: a live runner is doing this work (wait
  * for it); a gone runner left its command running (stop it: `cancel --stop-command`).
  */
-function heldElsewhere(ctx: StoreContext, runId: string, row: LeaseRow, now: number): RunwardenError {
+function heldElsewhere(ctx: WritableDB, runId: string, row: LeaseRow, now: number): RunwardenError {
   const lease = toLease(row);
   const liveness = ctx.liveness.judge(lease);
   if (liveness.supervisor !== 'alive' && (isOrphaned(lease, liveness) || liveness.command === 'alive')) {
@@ -132,12 +132,7 @@ function heldElsewhere(ctx: StoreContext, runId: string, row: LeaseRow, now: num
  * lease someone else holds live; the previous owner's attempt is interrupted and its applying effects become
  * ambiguous; the lease is taken (generation+1) and the run moves to running / starting.
  */
-export function claimRun(
-  ctx: StoreContext,
-  runId: string,
-  options: ClaimRunOptions,
-  now: number,
-): ClaimResult {
+export function claimRun(ctx: WritableDB, runId: string, options: ClaimRunOptions, now: number): ClaimResult {
   const leaseMs = requireLeaseMs(options.leaseMs);
   const row = loadRunRow(ctx, runId);
   if (isTerminalRunStatus(row.status))
@@ -215,7 +210,7 @@ export const CLAIM_NEXT_SQL = `SELECT q.run_id AS id FROM queue_entries q
        LIMIT 1`;
 
 /** Claims the oldest claimable run, or returns null. */
-export function claimNextRun(ctx: StoreContext, options: ClaimNextOptions, now: number): ClaimResult | null {
+export function claimNextRun(ctx: WritableDB, options: ClaimNextOptions, now: number): ClaimResult | null {
   const projects =
     options.projectPaths === undefined ? null : JSON.stringify(options.projectPaths.map(filterPath));
   const exclude = options.excludeIds === undefined ? null : JSON.stringify(options.excludeIds);
@@ -228,7 +223,7 @@ export function claimNextRun(ctx: StoreContext, options: ClaimNextOptions, now: 
 }
 
 /** The runner is working: run and queue → running. */
-export function markRunning(ctx: StoreContext, claim: ClaimRef, now: number): Run {
+export function markRunning(ctx: WritableDB, claim: ClaimRef, now: number): Run {
   const lease = fence(ctx, claim, now);
   setRunStatus(ctx, claim.runId, 'running');
   setQueueEntry(ctx, claim.runId, { status: 'running', errorCode: null }, now);
@@ -240,7 +235,7 @@ export function markRunning(ctx: StoreContext, claim: ClaimRef, now: number): Ru
   return toRun(loadRunRow(ctx, claim.runId));
 }
 
-export function setProgress(ctx: StoreContext, claim: ClaimRef, detail: string, now: number): Run {
+export function setProgress(ctx: WritableDB, claim: ClaimRef, detail: string, now: number): Run {
   if (typeof detail !== 'string') throw new RunwardenError('VALIDATION', 'Progress detail must be a string.');
   optionalTextWithin(detail, 'Progress detail', 'progress');
   const lease = fence(ctx, claim, now);
@@ -259,7 +254,7 @@ export function setProgress(ctx: StoreContext, claim: ClaimRef, detail: string, 
  * and exits). The declared choices / fields and the default are checked by shared/answer-rules.ts.
  */
 export function requestInteraction(
-  ctx: StoreContext,
+  ctx: WritableDB,
   claim: ClaimRef,
   input: RequestInteractionInput,
   now: number,
@@ -346,7 +341,7 @@ function asDeclared<T>(checked: { ok: true; value: T } | { ok: false; message: s
 }
 
 /** The runner continues once no question is open: attempt, run and queue → running. */
-export function resumeAfterInteraction(ctx: StoreContext, claim: ClaimRef, now: number): void {
+export function resumeAfterInteraction(ctx: WritableDB, claim: ClaimRef, now: number): void {
   const lease = fence(ctx, claim, now);
   const run = loadRunRow(ctx, claim.runId);
   if (run.open_interactions > 0) {
@@ -368,7 +363,7 @@ export function resumeAfterInteraction(ctx: StoreContext, claim: ClaimRef, now: 
 
 /** park(code): the runner stops and gives its lease back; the queue entry says why. */
 export function park(
-  ctx: StoreContext,
+  ctx: WritableDB,
   claim: ClaimRef,
   code: ParkCode,
   detail: string | undefined,
@@ -429,7 +424,7 @@ const ENDING_WORDS: Readonly<Record<Ending['status'], string>> = {
  * complete / fail / time out: the active attempt ends the same way, open questions are cancelled (the
  * ending's event names them), run and queue end, the lease is cleared.
  */
-export function finishRun(ctx: StoreContext, claim: ClaimRef, ending: Ending, now: number): Run {
+export function finishRun(ctx: WritableDB, claim: ClaimRef, ending: Ending, now: number): Run {
   const lease = fence(ctx, claim, now);
   // An effect still applying when its run ends may or may not have happened (its process was killed, or
   // never said): ambiguous, never left applying on a finished run (docs/LIVENESS.md#unknown-outcomes).
@@ -466,7 +461,7 @@ export function finishRun(ctx: StoreContext, claim: ClaimRef, ending: Ending, no
 }
 
 /** Gives the run back to the queue (queued, available now), lease ownerless. */
-export function releaseRun(ctx: StoreContext, claim: ClaimRef, now: number): Run {
+export function releaseRun(ctx: WritableDB, claim: ClaimRef, now: number): Run {
   const lease = fence(ctx, claim, now);
   const run = loadRunRow(ctx, claim.runId);
   if (run.status === 'waiting' || run.open_interactions > 0) {
@@ -496,7 +491,7 @@ export function releaseRun(ctx: StoreContext, claim: ClaimRef, now: number): Run
 }
 
 /** A runner answering a cancel request ends its own run with the cancel cascade (fenced, `stale: false`). */
-export function cancelOwnRun(ctx: StoreContext, claim: ClaimRef, reason: string, now: number): CancelOutcome {
+export function cancelOwnRun(ctx: WritableDB, claim: ClaimRef, reason: string, now: number): CancelOutcome {
   const lease = fence(ctx, claim, now);
   const { cascade, questions } = applyCancel(ctx, claim.runId, requireReason(reason), now);
   commitRun(ctx, claim.runId, now, {

@@ -12,7 +12,7 @@ import type { StatusCounts } from '../../shared/views';
 import { filterPath, findProjectByPath } from './projects';
 import { NEEDS_YOU_SQL, timeParams } from './run-views';
 import { ftsPhrase, matchingProjectIds, runIdRange, SEARCH_SQL, searchMode } from './search-plan';
-import type { StoreContext } from './store-context';
+import type { ReadableDB } from './store-context';
 
 /** At most this many matching runs are counted: a search this broad is not narrowing anything. */
 export const SEARCH_COUNT_CAP = 20_000;
@@ -45,7 +45,7 @@ export interface SearchCountRow {
  * says the counts are a lower bound.
  */
 export function searchCountsStatement(
-  ctx: StoreContext,
+  ctx: ReadableDB,
   q: { search: string; projectPath?: string },
   now: number,
   cap = SEARCH_COUNT_CAP,
@@ -122,7 +122,7 @@ export function tallySearchCounts(rows: readonly SearchCountRow[], cap = SEARCH_
 
 /** Counts a search on the store's own connection. */
 export function searchCounts(
-  ctx: StoreContext,
+  ctx: ReadableDB,
   q: { search: string; projectPath?: string },
   now: number,
 ): SearchCounts {

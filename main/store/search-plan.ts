@@ -1,10 +1,10 @@
 /**
  * How a run search is answered (docs/PERFORMANCE.md has the measurements behind each threshold): the exact
  * substring test every plan applies, the trigram index's candidates, and the newest-first walk, with the
- * chosen plan remembered per needle for a while (StoreContext.searchPlans).
+ * chosen plan remembered per needle for a while (WritableDB.searchPlans).
  */
 import type { ListView } from './store-types';
-import type { StoreContext } from './store-context';
+import type { ReadableDB } from './store-context';
 
 /**
  * The exact search test (title, workflow, run id and project): a case-insensitive substring of the
@@ -23,7 +23,7 @@ export const SEARCH_SQL = `(instr(lower(r.title), @search) > 0 OR instr(lower(r.
  * @projectIds takes. Every project's path is tested (a few hundred rows): done once per list page or count,
  * where the plan, the candidates and the exact test each read the project table before.
  */
-export function matchingProjectIds(ctx: StoreContext, needle: string): string {
+export function matchingProjectIds(ctx: ReadableDB, needle: string): string {
   const ids = ctx
     .prep(`SELECT id FROM projects WHERE instr(lower(canonical_path), ?) > 0`)
     .pluck()
@@ -91,7 +91,7 @@ export const COMMON_SEARCH_SHARE = 0.02;
 export type SearchPlan = 'scan' | 'index' | 'walk';
 
 export function searchPlan(
-  ctx: StoreContext,
+  ctx: ReadableDB,
   view: ListView,
   needle: string,
   limit: number,
@@ -152,7 +152,7 @@ export function indexedMatchesMax(limit: number, runs: number): number {
   return Math.max(limit, Math.ceil(Math.sqrt(WALK_TO_INDEX_COST * limit * runs)));
 }
 
-function countedPlan(ctx: StoreContext, needle: string, limit: number, inProjects: number): 'index' | 'walk' {
+function countedPlan(ctx: ReadableDB, needle: string, limit: number, inProjects: number): 'index' | 'walk' {
   const runs = (ctx.prep(`SELECT max(key) AS n FROM run_search_keys`).get() as { n: number | null }).n ?? 0;
   const max = indexedMatchesMax(limit, runs);
   const matches = (

@@ -3,15 +3,15 @@ import type { Actor } from '../../shared/domain';
 import { parseJson, toJson } from './row-mapping';
 import { actorOf, appendEvent } from './run-state';
 import { requireText } from './input-checks';
-import type { StoreContext } from './store-context';
+import type { ReadableDB, WritableDB } from './store-context';
 
-export function getSetting<T>(ctx: StoreContext, key: string, fallback: T): T {
+export function getSetting<T>(ctx: ReadableDB, key: string, fallback: T): T {
   const row = ctx.prep(`SELECT value_json FROM settings WHERE key = ?`).get(key) as
     { value_json: string } | undefined;
   return row === undefined ? fallback : (parseJson(row.value_json) as T);
 }
 
-export function setSetting(ctx: StoreContext, key: string, value: unknown, actor: Actor, now: number): void {
+export function setSetting(ctx: WritableDB, key: string, value: unknown, actor: Actor, now: number): void {
   requireText(key, 'key');
   ctx
     .prep(
@@ -22,7 +22,7 @@ export function setSetting(ctx: StoreContext, key: string, value: unknown, actor
   appendEvent(ctx, now, null, null, { type: 'settings.changed', actor: actorOf(actor), payload: { key } });
 }
 
-export function listSettings(ctx: StoreContext): Record<string, unknown> {
+export function listSettings(ctx: ReadableDB): Record<string, unknown> {
   const rows = ctx.prep(`SELECT key, value_json FROM settings ORDER BY key`).all() as Array<{
     key: string;
     value_json: string;

@@ -31,8 +31,19 @@ export interface StoreIdentity {
 /** How long a person's control claim (cancel of a stale run) is taken for; it is released in the same transaction. */
 export const CONTROL_LEASE_MS = 60_000;
 
-export interface StoreContext {
-  readonly db: Database.Database;
+/** A statement a reader may run: it returns rows, and has no `run`. */
+export type ReadStatement = Omit<Statement, 'run'>;
+
+declare const readable: unique symbol;
+declare const writable: unique symbol;
+
+/**
+ * What a read is handed (`this.read`): the store's clock and options and statements that only read. Its
+ * `prep` has no `run` and refuses, as it prepares, any statement that would write (SQLite's own
+ * `readonly` verdict), and it has no connection: a read function cannot write, by type or by accident.
+ */
+export interface ReadableDB {
+  readonly [readable]: true;
   readonly clock: Clock;
   readonly displayOptions: DisplayOptions;
   /** The one liveness check (docs/LIVENESS.md); injectable so tests can stand in for another machine. */
@@ -50,16 +61,18 @@ export interface StoreContext {
   readonly monotonic: () => number;
   readonly identity: StoreIdentity;
   readonly controlLeaseMs: number;
-  prep(sql: string): Statement;
-  /** Recent search plans by needle (run-queries.ts, searchPlan): a page and its refreshes estimate once. */
+  prep(sql: string): ReadStatement;
+  /** Recent search plans by needle (search-plan.ts): a page and its refreshes estimate once. */
   readonly searchPlans: Map<string, { plan: 'index' | 'walk'; at: number }>;
 }
 
-/**
- * Declared as a store method's `this` (`heartbeat(this: Writes<RunnerStore>, ...)`), marks the method as a
- * write: `StoreReader` (store-facets.ts) leaves every such method out, so a reader handle cannot call one.
- */
-export type Writes<Store> = Store;
+/** What a write is handed (`this.write`, inside its transaction): every statement, and the connection. */
+export interface WritableDB extends Omit<ReadableDB, 'prep' | typeof readable> {
+  readonly [writable]: true;
+  readonly [readable]: true;
+  readonly db: Database.Database;
+  prep(sql: string): Statement;
+}
 
 /** Extra tries of a write still busy after busy_timeout, by default (with backoff). */
 export const BUSY_RETRIES = 4;
@@ -88,7 +101,7 @@ export function createContext(
     controlLeaseMs?: number;
     liveness?: LivenessCheck;
   } = {},
-): StoreContext {
+): WritableDB {
   const cache = new Map<string, Statement>();
   return {
     db,
@@ -110,7 +123,21 @@ export function createContext(
       }
       return stmt;
     },
-  };
+  } as WritableDB;
+}
+
+/** The reading side of a connection's context: the same cache, and only statements that read. */
+export function readerOf(ctx: WritableDB): ReadableDB {
+  const { db: _connection, prep, ...rest } = ctx;
+  return {
+    ...rest,
+    prep(sql: string): ReadStatement {
+      const stmt = prep(sql);
+      if (!stmt.readonly)
+        throw new RunwardenError('INTERNAL', `A read prepared a statement that writes: ${sql}`);
+      return stmt;
+    },
+  } as ReadableDB;
 }
 
 /**
@@ -118,7 +145,7 @@ export function createContext(
  * (docs/ARCHITECTURE.md#parts). SQLITE_BUSY that survives busy_timeout is retried with backoff, then
  * reported as BUSY.
  */
-export function writeTx<T>(ctx: StoreContext, fn: (now: number) => T): T {
+export function writeTx<T>(ctx: WritableDB, fn: (now: number) => T): T {
   if (ctx.readOnlyReason !== null) {
     throw new RunwardenError('READ_ONLY', `The store is open read-only: ${ctx.readOnlyReason}`);
   }
@@ -153,7 +180,7 @@ export function writeTx<T>(ctx: StoreContext, fn: (now: number) => T): T {
 }
 
 /** SQLite's count of commits by other connections, or -1 when it cannot be read (then no progress is seen). */
-function dataVersion(ctx: StoreContext): number {
+function dataVersion(ctx: WritableDB): number {
   try {
     return ctx.db.pragma('data_version', { simple: true }) as number;
   } catch {
@@ -167,7 +194,7 @@ function dataVersion(ctx: StoreContext): number {
  * last such commits and nothing after them (docs/ARCHITECTURE.md#lease-renewals). Inside another
  * transaction it is that transaction's write, and as durable.
  */
-export function renewalTx<T>(ctx: StoreContext, fn: (now: number) => T): T {
+export function renewalTx<T>(ctx: WritableDB, fn: (now: number) => T): T {
   if (ctx.db.inTransaction) return writeTx(ctx, fn);
   ctx.prep('PRAGMA synchronous = NORMAL').run();
   try {
@@ -181,7 +208,7 @@ export function renewalTx<T>(ctx: StoreContext, fn: (now: number) => T): T {
  * Runs several reads in one read transaction, so they all see the same snapshot of the store (WAL: no
  * lock is taken, writers go on). Raw SQLite errors never escape.
  */
-export function readTx<T>(ctx: StoreContext, fn: () => T): T {
+export function readTx<T>(ctx: WritableDB, fn: () => T): T {
   return readOp(ctx.db.transaction(fn).deferred, ctx.db.name);
 }
 

@@ -1,6 +1,6 @@
 /**
  * The store's two handles (docs/ARCHITECTURE.md#parts), told apart by type, not by a list of names. A method
- * that writes declares its `this` as `Writes<...>` (store-context.ts); `StoreReader` is every public member
+ * that writes declares its `this` (`this: RunStore`); `StoreReader` is every public member
  * of `RunStore` except those, so a consumer typed `StoreReader` cannot call a write (a type error, checked by
  * test/main/store/store-facets.test.ts). `StoreWriter` is the store itself: it reads and writes. A store
  * opened with `readonly: true` is typed `ReadonlyStore`: a reader plus `close`.
@@ -9,7 +9,7 @@ import type { RunStore } from './run-store';
 
 type Method = (...args: never[]) => unknown;
 
-/** The public methods of `RunStore` that write: those whose `this` is declared (`Writes<...>`). */
+/** The public methods of `RunStore` that write: those whose `this` is declared. */
 export type WriteMethod = {
   [K in keyof RunStore]: RunStore[K] extends Method
     ? unknown extends ThisParameterType<RunStore[K]>

@@ -8,7 +8,7 @@ import type { Interaction } from '../../shared/domain';
 import { attentionSummary } from './run-counts';
 import { OPEN_INTERACTION_SQL, toInteraction, type InteractionRow } from './row-mapping';
 import type { AttentionSummary } from './store-types';
-import type { StoreContext } from './store-context';
+import type { ReadableDB } from './store-context';
 
 export interface TrayAttention {
   summary: AttentionSummary;
@@ -23,7 +23,7 @@ export interface TrayAttention {
 
 /** Call inside one read transaction (RunStore.trayAttention). `watched`: the questions the shell shows. */
 export function trayAttention(
-  ctx: StoreContext,
+  ctx: ReadableDB,
   limit: number,
   now: number,
   watched: readonly string[] = [],
@@ -45,7 +45,7 @@ export function trayAttention(
  * Those of `ids` that are not open questions of this store (any more). Another machine's questions
  * (`machine:id`, docs/REMOTES.md#in-the-window) are not this store's to say.
  */
-function closedQuestions(ctx: StoreContext, watched: readonly string[]): string[] {
+function closedQuestions(ctx: ReadableDB, watched: readonly string[]): string[] {
   const ids = watched.filter((id) => !id.includes(':'));
   if (ids.length === 0) return [];
   const open = new Set(

@@ -71,7 +71,7 @@ or nothing would act on it (the run's runner is gone: orphaned or stale);
     const key = checkOptionalText(values.key, '--key', 'key');
     if (values.json !== undefined) checkText(values.json, '--json', 'payload');
     else checkText(positionals[1] ?? '', 'VALUE', 'payload', true);
-    const store = openCliStore(ctx, values.store, { read: true });
+    const store = openCliStore(ctx, values.store, { mustExist: true });
     const interaction = store.getInteraction(interactionId);
     let payload: unknown;
     if (values.json !== undefined) {

@@ -81,7 +81,7 @@ answer it any more); 2 not inside a run or bad options.`,
     const question = parseQuestion(values, ctx.now());
     const claim = requireEnclosingRun(ctx, 'ask');
     const pollMs = parseIntegerFlag(values['poll-ms'], 'poll-ms', RANGES.pollMs) ?? 250;
-    const store = openCliStore(ctx, values.store, { read: true, runner: true });
+    const store = openCliStore(ctx, values.store, { mustExist: true, runner: true });
     const actor = runnerActor({ ownerId: `ask:${process.pid}` }, 'cli');
     const interaction = store.requestInteraction(claim, {
       ...question,

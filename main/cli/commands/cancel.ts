@@ -99,7 +99,7 @@ cancelled, else the code of the first refusal.`,
         );
       }
       const view = selectionView(flags, ctx.cwd);
-      const store = openCliStore(ctx, values.store, { read: true });
+      const store = openCliStore(ctx, values.store, { mustExist: true });
       return runBulkAction(ctx, store, 'cancel', flags, view, {
         dryRun: values['dry-run'] === true,
         yes: values.yes === true,
@@ -108,7 +108,7 @@ cancelled, else the code of the first refusal.`,
       });
     }
     const runId = requirePositional(positionals, 0, 'RUN');
-    const store = openCliStore(ctx, values.store, { read: true });
+    const store = openCliStore(ctx, values.store, { mustExist: true });
     const actor = humanActor();
     // Compare-and-set even without --revision: against the revision read here.
     let expectedRevision = revision ?? store.getRun(runId).revision;

@@ -13,7 +13,7 @@ import {
   printResult,
   type Command,
 } from '../command';
-import { openCliStore } from '../open-cli-store';
+import { openCliReader, openCliStore } from '../open-cli-store';
 import { EXIT } from '../exit-codes';
 import type { Paint } from '../output';
 import { sanitizeLine } from '../sanitize';
@@ -43,10 +43,9 @@ Exit status: 0 healthy (stale runs are reported but are not a store problem);
     if (parsed === null) return EXIT.ok;
     noExtraPositionals(parsed.positionals, 0);
     const repair = parsed.values.repair === true;
-    const store = repair
-      ? openCliStore(ctx, parsed.values.store)
-      : openCliStore(ctx, parsed.values.store, { read: true });
-    const repaired = repair ? store.repairCounterDrift(humanActor()) : [];
+    const writer = repair ? openCliStore(ctx, parsed.values.store) : null;
+    const store = writer ?? openCliReader(ctx, parsed.values.store);
+    const repaired = writer?.repairCounterDrift(humanActor()) ?? [];
     const report = store.doctor();
     const result = repair ? { ...report, repaired } : report;
     printResult(ctx, result, () => renderRepairs(repaired) + renderReport(report, ctx.paint));

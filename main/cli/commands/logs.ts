@@ -14,7 +14,7 @@ import {
   type CliContext,
   type Command,
 } from '../command';
-import { openCliStore } from '../open-cli-store';
+import { openCliReader } from '../open-cli-store';
 import { EXIT } from '../exit-codes';
 import { safeJson } from '../sanitize';
 import { parseIntegerFlag } from '../limits';
@@ -70,7 +70,7 @@ by "exec --no-log", or not by "exec" or "worker".`,
     const tail = parseIntegerFlag(values.tail, 'tail', { min: 1, max: ANY });
     const generation = parseIntegerFlag(values.generation, 'generation', { min: 0, max: ANY });
     const pollMs = parseIntegerFlag(values['poll-ms'], 'poll-ms', { min: 20, max: 60_000 }) ?? 250;
-    const store = openCliStore(ctx, values.store);
+    const store = openCliReader(ctx, values.store);
     const format = values.json === true ? 'json' : values.raw === true ? 'raw' : 'text';
     // --raw is the one output that must pass escape sequences: it skips the CLI's stream guard.
     const out = format === 'raw' ? ctx.rawStdout : ctx.stdout;

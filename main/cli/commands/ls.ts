@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { DISPLAY_STATUSES } from '../../../shared/display-status';
 import { RUN_STATUSES, type RunStatus } from '../../../shared/domain';
-import type { RunListItem, RunListPage, RunStore } from '../../store';
+import type { RunListItem, RunListPage, StoreReader } from '../../store';
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
@@ -15,7 +15,7 @@ import {
   type CliContext,
   type Command,
 } from '../command';
-import { openCliStore } from '../open-cli-store';
+import { openCliReader } from '../open-cli-store';
 import { listRemotes } from '../../services/remote/remotes';
 import { EXIT } from '../exit-codes';
 import { checkOptionalText, parseIntegerFlag, RANGES, rangeText } from '../limits';
@@ -107,7 +107,7 @@ ${COMMON_HELP}`,
         : realFolder(resolve(ctx.cwd, values.project), `no such project folder: ${values.project}`);
     const limit = parseIntegerFlag(values.limit, 'limit', RANGES.limit) ?? 50;
     const search = checkOptionalText(values.search, '--search', 'title');
-    const store = openCliStore(ctx, values.store, { read: true });
+    const store = openCliReader(ctx, values.store);
     const query = { projectPath, search, limit, cursor: values.cursor ?? null };
     const page =
       state === undefined
@@ -128,7 +128,7 @@ ${COMMON_HELP}`,
 
 /** Pages of every run, newest first, keeping those whose stored state is `state`, until `limit` are kept. */
 function listByState(
-  store: RunStore,
+  store: StoreReader,
   query: {
     projectPath: string | undefined;
     search: string | undefined;

@@ -41,7 +41,7 @@ Exit status: 0 parked; 2 outside a run or bad arguments; 6 the run lost its leas
     if (detail === undefined) throw new UsageError('say why: runwarden park --source-changed DETAIL');
     checkText(detail, '--source-changed', 'detail');
     const claim = requireEnclosingRun(ctx, 'park');
-    const store = openCliStore(ctx, parsed.values.store, { read: true, runner: true });
+    const store = openCliStore(ctx, parsed.values.store, { mustExist: true, runner: true });
     const run = store.park(claim, 'sourceChanged', detail);
     printResult(
       ctx,

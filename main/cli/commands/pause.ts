@@ -44,7 +44,7 @@ ${COMMON_HELP}`,
     const { values, runId } = parsed;
     const revision = parseIntegerFlag(values.revision, 'revision', RANGES.revision);
     const reason = checkOptionalText(values.reason, '--reason', 'reason');
-    const store = openCliStore(ctx, values.store, { read: true });
+    const store = openCliStore(ctx, values.store, { mustExist: true });
     const command = {
       expectedRevision: revision ?? store.getRun(runId).revision,
       reason: reason ?? 'Paused from the CLI.',

@@ -84,7 +84,7 @@ store, or why not. Exit status: 0 done; 2 bad arguments; 4 remote rm of an unkno
       case 'rm': {
         noExtraPositionals(positionals, 2);
         const name = requirePositional(positionals, 1, 'NAME');
-        const store = openCliStore(ctx, values.store, { read: true });
+        const store = openCliStore(ctx, values.store, { mustExist: true });
         removeRemote(store, name, humanActor());
         printResult(ctx, { name }, () => `Removed ${name}; its own Runwarden and store are untouched.`);
         return EXIT.ok;

@@ -62,7 +62,7 @@ Exit status: 0 resolved; 2 bad arguments; 3 a live runner holds the run; 4 unkno
     if (values.note === undefined) throw new UsageError('--note is required: say how you know');
     const note = checkText(values.note, '--note', 'note');
     const revision = parseIntegerFlag(values.revision, 'revision', RANGES.revision);
-    const store = openCliStore(ctx, values.store, { read: true });
+    const store = openCliStore(ctx, values.store, { mustExist: true });
     const before = store.getEffect(effectId);
     const effect = callHandler(store, 'effects:resolve', {
       effectId,

@@ -58,7 +58,7 @@ ${SELECTION_HELP}`,
         throw new UsageError('--anyway and --revision act on one run; resume it on its own');
       }
       const view = selectionView(flags, ctx.cwd);
-      const store = openCliStore(ctx, values.store, { read: true });
+      const store = openCliStore(ctx, values.store, { mustExist: true });
       return runBulkAction(ctx, store, 'resume', flags, view, {
         dryRun: values['dry-run'] === true,
         yes: values.yes === true,
@@ -67,7 +67,7 @@ ${SELECTION_HELP}`,
       });
     }
     const runId = requirePositional(positionals, 0, 'RUN');
-    const store = openCliStore(ctx, values.store, { read: true });
+    const store = openCliStore(ctx, values.store, { mustExist: true });
     const run = store.resumeRun(runId, {
       expectedRevision: revision ?? store.getRun(runId).revision,
       anyway: values.anyway === true,

@@ -59,7 +59,7 @@ ${SELECTION_HELP}`,
     if (isBulk(flags) || values['dry-run'] === true) {
       if (revision !== undefined) throw new UsageError('--revision acts on one run; retry it on its own');
       const view = selectionView(flags, ctx.cwd);
-      const store = openCliStore(ctx, values.store, { read: true });
+      const store = openCliStore(ctx, values.store, { mustExist: true });
       return runBulkAction(ctx, store, 'retry', flags, view, {
         dryRun: values['dry-run'] === true,
         yes: values.yes === true,
@@ -68,7 +68,7 @@ ${SELECTION_HELP}`,
       });
     }
     const runId = requirePositional(positionals, 0, 'RUN');
-    const store = openCliStore(ctx, values.store, { read: true });
+    const store = openCliStore(ctx, values.store, { mustExist: true });
     const expectedRevision = revision ?? store.getRun(runId).revision;
     const open = values.again === true ? null : openRetryOf(store, runId);
     if (open !== null) {

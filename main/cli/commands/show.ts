@@ -11,7 +11,7 @@ import {
   printResult,
   type Command,
 } from '../command';
-import { openCliStore } from '../open-cli-store';
+import { openCliReader } from '../open-cli-store';
 import { EXIT } from '../exit-codes';
 import { parseIntegerFlag, RANGES, rangeText } from '../limits';
 import { nextCommands } from '../next-commands';
@@ -39,7 +39,7 @@ ${COMMON_HELP}`,
     if (parsed === null) return EXIT.ok;
     const { values, runId } = parsed;
     const eventsLimit = parseIntegerFlag(values.events, 'events', RANGES.events) ?? 20;
-    const store = openCliStore(ctx, values.store, { read: true });
+    const store = openCliReader(ctx, values.store);
     const detail = store.getRunDetail(runId, { eventsLimit });
     printResult(ctx, detail, () => renderDetail(detail, ctx.now(), ctx.paint));
     return EXIT.ok;

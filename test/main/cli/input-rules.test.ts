@@ -117,6 +117,19 @@ describe('store paths', () => {
     expect(existsSync(join(dir.path, 'typo'))).toBe(false);
   });
 
+  it('logs on a mistyped --store says so and creates nothing', async () => {
+    const missing = join(dir.path, 'typo', 'state.sqlite');
+    for (const args of [
+      ['logs', 'run_x'],
+      ['logs', 'run_x', '--json'],
+    ]) {
+      const result = await runCli(args, { store: missing });
+      expect(result.code).toBe(4);
+      expect(result.stdout + result.stderr).toContain(`There is no store at ${missing}`);
+    }
+    expect(existsSync(join(dir.path, 'typo'))).toBe(false);
+  });
+
   it('a dangling symlink gets a sentence, and nothing is created through it', async () => {
     const link = join(dir.path, 'link.sqlite');
     const target = join(dir.path, 'gone', 'state.sqlite');

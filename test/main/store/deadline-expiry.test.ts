@@ -22,7 +22,7 @@ import { openStore } from '../../../main/store/open-store';
 import type { LeaseRow } from '../../../main/store/row-mapping';
 import { actorOf, commitRun, loadLeaseRow, loadQueueRow } from '../../../main/store/run-state';
 import type { RunStore } from '../../../main/store/run-store';
-import { createContext, writeTx, type StoreContext } from '../../../main/store/store-context';
+import { createContext, writeTx, type WritableDB } from '../../../main/store/store-context';
 import {
   createTempStore,
   HUMAN,
@@ -39,7 +39,7 @@ function runnerHoldsLive(lease: LeaseRow, now: number): boolean {
   return lease.owner_type === 'runner' && lease.expires_at !== null && lease.expires_at > now;
 }
 
-function expireOneByOne(ctx: StoreContext, id: string, actor: Actor, now: number): boolean {
+function expireOneByOne(ctx: WritableDB, id: string, actor: Actor, now: number): boolean {
   const row = findInteractionRow(ctx, id);
   if (row === undefined || (row.status !== 'pending' && row.status !== 'presenting')) return false;
   if (row.deadline_at === null || row.deadline_at > now) return false;
@@ -109,7 +109,7 @@ let t: TempStore;
 let copies: string[] = [];
 
 /** A fresh copy of the temp store's current state, opened with its clock. */
-function copyOf(): { store: RunStore; ctx: StoreContext } {
+function copyOf(): { store: RunStore; ctx: WritableDB } {
   const file = path.join(t.dir, `copy-${copies.length}.sqlite`);
   t.store.db.exec(`VACUUM INTO '${file.replaceAll("'", "''")}'`);
   copies.push(file);

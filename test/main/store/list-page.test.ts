@@ -16,7 +16,7 @@ import type { RunListItem } from '../../../shared/views';
 import { listRowSnapshot, type ListRow } from '../../../main/store/list-page';
 import { findRunRow, loadDisplaySnapshot, ownerLiveness } from '../../../main/store/run-state';
 import { listPageSql, listRunsSql } from '../../../main/store/run-views';
-import { createContext, type StoreContext } from '../../../main/store/store-context';
+import { createContext, type WritableDB } from '../../../main/store/store-context';
 import type { Claim, ListView } from '../../../main/store/store-types';
 import {
   createTempStore,
@@ -34,7 +34,7 @@ const VIEWS: ListView[] = ['all', 'needs-you', ...DISPLAY_STATUSES];
 
 let t: TempStore;
 let other: string;
-let ctx: StoreContext;
+let ctx: WritableDB;
 
 /** What a page row was before: the per-row reads, mapped the way listRuns maps them. */
 function perRowItem(id: string, now: number): RunListItem {

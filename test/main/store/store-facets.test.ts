@@ -1,12 +1,15 @@
 /**
- * The reader/writer split is structural (main/store/store-facets.ts): a write declares `this: Writes<...>`
- * and `StoreReader` leaves it out. These tests keep that honest: the compile-time fixture is type-checked,
+ * The reader/writer split is structural (main/store/store-facets.ts): a write declares `this: RunStore`
+ * and `StoreReader` leaves it out; below the facade a read is handed a `ReadableDB` (store-context.ts). These tests keep that honest: the compile-time fixture is type-checked,
  * and every store method that goes through the write path declares itself a write (and only those do).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_DISPLAY_OPTIONS } from '../../../shared/display-status';
+import { createContext, readerOf } from '../../../main/store/store-context';
+import { createTempStore } from '../../helpers/temp-store';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const FIXTURE = path.join(ROOT, 'test/main/store/fixtures/reader-cannot-write.ts');
@@ -70,7 +73,7 @@ describe('store reader and writer handles', () => {
     const fixture = fs.readFileSync(FIXTURE, 'utf8');
     expect(fixture.match(/@ts-expect-error/g)?.length).toBeGreaterThanOrEqual(9);
     // The read-only open is covered too: its handle is the one a caller actually gets from openStore.
-    expect(fixture).toMatch(/openStore\(file, \{ readonly: true \}\);\n\s+\/\/ @ts-expect-error/);
+    expect(fixture).toMatch(/openStoreReader\(file\);\n\s+\/\/ @ts-expect-error/);
     expect(typecheckedFiles('tsconfig.node.json')).toContain(FIXTURE);
     expect(JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.typecheck).toContain(
       'tsc -p tsconfig.node.json',
@@ -92,6 +95,20 @@ describe('store reader and writer handles', () => {
     }
     for (const name of ['listRuns', 'getRun', 'doctor', 'trayAttention', 'autoCheckpointPages']) {
       expect(writes).not.toContain(name);
+    }
+  });
+
+  it('refuses, as it prepares, a statement that writes handed to a read', () => {
+    const t = createTempStore();
+    try {
+      const reader = readerOf(createContext(t.store.db, () => 0, DEFAULT_DISPLAY_OPTIONS, null));
+      expect(reader.prep('SELECT count(*) AS n FROM runs').get()).toEqual({ n: 0 });
+      expect(() => reader.prep("UPDATE runs SET title = 'x'")).toThrow(
+        /A read prepared a statement that writes/,
+      );
+      expect('db' in reader).toBe(false);
+    } finally {
+      t.cleanup();
     }
   });
 });
