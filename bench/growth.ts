@@ -1,8 +1,7 @@
 /**
  * Across store sizes: how much each read's p95 grew from the smallest store to the largest (target: at most
  * 1.5×), beside its raw SQL's own growth. Where the baseline is the raw query for the same data, a read whose
- * raw SQL grows as much is judged on what it adds: its growth over the raw SQL's, at most 1.5× too
- * (docs/PERFORMANCE-HISTORY.md#round-6-list-reads-and-growth). A read whose baseline is a naive full count is judged
+ * raw SQL grows as much is judged on what it adds: its growth over the raw SQL's, at most 1.5× too. A read whose baseline is a naive full count is judged
  * on its own growth only.
  */
 import type { Measurement } from './report-model';

@@ -13,7 +13,7 @@ if (!existsSync(bundle)) {
   process.exit(1);
 }
 // Runners start this often (notify, progress, step): V8's compiled code for the bundle and better-sqlite3 is
-// kept beside the bundle, so later starts skip compiling it (docs/PERFORMANCE.md, round 6). Beside the code
+// kept beside the bundle, so later starts skip compiling it (docs/CLI.md#start-up). Beside the code
 // it caches, whoever could write the cache could write the code; an unwritable folder only means no cache.
 try {
   enableCompileCache(fileURLToPath(new URL('../out/cli/.compile-cache', import.meta.url)));

@@ -60,17 +60,6 @@ function readOr(fs, path, fallback) {
 }
 
 /**
- * Linux only: will Chromium's sandbox start? It needs either unprivileged user namespaces or the setuid
- * helper `chrome-sandbox` next to the Electron binary, owned by root with mode 4755. npm installs that helper
- * as the user, so where the kernel restricts user namespaces (Ubuntu 23.10 and later:
- * `kernel.apparmor_restrict_unprivileged_userns = 1`; older Debian: `kernel.unprivileged_userns_clone = 0`)
- * Electron aborts at once with "The SUID sandbox helper binary was found, but is not configured correctly".
- * An AppArmor profile for this Electron that allows `userns` lifts the restriction for it.
- *
- * Returns null when the sandbox can start (or this is not Linux), else the sentence with both remedies.
- * The sandbox is never turned off (no --no-sandbox): the person chooses a remedy.
- */
-/**
  * Linux as root: Chromium refuses to run a root process with its sandbox on ("Running as root without
  * --no-sandbox is not supported"), and `npm start` never turns the sandbox off. Returns the sentence, or null.
  */
@@ -82,6 +71,17 @@ export function rootProblem({ platform, uid }) {
   );
 }
 
+/**
+ * Linux only: will Chromium's sandbox start? It needs either unprivileged user namespaces or the setuid
+ * helper `chrome-sandbox` next to the Electron binary, owned by root with mode 4755. npm installs that helper
+ * as the user, so where the kernel restricts user namespaces (Ubuntu 23.10 and later:
+ * `kernel.apparmor_restrict_unprivileged_userns = 1`; older Debian: `kernel.unprivileged_userns_clone = 0`)
+ * Electron aborts at once with "The SUID sandbox helper binary was found, but is not configured correctly".
+ * An AppArmor profile for this Electron that allows `userns` lifts the restriction for it.
+ *
+ * Returns null when the sandbox can start (or this is not Linux), else the sentence with both remedies.
+ * The sandbox is never turned off (no --no-sandbox): the person chooses a remedy.
+ */
 export function sandboxProblem({ platform, electronPath, fs = realFs }) {
   if (platform !== 'linux') return null;
   const restricted =

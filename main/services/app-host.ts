@@ -52,7 +52,7 @@ const NOTICE_ACTOR: Actor = { type: 'host', id: 'notifier', surface: 'sweeper' }
 /**
  * What a window asks for as soon as it loads (renderer/src/lib/state): read once when the host starts,
  * while the window is still loading, so its first answers come from compiled code, prepared statements and
- * cached pages (what a cold first window cost is in docs/PERFORMANCE-HISTORY.md, round 4, "First window").
+ * cached pages.
  */
 const WARM_UP_READS: ReadonlyArray<readonly [Channel, unknown]> = [
   ['runs:list', { view: 'needs-you', limit: LIST_PAGE_SIZE }],

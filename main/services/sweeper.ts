@@ -21,7 +21,6 @@ import {
 /** Rows handled per step per tick: bounded work, short write transactions. */
 export const SWEEP_BATCH = 200;
 const FEED_BATCH = 1_000;
-/** Runs marked lost per write transaction: keeps each one short (docs/PERFORMANCE.md, write-lock hold). */
 /** Finished runs deleted per write transaction by retention (with their events). */
 export const PRUNE_PER_TX = 40;
 const CHECKPOINT_EVERY_TICKS = 30;

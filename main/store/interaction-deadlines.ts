@@ -39,7 +39,6 @@ export const DEADLINE_SQL = `SELECT id FROM interactions
  * Questions settled per call of `expireDueInteractions` by `RunStore.expireInteractionDeadlines`, which puts
  * as many of these chunks in one write transaction as fit in its time budget: a burst of deadlines must not
  * cost a commit each, and one transaction must not hold the write lock long (docs/ARCHITECTURE.md#sweeper).
- * Why 40 is in docs/PERFORMANCE-HISTORY.md (round 3).
  */
 export const DEADLINES_PER_CHUNK = 40;
 

@@ -1,5 +1,5 @@
 /**
- * A list page in one statement (docs/PERFORMANCE-HISTORY.md#round-6-list-reads-and-growth): the page query's runs with
+ * A list page in one statement: the page query's runs with
  * their queue entry and lease joined in, and what the reducer reads of their open questions and ambiguous
  * effects. Before, a page took up to four more statements (queue entries, leases, questions, effects by id)
  * and mapped every column of those questions and effects, though a list row shows only a reason line.

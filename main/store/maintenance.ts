@@ -7,7 +7,7 @@ import { logPathsOfRuns } from './run-logs';
 /**
  * How long one pruning transaction goes on taking runs: it holds the write lock, and at a million runs one
  * run's rows cost anywhere from a fraction of a millisecond to tens (cold pages, a search-index tombstone
- * rebuild), so a fixed count of runs is no bound on the lock (docs/PERFORMANCE-HISTORY.md, pruning).
+ * rebuild), so a fixed count of runs is no bound on the lock.
  */
 export const PRUNE_BUDGET_MS = 10;
 
@@ -21,7 +21,7 @@ const PRUNABLE = `finished_at IS NOT NULL AND finished_at <= @cutoff
  * A batch is the oldest-finished prunable run and the prunable runs stored right after it, up to this many
  * rowids per run of the batch's limit ahead. Runs finish in a different order than they were stored in: the
  * 40 oldest by finish time lie among ~1,400 runs of a million-run store, one page of every table and index
- * each; neighbours in the table share their pages (docs/PERFORMANCE-HISTORY.md, pruning).
+ * each; neighbours in the table share their pages.
  */
 export const PRUNE_WINDOW_PER_RUN = 8;
 

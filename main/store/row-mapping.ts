@@ -89,7 +89,7 @@ export const OPEN_INTERACTION_SQL = sqlList(OPEN_INTERACTION_STATUSES);
 /** Columns of `runs` joined with its project path; every run read uses this list. */
 export const RUN_COLUMNS = `r.*, p.canonical_path AS project_path`;
 export const RUN_FROM = `runs r JOIN projects p ON p.id = r.project_id`;
-/** RUN_FROM walking `runs_search_walk` (migration 0005): a substring walk over all runs (run-queries.ts). */
+/** RUN_FROM walking `runs_search_walk` (migration 0005): a substring walk over all runs (search-plan.ts). */
 export const RUN_FROM_SEARCH_WALK = `runs r INDEXED BY runs_search_walk JOIN projects p ON p.id = r.project_id`;
 
 export function parseJson(text: string | null): unknown {

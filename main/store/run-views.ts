@@ -141,7 +141,7 @@ function listRunsParts(view: ListView, opts: ListShape): { from: string; where: 
     // range in its covering index but keeps and sorts only the ids above it, not every run in the range.
     // Unary plus: the bound only filters; as a range it would let SQLite walk the id index instead.
     // Only there: a status branch stops after its page anyway, and the bound was a quarter of Failed's
-    // time at 1M runs (docs/PERFORMANCE-HISTORY.md#round-7-needs-you-at-a-million-runs).
+    // time at 1M runs.
     const floor = `(SELECT CASE WHEN count(*) = @limit THEN min(id) ELSE '' END FROM (${branchSql(branches[0] as string, shape)}))`;
     const bounded = TIME_RANGE_VIEWS.has(view);
     const union = branches.map((c, i) =>

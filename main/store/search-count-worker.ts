@@ -2,7 +2,7 @@
  * A search's tab counts off the host's main thread (docs/WINDOW.md#search).
  *
  * Counting what a broad word matches reads its trigram candidates and up to SEARCH_COUNT_CAP runs: longer than
- * a keystroke at a million runs (docs/PERFORMANCE-HISTORY.md#round-7-typing-a-search-at-a-million-runs). The host answers one
+ * a keystroke at a million runs. The host answers one
  * request at a time, so on its own connection one keystroke's counts held up the next keystroke's rows. This
  * worker thread has its own read connection and runs the count statement the store builds
  * (`searchCountsStatement`), one at a time, in the order asked:

@@ -72,8 +72,7 @@ export function searchMode(needle: string): 'index' | 'scan' {
 /**
  * The share of runs above which a needle counts as common. The index path materialises and sorts every
  * candidate before taking the newest page, so it slows with the number of matches; walking runs newest first
- * and testing the substring stops after about (page / share) rows. The crossover is measured in
- * docs/PERFORMANCE-HISTORY.md (rounds 3 and 4).
+ * and testing the substring stops after about (page / share) rows.
  */
 export const COMMON_SEARCH_SHARE = 0.02;
 
@@ -117,7 +116,7 @@ export function searchPlan(
   }
   if (inProjects > limit) return 'walk';
   // Counting a common word's candidates costs about the same however few are counted (FTS5 reads its
-  // trigrams' doclists; docs/PERFORMANCE-HISTORY.md round 4): the list asks again for every refresh and page, so the
+  // trigrams' doclists): the list asks again for every refresh and page, so the
   // answer is kept a while.
   // A plan that went stale costs time, never rows: the walk falls back, the index sorts what it finds.
   const now = ctx.clock();
@@ -142,8 +141,7 @@ const SEARCH_PLANS_KEPT = 64;
 /**
  * Index entries per walked run at which the two plans cost the same. The index reads and sorts every match;
  * the walk tests each run it passes (a few times cheaper per run) and passes about `limit × runs / matches` of
- * them. So the index is cheaper below √(k · limit · runs) matches, k being the ratio of the two costs, as
- * measured in docs/PERFORMANCE-HISTORY.md#round-7-the-common-word-search-at-10k-runs.
+ * them. So the index is cheaper below √(k · limit · runs) matches, k being the ratio of the two costs.
  */
 export const WALK_TO_INDEX_COST = 0.15;
 

@@ -1,7 +1,9 @@
 /**
  * Code comments and docs cite `docs/X.md#anchor` (docs/ARCHITECTURE.md); a citation whose heading was renamed
- * or never written sends the reader nowhere. Every such citation must name a heading of that document.
+ * or never written sends the reader nowhere. Every such citation must name a heading of that document, and
+ * every file of this repository a comment or a doc names must exist.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -57,12 +59,57 @@ describe('doc anchors', () => {
         : /docs\/([A-Z][A-Z-]*\.md)#([\w-]+)/g;
       for (const match of text.matchAll(pattern)) {
         const [, doc = '', anchor = ''] = match;
-        if (!docs.has(doc)) continue;
         cited += 1;
+        if (!docs.has(doc)) {
+          broken.push(`${path.relative(ROOT, file)}: ${doc} does not exist`);
+          continue;
+        }
         if (!anchors.get(doc)?.has(anchor)) broken.push(`${path.relative(ROOT, file)}: ${doc}#${anchor}`);
       }
     }
     expect(cited).toBeGreaterThan(50);
     expect(broken).toEqual([]);
   });
+
+  it('every file of the repository named in a comment or a doc exists', () => {
+    const tracked = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter((f) => f !== '' && !f.includes('node_modules/') && fs.existsSync(path.join(ROOT, f)));
+    const paths = new Set(tracked);
+    const names = new Set(tracked.map((f) => path.basename(f)));
+    const code = tracked.filter(
+      (f) => /^(main|shared|renderer|bench|scripts|bin)\//.test(f) && /\.(ts|js|mjs|cjs|svelte)$/.test(f),
+    );
+    const docs = tracked.filter((f) => /^(README|docs\/[^/]+)\.md$/.test(f));
+    const missing: string[] = [];
+    let named = 0;
+    for (const file of [...code, ...docs]) {
+      const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+      const said = file.endsWith('.md') ? text : commentsOf(text);
+      for (const [, name = ''] of said.matchAll(FILE_NAME)) {
+        // A path of this repository must be there; a bare name of a source file must be one somewhere.
+        const ours = OUR_ROOTS.test(name);
+        const bare = !name.includes('/') && !file.endsWith('.md') && /\.(ts|svelte)$/.test(name);
+        if (!ours && !bare) continue;
+        named += 1;
+        if (ours ? !paths.has(name) : !names.has(name)) missing.push(`${file}: ${name}`);
+      }
+    }
+    expect(named).toBeGreaterThan(100);
+    expect(missing).toEqual([]);
+  });
 });
+
+/** A file name as prose writes it: `main/store/leases.ts`, `sweeper.ts`, `docs/CLI.md`. */
+const FILE_NAME =
+  /(?<![\w./$@-])((?:[\w.-]+\/)*[\w-][\w.-]*\.(?:ts|js|mjs|cjs|svelte|md|css|html))(?![\w/])/g;
+const OUR_ROOTS = /^(main|shared|renderer|test|scripts|bench|bin|build|examples)\//;
+
+/** The comments of a source file, joined: what a reader is told, not the code's own strings. */
+function commentsOf(source: string): string {
+  const found = source.matchAll(/\/\*[\s\S]*?\*\/|(?<![:'"`\\])\/\/[^\n]*|<!--[\s\S]*?-->/g);
+  return [...found].map((m) => m[0]).join('\n');
+}

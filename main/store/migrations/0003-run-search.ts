@@ -2,7 +2,7 @@
  * Schema v3: a trigram full-text index for run search (docs/PERFORMANCE.md). Substring search
  * (`instr(lower(title), …)`) walks every run when few match; the FTS5 `trigram` tokenizer
  * answers any substring of 3+ characters from the index. It only narrows the candidates: the list query
- * still applies the exact substring test, so results are those of the scan (run-queries.ts).
+ * still applies the exact substring test, so results are those of the scan (run-views.ts).
  * - `run_search` is contentless (the text lives in `runs`) with delete support, keyed by
  *   `run_search_keys.key`: an INTEGER PRIMARY KEY, so VACUUM never renumbers it (the implicit rowid of
  *   `runs` carries no such promise).

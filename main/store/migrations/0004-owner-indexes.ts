@@ -5,8 +5,7 @@
  *   `runs_project_owned(project_id, id)`, both `WHERE owner_expires_at IS NOT NULL`, were two such indexes
  *   per heartbeat that no plan needs (query-plans.test.ts).
  * - The expired-owner and unattended branches of the needs-you / stale views read the newest ids of their
- *   runs: with `id` in the index they no longer look up the table row of every expired owner
- *   (docs/PERFORMANCE-HISTORY.md, round 4).
+ *   runs: with `id` in the index they no longer look up the table row of every expired owner.
  */
 import type { Migration } from './migration';
 
