@@ -71,6 +71,8 @@ export interface RunListItem {
   ambiguousEffects: number;
   /** The soonest deadline among the run's open questions (null: none has one), for ordering what needs you. */
   nextDeadlineAt: number | null;
+  /** When its oldest open question was asked (null or absent: none open): a question's age is from then. */
+  askedAt?: number | null;
   /** Needs you only: the triage group the store placed the run in (shared/triage.ts). */
   triageGroup?: TriageGroup;
   /** Another machine's run (docs/REMOTES.md#in-the-window), its ids named `NAME:ID`; absent or null: this one's. */
@@ -400,3 +402,13 @@ export interface OpenRunPush {
 
 export type Notifications = Notification[];
 export type { Effect };
+
+/**
+ * Where a row's AGE counts from: a run waiting for an answer is as old as its question (the oldest open
+ * one), any other run as old as the run.
+ */
+export function ageFrom(item: Pick<RunListItem, 'run' | 'display' | 'askedAt'>): number {
+  if (item.display.status === 'needs-answer' && item.askedAt !== undefined && item.askedAt !== null)
+    return item.askedAt;
+  return item.run.createdAt;
+}

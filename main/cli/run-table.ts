@@ -1,6 +1,8 @@
 /** The runs as a table, for `runwarden ls` and its `--machine` listing. */
 import { basename } from 'node:path';
+import { AGENT_ACTIVITY_WORDS, agentActivity, detailNow } from '../../shared/agent-activity';
 import type { DisplayStatus } from '../../shared/display-status';
+import { ageFrom } from '../../shared/views';
 import type { RunListItem } from '../store';
 import { shellCommand } from '../platform/shell-quote';
 import { formatTable, relativeTime, statusStyle, type Column, type Paint } from './output';
@@ -38,10 +40,12 @@ export function renderRuns(
     },
     { header: 'WORKFLOW', value: (item) => item.run.workflow, max: 20 },
     { header: 'TITLE', value: (item) => item.run.title, max: 40 },
-    { header: 'AGE', value: (item) => relativeTime(item.run.createdAt, now) },
-    { header: 'HEARTBEAT', value: (item) => relativeTime(item.lease?.heartbeatAt ?? null, now) },
+    // A run waiting for an answer is as old as its question.
+    { header: 'AGE', value: (item) => relativeTime(ageFrom(item), now) },
+    // An agent session does not heartbeat: what it is doing stands in that column (docs/AGENTS.md).
+    { header: 'HEARTBEAT', value: (item) => heartbeatCell(item, now) },
     { header: 'STEP', value: (item) => item.run.currentStep ?? '-', max: 24 },
-    { header: 'DETAIL', value: (item) => item.run.statusDetail ?? '-', max: 40 },
+    { header: 'DETAIL', value: (item) => detailNow(item.run, item.display, now) ?? '-', max: 40 },
   ];
   const table = formatTable(columns, items, paint);
   if (nextCursor === null) return table;
@@ -58,6 +62,12 @@ const PARKED_WORDS: Record<NonNullable<RunListItem['display']['parkReason']>, st
   runnerExited: 'parked (runner exited)',
   interactionExpired: 'parked (question expired)',
 };
+
+function heartbeatCell(item: RunListItem, now: number): string {
+  const activity = agentActivity(item.run, item.display, now);
+  if (activity !== null) return `agent: ${AGENT_ACTIVITY_WORDS[activity]}`;
+  return relativeTime(item.lease?.heartbeatAt ?? null, now);
+}
 
 function statusLabel(item: RunListItem): string {
   const status: DisplayStatus = item.display.status;

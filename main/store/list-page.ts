@@ -24,7 +24,7 @@ import {
 } from './row-mapping';
 
 /** An open question as a list page reads it: what the reducer and the next deadline need. */
-export type ListInteraction = Pick<Interaction, 'status' | 'title' | 'deadlineAt'>;
+export type ListInteraction = Pick<Interaction, 'status' | 'title' | 'deadlineAt' | 'createdAt'>;
 /** An ambiguous effect as a list page reads it. */
 export type ListEffect = Pick<Effect, 'status' | 'summary'>;
 
@@ -97,8 +97,8 @@ function extraColumns(r: string): string {
   const lease = LEASE_COLUMNS.map((c) => `l.${c} AS l_${c}`).join(', ');
   return `${queue}, ${lease},
   CASE WHEN ${r}.open_interactions > 0 THEN (
-    SELECT json_group_array(json_object('status', i.status, 'title', i.title, 'deadlineAt', i.deadline_at)
-      ORDER BY i.created_at, i.id)
+    SELECT json_group_array(json_object('status', i.status, 'title', i.title, 'deadlineAt', i.deadline_at,
+      'createdAt', i.created_at) ORDER BY i.created_at, i.id)
     FROM interactions i WHERE i.run_id = ${r}.id AND i.status IN ${OPEN_INTERACTION_SQL}) END AS open_json,
   CASE WHEN ${r}.ambiguous_effects > 0 THEN (
     SELECT json_group_array(json_object('status', e.status, 'summary', e.summary) ORDER BY e.id)

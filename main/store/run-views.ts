@@ -287,6 +287,7 @@ function listItem(ctx: ReadableDB, row: ListRow, now: number): RunListItem {
     openInteractions: row.open_interactions,
     ambiguousEffects: row.ambiguous_effects,
     nextDeadlineAt: soonestOpenDeadline(snapshot.interactions),
+    askedAt: snapshot.interactions[0]?.createdAt ?? null,
   };
 }
 

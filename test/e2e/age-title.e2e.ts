@@ -18,13 +18,15 @@ test('the Age cell shows its full date on hover; rows not hovered carry none', a
     expect(await first.getAttribute('title')).toBeNull();
     await first.hover();
     await expect(first).toHaveAttribute('title', /\d{4}/);
-    // The same date as the run was created, in this browser's format.
-    const created = Number(await first.getAttribute('data-created'));
+    // The moment the age counts from (the run's creation, or its open question's), in this browser's format.
+    const created = Number(await first.getAttribute('data-age-at'));
+    const label = await first.getAttribute('data-age-label');
+    expect(['Created', 'Asked']).toContain(label);
     const expected = await page.evaluate(
       (at) => new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' }).format(at),
       created,
     );
-    await expect(first).toHaveAttribute('title', expected);
+    await expect(first).toHaveAttribute('title', `${label} ${expected}`);
     expect(await cells.nth(1).getAttribute('title')).toBeNull();
   } finally {
     await served.stop();
