@@ -1,5 +1,5 @@
 /**
- * The CLI's documented exit codes (README "Runner contract"; each command's --help lists its own). Every
+ * The CLI's documented exit codes (docs/CLI.md#exit-codes; each command's --help lists its own). Every
  * command maps its outcome to one of these; `runwarden --help` prints the table.
  */
 import type { ErrorCode } from '../../shared/errors';
