@@ -53,6 +53,7 @@ function perRowItem(id: string, now: number): RunListItem {
     openInteractions: row.open_interactions,
     ambiguousEffects: row.ambiguous_effects,
     nextDeadlineAt,
+    askedAt: snapshot.interactions[0]?.createdAt ?? null,
   };
 }
 
@@ -183,7 +184,12 @@ describe('a page row against the per-row reads', () => {
       expect(now.queue).toEqual(before.queue);
       expect(now.lease).toEqual(before.lease);
       expect(now.interactions, row.title).toEqual(
-        before.interactions.map((i) => ({ status: i.status, title: i.title, deadlineAt: i.deadlineAt })),
+        before.interactions.map((i) => ({
+          status: i.status,
+          title: i.title,
+          deadlineAt: i.deadlineAt,
+          createdAt: i.createdAt,
+        })),
       );
       expect(now.effects, row.title).toEqual(
         before.effects.map((x) => ({ status: x.status, summary: x.summary })),
