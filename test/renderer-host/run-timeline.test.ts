@@ -46,7 +46,8 @@ describe('run timeline', () => {
         'Run created runner runner-1 via sdk title: Build',
         'Lease claimed runner runner-1 via sdk lease generation 1',
         'Started running runner runner-1 via sdk',
-      ].map((text) => `2m ago ${text}`),
+        // 100 s ago: ages count whole units passed, so "1m ago" (never "2m" before two minutes have passed).
+      ].map((text) => `1m ago ${text}`),
     );
     expect(lines).toHaveLength(4);
     expect(lines[3]).toMatch(/×4 over 30s/);
