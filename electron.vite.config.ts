@@ -17,6 +17,15 @@ import { CONTENT_SECURITY_POLICY } from './shared/csp';
 const projectRoot = fileURLToPath(new URL('.', import.meta.url));
 const fromRoot = (...parts: string[]): string => resolve(projectRoot, ...parts);
 
+/**
+ * The renderer's import aliases (the same as `paths` in tsconfig.base.json): `$lib/…` is renderer/src/lib and
+ * `$shared/…` is shared/, so no renderer import climbs with `../`. The vitest renderer project uses them too.
+ */
+export const RENDERER_ALIASES: Record<string, string> = {
+  $lib: fromRoot('renderer/src/lib'),
+  $shared: fromRoot('shared'),
+};
+
 const CSP_META_RE = /<meta[^>]+http-equiv\s*=\s*["']?content-security-policy/i;
 
 /** Injects `<meta http-equiv="Content-Security-Policy">` from shared/csp.ts as the first tag of `<head>`. */
@@ -71,6 +80,7 @@ export default defineConfig({
   renderer: {
     root: fromRoot('renderer'),
     base: './',
+    resolve: { alias: RENDERER_ALIASES },
     plugins: [svelte({ configFile: fromRoot('svelte.config.js') }), cspMetaPlugin(CONTENT_SECURITY_POLICY)],
     build: {
       outDir: fromRoot('out/renderer'),

@@ -1,11 +1,14 @@
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { svelteTesting } from '@testing-library/svelte/vite';
 import { defineConfig } from 'vitest/config';
+import { RENDERER_ALIASES } from './electron.vite.config';
 
 export default defineConfig({
   test: {
     projects: [
       {
+        // test/shared reads the renderer's answer form, which imports through the renderer's aliases.
+        resolve: { alias: RENDERER_ALIASES },
         test: {
           name: 'node',
           environment: 'node',
@@ -25,6 +28,7 @@ export default defineConfig({
       },
       {
         plugins: [svelte({ configFile: './svelte.config.js' }), svelteTesting()],
+        resolve: { alias: RENDERER_ALIASES },
         test: {
           name: 'renderer',
           environment: 'jsdom',

@@ -34,7 +34,8 @@ export function specifiers(source: string): string[] {
   return [...code.matchAll(IMPORT)].map((m) => (m[1] ?? m[2] ?? m[3]) as string);
 }
 
-const ALIASES: Record<string, string> = { $lib: 'renderer/src/lib' };
+/** The renderer's aliases (tsconfig.base.json `paths`, electron.vite.config.ts `RENDERER_ALIASES`). */
+const ALIASES: Record<string, string> = { $lib: 'renderer/src/lib', $shared: 'shared' };
 
 /** The file an import names, among `files`; null for a package or a file outside them. */
 export function resolveImport(from: string, spec: string, files: ReadonlySet<string>): string | null {

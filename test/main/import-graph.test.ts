@@ -88,6 +88,7 @@ describe('the checks themselves', () => {
     'main/services/h.ts': "import { a } from '../store/a';\nexport const h = a;\n",
     'renderer/src/lib/v.ts': "import { s } from '$lib/w';\nimport x from '../../../main/store/a';\n",
     'renderer/src/lib/w.ts': "export * from '../../../shared/s';\n",
+    'renderer/src/lib/x.ts': "export { s } from '$shared/s';\n",
     'shared/s.ts': 'export const s = 1;\n',
   };
   const graph = importGraph(probe);
@@ -103,5 +104,6 @@ describe('the checks themselves', () => {
       'renderer/src/lib/v.ts -> main/store/a.ts',
     ]);
     expect(graph.get('renderer/src/lib/v.ts')).toContain('renderer/src/lib/w.ts');
+    expect(graph.get('renderer/src/lib/x.ts')).toEqual(['shared/s.ts']);
   });
 });

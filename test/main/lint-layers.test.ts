@@ -59,4 +59,21 @@ describe('layer rule in .oxlintrc.json', () => {
     });
     expect(findings.filter((f) => f.code === RESTRICTED)).toEqual([]);
   });
+
+  it('keeps the renderer on its aliases: no main/, no Node, no import climbing with ../', () => {
+    const findings = lint({
+      'renderer/src/lib/state/probe.ts': [
+        "import { visibleText } from '../format/visible-text';",
+        "import { RUN_VIEWS } from '../../../../shared/views';",
+        "import { openStore } from '$lib/../../../main/store/open-store';",
+        "import { readFileSync } from 'node:fs';",
+        "import { relativeAge } from '$lib/format/time-format';",
+        "import { isTerminalRunStatus } from '$shared/domain';",
+        "import { toDraft } from './settings-draft';",
+        'export { visibleText, RUN_VIEWS, openStore, readFileSync, relativeAge, isTerminalRunStatus, toDraft };',
+        '',
+      ].join('\n'),
+    });
+    expect(lines(findings, 'renderer/src/lib/state/probe.ts')).toEqual([1, 2, 3, 4]);
+  });
 });

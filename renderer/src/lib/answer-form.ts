@@ -2,9 +2,9 @@
  * The answer form of an interaction, built from its declared choices or fields. It checks each answer with
  * the same rules the store enforces (shared/answer-rules.ts), in the form's own words, before the round trip.
  */
-import { fieldProblem, fieldProblemText, isDeclaredChoice } from '../../../shared/answer-rules';
-import type { FieldOption, FieldType, Interaction } from '../../../shared/domain';
-import { typedValue } from '../../../shared/answer-value';
+import { fieldProblem, fieldProblemText, isDeclaredChoice } from '$shared/answer-rules';
+import type { FieldOption, FieldType, Interaction } from '$shared/domain';
+import { typedValue } from '$shared/answer-value';
 
 /**
  * A choice field's draft: the options ticked (one at most for a single choice), whether "Other" is ticked,

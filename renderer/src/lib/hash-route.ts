@@ -3,7 +3,7 @@
  * `#/needs-you?project=%2Fhome%2Fme%2Fapp&run=run_01&q=deploy`. Another machine's run is `NAME:ID`
  * (`#/run/box:run_01`), and `machine=box` (or `this`) shows one machine's runs (docs/REMOTES.md#in-the-window).
  */
-import { RUN_VIEWS, type RunView } from '../../../shared/views';
+import { RUN_VIEWS, type RunView } from '$shared/views';
 
 export interface Route {
   view: RunView;

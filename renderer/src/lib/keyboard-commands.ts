@@ -2,7 +2,7 @@
  * Keyboard-first commands (docs/WINDOW.md#keyboard): j/k, Home/End/PageUp/PageDown, Enter, Esc, /, g-then-view,
  * x, a, ?, Ctrl/Cmd+K. Pure.
  */
-import type { RunView } from '../../../shared/views';
+import type { RunView } from '$shared/views';
 import { VIEW_KEYS } from './format/view-meta';
 
 export type KeyCommand =

@@ -2,8 +2,8 @@
  * The settings form in the units a person thinks in (seconds, minutes, days), checked before anything is sent:
  * a bad field gives its own message and no patch. The store keeps milliseconds (shared/views.ts Settings).
  */
-import type { NotifyEvent, Settings } from '../../../shared/views';
-import { parseDecimal } from '../../../shared/answer-value';
+import type { NotifyEvent, Settings } from '$shared/views';
+import { parseDecimal } from '$shared/answer-value';
 
 export interface SettingsDraft {
   /** Seconds, as typed. */

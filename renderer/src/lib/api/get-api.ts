@@ -3,8 +3,8 @@
  * over HTTP. The UI never knows which one it runs on; only the connection banner and the page clock read
  * `connection`, which stays `desktop` in Electron.
  */
-import { SESSION_KEY_META, SIGN_IN_PARAM } from '../../../../shared/browser-session';
-import type { RunwardenApi } from '../../../../shared/contract';
+import { SESSION_KEY_META, SIGN_IN_PARAM } from '$shared/browser-session';
+import type { RunwardenApi } from '$shared/contract';
 import { ConnectionState } from './connection-state.svelte';
 import { createHttpClient } from './http-client';
 

@@ -10,10 +10,10 @@ import {
   SESSION_KEY_HEADER,
   SESSION_KEY_PARAM,
   STREAM_HELLO_EVENT,
-} from '../../../../shared/browser-session';
-import { CHANNEL_METHODS, type Channel, type PushEvent } from '../../../../shared/channel-names';
-import type { Pushes, RunwardenApi } from '../../../../shared/contract';
-import type { ErrorInfo, Result } from '../../../../shared/errors';
+} from '$shared/browser-session';
+import { CHANNEL_METHODS, type Channel, type PushEvent } from '$shared/channel-names';
+import type { Pushes, RunwardenApi } from '$shared/contract';
+import type { ErrorInfo, Result } from '$shared/errors';
 
 type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 

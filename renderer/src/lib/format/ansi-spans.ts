@@ -4,7 +4,7 @@
  * and control character is neutralised first.
  */
 import Anser from 'anser';
-import { neutraliseLine } from '../../../../shared/terminal-text';
+import { neutraliseLine } from '$shared/terminal-text';
 
 export interface LogSpan {
   text: string;

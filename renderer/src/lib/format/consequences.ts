@@ -1,8 +1,8 @@
 /** What a command will do, in words, for its confirmation dialog (docs/WINDOW.md#commands-and-retry). */
-import type { DisplayInfo } from '../../../../shared/display-status';
-import { assertNever } from '../../../../shared/errors';
-import type { BulkAction, CancelPreview, RunDetail } from '../../../../shared/views';
-import type { HeaderAction } from '../state/run-detail.svelte';
+import type { DisplayInfo } from '$shared/display-status';
+import { assertNever } from '$shared/errors';
+import type { BulkAction, CancelPreview, RunDetail } from '$shared/views';
+import type { HeaderAction } from '$lib/state/run-detail.svelte';
 
 function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;

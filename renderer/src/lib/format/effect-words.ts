@@ -4,7 +4,7 @@
  * (docs/CLI.md#effects: an applied key is never run again; a key that did not happen is run again by a retry,
  * and refused in the same run, where the script needs a new key to try again).
  */
-import type { Effect, EffectResolution } from '../../../../shared/domain';
+import type { Effect, EffectResolution } from '$shared/domain';
 
 /** The status as what is known: "did not happen", never the stored word "rejected". */
 export function effectStatusText(effect: Pick<Effect, 'status' | 'resolution'>): string {

@@ -1,7 +1,7 @@
 /** Run events → timeline lines: what happened, who did it and from where, with repetitive noise summarized. */
-import { cascadeText } from '../../../../shared/cascade-text';
-import type { EventType, RunEvent } from '../../../../shared/domain';
-import type { CancelCascade } from '../../../../shared/views';
+import { cascadeText } from '$shared/cascade-text';
+import type { EventType, RunEvent } from '$shared/domain';
+import type { CancelCascade } from '$shared/views';
 
 export type EventKind = 'operator' | 'lease' | 'interaction' | 'effect' | 'lifecycle' | 'problem';
 

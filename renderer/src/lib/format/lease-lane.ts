@@ -3,7 +3,7 @@
  * to its release, loss or the run's end) and the last heartbeat as a tick on the one held now (heartbeats
  * renew the lease row; they are not events). Pure: events and the lease in, positions in percent out.
  */
-import type { Lease, RunEvent } from '../../../../shared/domain';
+import type { Lease, RunEvent } from '$shared/domain';
 import { actorText } from './event-text';
 
 export interface LaneSegment {

@@ -1,5 +1,5 @@
 /** Why a run needs a person and what to do about it, in a few words, for the Needs you list (docs/WINDOW.md#needs-you). */
-import type { DisplayInfo } from '../../../../shared/display-status';
+import type { DisplayInfo } from '$shared/display-status';
 
 /** The next step for a run's display status; empty when nothing is asked of the person. */
 export function nextStepText(display: Pick<DisplayInfo, 'status' | 'actions' | 'liveOwner'>): string {

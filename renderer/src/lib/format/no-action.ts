@@ -2,8 +2,8 @@
  * What the open run says when it offers no action (docs/WINDOW.md#no-dead-ends): why nothing here can act
  * on it, and what to do instead, with the command to run where it has to run.
  */
-import { isAgentSessionRun, type DisplayInfo } from '../../../../shared/display-status';
-import type { Lease, Run } from '../../../../shared/domain';
+import { isAgentSessionRun, type DisplayInfo } from '$shared/display-status';
+import type { Lease, Run } from '$shared/domain';
 
 export interface NoActionText {
   why: string;

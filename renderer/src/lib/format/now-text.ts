@@ -2,8 +2,8 @@
  * What a run is doing now, in its own words: the latest `runwarden progress` text (`Run.statusDetail`), for a
  * run that has not ended, when its reason line does not already say it (a waiting run's reason is that text).
  */
-import type { DisplayInfo } from '../../../../shared/display-status';
-import { isTerminalRunStatus, type Run } from '../../../../shared/domain';
+import type { DisplayInfo } from '$shared/display-status';
+import { isTerminalRunStatus, type Run } from '$shared/domain';
 
 export function nowText(
   run: Pick<Run, 'status' | 'statusDetail'>,

@@ -1,5 +1,5 @@
 /** Error recoveries → the button a person presses (errors carry a typed recovery). */
-import { assertNever, type Recovery } from '../../../../shared/errors';
+import { assertNever, type Recovery } from '$shared/errors';
 
 export function recoveryLabel(recovery: Recovery): string {
   switch (recovery.kind) {

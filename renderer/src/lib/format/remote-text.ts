@@ -1,6 +1,6 @@
 /** How the window words another machine's state (docs/REMOTES.md#in-the-window). Plain text only. */
-import type { RemoteMachineView } from '../../../../shared/remotes';
-import type { RunListItem } from '../../../../shared/views';
+import type { RemoteMachineView } from '$shared/remotes';
+import type { RunListItem } from '$shared/views';
 
 /** HH:MM in the person's locale. */
 export function clockTime(at: number): string {

@@ -1,5 +1,5 @@
 /** Stored words of a run said as a person reads them (never `headless` or `timed_out` on screen). */
-import type { AttemptStatus, ExecutionMode } from '../../../../shared/domain';
+import type { AttemptStatus, ExecutionMode } from '$shared/domain';
 
 /** How the run's command was started: from a terminal a person could type into, or without one. */
 export function executionModeText(mode: ExecutionMode): string {

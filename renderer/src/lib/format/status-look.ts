@@ -1,6 +1,6 @@
 /** Display status → what a person sees: a word, an icon and a colour token (never colour alone). */
-import type { DisplayStatus, RunAction } from '../../../../shared/display-status';
-import { assertNever } from '../../../../shared/errors';
+import type { DisplayStatus, RunAction } from '$shared/display-status';
+import { assertNever } from '$shared/errors';
 
 export type Tone = 'attention' | 'danger' | 'warning' | 'info' | 'success' | 'neutral';
 

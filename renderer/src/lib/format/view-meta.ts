@@ -1,6 +1,6 @@
 /** The window's views (`RUN_VIEWS`, in tab order): labels, shortcut keys, and their counts. */
-import { assertNever } from '../../../../shared/errors';
-import { VIEW_STATUSES, type RunView, type StatusCounts } from '../../../../shared/views';
+import { assertNever } from '$shared/errors';
+import { VIEW_STATUSES, type RunView, type StatusCounts } from '$shared/views';
 
 export function viewLabel(view: RunView): string {
   switch (view) {

@@ -2,8 +2,8 @@
  * The window's root state: the route (kept in the URL hash), the parts of the screen, and the pushes
  * from main wired to them. Components stay thin and call into this.
  */
-import type { RunwardenApi } from '../../../../shared/contract';
-import { RUN_VIEWS, type BulkAction, type ChangedPush, type RunView } from '../../../../shared/views';
+import type { RunwardenApi } from '$shared/contract';
+import { RUN_VIEWS, type BulkAction, type ChangedPush, type RunView } from '$shared/views';
 import {
   DEFAULT_ROUTE,
   formatHash,
@@ -12,11 +12,11 @@ import {
   sameRoute,
   type HashHistory,
   type Route,
-} from '../hash-route';
-import type { KeyCommand } from '../keyboard-commands';
-import { bulkOutcomeText } from '../format/consequences';
-import { actionLabel, needsConfirmation, type Tone as ToastTone } from '../format/status-look';
-import { VIEW_KEYS, viewLabel } from '../format/view-meta';
+} from '$lib/hash-route';
+import type { KeyCommand } from '$lib/keyboard-commands';
+import { bulkOutcomeText } from '$lib/format/consequences';
+import { actionLabel, needsConfirmation, type Tone as ToastTone } from '$lib/format/status-look';
+import { VIEW_KEYS, viewLabel } from '$lib/format/view-meta';
 import { BulkDialogState } from './bulk-dialog.svelte';
 import { paletteRunActions } from './palette-run-actions';
 import { CommandDialogState } from './command-dialog.svelte';

@@ -2,10 +2,10 @@
  * Bulk cancel / resume / retry: a dry run lists what would happen to each run, then the person confirms —
  * typing the count when the batch is large.
  */
-import type { RunwardenApi } from '../../../../shared/contract';
-import type { ErrorInfo } from '../../../../shared/errors';
-import type { BulkAction, BulkResult } from '../../../../shared/views';
-import { bulkDefaultReason } from '../format/consequences';
+import type { RunwardenApi } from '$shared/contract';
+import type { ErrorInfo } from '$shared/errors';
+import type { BulkAction, BulkResult } from '$shared/views';
+import { bulkDefaultReason } from '$lib/format/consequences';
 
 /** Above this many runs the person types the count to confirm. */
 export const BULK_TYPE_THRESHOLD = 5;

@@ -1,9 +1,9 @@
 /** The confirmation for one run's command: target, consequences from the store, and a reason. */
-import type { Run } from '../../../../shared/domain';
-import type { ErrorInfo } from '../../../../shared/errors';
-import type { CancelPreview } from '../../../../shared/views';
-import type { Result } from '../../../../shared/errors';
-import { commandConsequences, defaultReason, retryConsequences } from '../format/consequences';
+import type { Run } from '$shared/domain';
+import type { ErrorInfo } from '$shared/errors';
+import type { CancelPreview } from '$shared/views';
+import type { Result } from '$shared/errors';
+import { commandConsequences, defaultReason, retryConsequences } from '$lib/format/consequences';
 import type { HeaderAction, RunDetailState } from './run-detail.svelte';
 
 export class CommandDialogState {

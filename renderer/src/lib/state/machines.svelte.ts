@@ -3,8 +3,8 @@
  * and each connected machine's projects for the sidebar, read from that machine when what it shows changed.
  * Everything here came from another machine: shown as text, never acted on without asking that machine.
  */
-import type { RunwardenApi } from '../../../../shared/contract';
-import type { RemoteMachineView } from '../../../../shared/remotes';
+import type { RunwardenApi } from '$shared/contract';
+import type { RemoteMachineView } from '$shared/remotes';
 
 /** A remote project as the sidebar shows it: checked before it is kept. */
 export interface MachineProject {

@@ -1,8 +1,8 @@
 /** The notifications panel: history, unread count, mark read. */
-import type { RunwardenApi } from '../../../../shared/contract';
-import type { Notification } from '../../../../shared/domain';
-import type { ErrorInfo } from '../../../../shared/errors';
-import { NOTIFICATION_HISTORY } from '../../../../shared/views';
+import type { RunwardenApi } from '$shared/contract';
+import type { Notification } from '$shared/domain';
+import type { ErrorInfo } from '$shared/errors';
+import { NOTIFICATION_HISTORY } from '$shared/views';
 
 export class NotificationsState {
   items = $state.raw<Notification[]>([]);

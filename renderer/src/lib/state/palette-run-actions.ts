@@ -3,7 +3,7 @@
  * a run with ambiguous effects is not retried (a retry could repeat an effect that may already have
  * happened) and offers resolving them first.
  */
-import type { RunAction } from '../../../../shared/display-status';
+import type { RunAction } from '$shared/display-status';
 
 export function paletteRunActions(allowed: readonly RunAction[], ambiguousEffects: number): RunAction[] {
   const actions = allowed.filter((a) => !(a === 'retry' && ambiguousEffects > 0));

@@ -1,7 +1,7 @@
 /** Projects with their per-status counts, plus the global counts for the views. */
-import type { RunwardenApi } from '../../../../shared/contract';
-import type { ErrorInfo } from '../../../../shared/errors';
-import type { ProjectSummary, StatusCounts } from '../../../../shared/views';
+import type { RunwardenApi } from '$shared/contract';
+import type { ErrorInfo } from '$shared/errors';
+import type { ProjectSummary, StatusCounts } from '$shared/views';
 
 export class ProjectsState {
   projects = $state.raw<ProjectSummary[]>([]);

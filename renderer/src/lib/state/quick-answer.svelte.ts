@@ -3,10 +3,10 @@
  * sends exactly what the detail form sends: the question's revision as seen (compare-and-set) and an
  * idempotency key kept across a lost connection, so a second press is adopted, not doubled (docs/WINDOW.md#answering).
  */
-import type { RunwardenApi } from '../../../../shared/contract';
-import type { Interaction } from '../../../../shared/domain';
-import type { ErrorInfo } from '../../../../shared/errors';
-import { newIdempotencyKey } from '../answer-form';
+import type { RunwardenApi } from '$shared/contract';
+import type { Interaction } from '$shared/domain';
+import type { ErrorInfo } from '$shared/errors';
+import { newIdempotencyKey } from '$lib/answer-form';
 import { answerRefusalText } from './run-detail.svelte';
 
 export type QuickAnswerOutcome = { ok: true; text: string } | { ok: false };

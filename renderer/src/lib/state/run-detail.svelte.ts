@@ -2,12 +2,12 @@
  * The open run: its detail, and every command a person gives about it. A refused command (LIVE_OWNER,
  * STALE_VIEW, ...) is kept as `refusal` with its recovery, and the run is re-read (compare-and-set on the revision).
  */
-import type { RunwardenApi } from '../../../../shared/contract';
-import type { RunAction } from '../../../../shared/display-status';
-import type { Effect, EffectResolution, Interaction, RunEvent } from '../../../../shared/domain';
-import type { ErrorInfo, Result } from '../../../../shared/errors';
-import type { RunDetail } from '../../../../shared/views';
-import { cascadeText } from '../format/event-text';
+import type { RunwardenApi } from '$shared/contract';
+import type { RunAction } from '$shared/display-status';
+import type { Effect, EffectResolution, Interaction, RunEvent } from '$shared/domain';
+import type { ErrorInfo, Result } from '$shared/errors';
+import type { RunDetail } from '$shared/views';
+import { cascadeText } from '$lib/format/event-text';
 
 export interface Refusal {
   /** What the person tried, in words ("Cancel run"). */

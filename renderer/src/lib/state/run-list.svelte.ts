@@ -2,15 +2,10 @@
  * The run list: keyset-paginated pages of one query, loaded as the person scrolls, refreshed in place on
  * `changed` pushes without losing the active row.
  */
-import type { RunwardenApi } from '../../../../shared/contract';
-import type { ErrorInfo } from '../../../../shared/errors';
-import {
-  LIST_FIRST_PAGE_SIZE,
-  LIST_PAGE_SIZE,
-  type RunListItem,
-  type RunView,
-} from '../../../../shared/views';
-import type { TriageCounts } from '../../../../shared/triage';
+import type { RunwardenApi } from '$shared/contract';
+import type { ErrorInfo } from '$shared/errors';
+import { LIST_FIRST_PAGE_SIZE, LIST_PAGE_SIZE, type RunListItem, type RunView } from '$shared/views';
+import type { TriageCounts } from '$shared/triage';
 
 export interface ListQuery {
   view: RunView;

@@ -3,10 +3,10 @@
  * time the host pushes `log` for this run (a watch on the log file) or `changed` (the run ended, or was
  * claimed again under a new generation). No timer and no polling loop: reads happen only on pushes.
  */
-import type { RunwardenApi } from '../../../../shared/contract';
-import type { ErrorInfo } from '../../../../shared/errors';
-import type { LogRecord, RunLogPage } from '../../../../shared/views';
-import { logPlainText } from '../format/ansi-spans';
+import type { RunwardenApi } from '$shared/contract';
+import type { ErrorInfo } from '$shared/errors';
+import type { LogRecord, RunLogPage } from '$shared/views';
+import { logPlainText } from '$lib/format/ansi-spans';
 
 /** Lines read when a run opens, and the most kept while following (older ones scroll away). */
 export const LOG_TAIL = 500;

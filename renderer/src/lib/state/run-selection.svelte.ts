@@ -4,7 +4,7 @@
  * looked" instead of being acted on unseen (docs/WINDOW.md#commands-and-retry). The title seen is kept too,
  * so a picked run that left the list (and a bulk result about it) is still named, never shown as an id.
  */
-import type { RunListItem } from '../../../../shared/views';
+import type { RunListItem } from '$shared/views';
 
 /** What the person saw of a run when they picked it. */
 export interface PickedRun {

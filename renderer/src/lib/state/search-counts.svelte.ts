@@ -2,8 +2,8 @@
  * The view tabs' counts while a search is active: how many of the runs it matches each view holds (the store
  * counts them, search-counts.ts). Without a search the tabs use the project counts instead.
  */
-import type { RunwardenApi } from '../../../../shared/contract';
-import type { StatusCounts } from '../../../../shared/views';
+import type { RunwardenApi } from '$shared/contract';
+import type { StatusCounts } from '$shared/views';
 
 export interface SearchQuery {
   search: string;

@@ -1,7 +1,7 @@
 /** Settings (docs/WINDOW.md#settings) and the store's location and health. */
-import type { RunwardenApi } from '../../../../shared/contract';
-import type { ErrorInfo } from '../../../../shared/errors';
-import type { Settings, StoreInfo } from '../../../../shared/views';
+import type { RunwardenApi } from '$shared/contract';
+import type { ErrorInfo } from '$shared/errors';
+import type { Settings, StoreInfo } from '$shared/views';
 
 type SettingsPatch = Parameters<RunwardenApi['setSettings']>[0]['patch'];
 

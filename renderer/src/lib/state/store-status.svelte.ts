@@ -1,7 +1,7 @@
 /** The store status banner: read-only, newer schema, busy, corrupt, disk full — each with what to do. */
-import type { RunwardenApi } from '../../../../shared/contract';
-import type { ErrorInfo } from '../../../../shared/errors';
-import type { StoreInfo, StoreStatusPush } from '../../../../shared/views';
+import type { RunwardenApi } from '$shared/contract';
+import type { ErrorInfo } from '$shared/errors';
+import type { StoreInfo, StoreStatusPush } from '$shared/views';
 
 export interface StoreBanner {
   tone: 'warning' | 'danger' | 'info';

@@ -1,5 +1,5 @@
 /** Short, visible results of what a person did ("Cancelled…", "Settings saved."), gone after a few seconds. */
-import type { Tone } from '../format/status-look';
+import type { Tone } from '$lib/format/status-look';
 
 export interface Toast {
   id: number;
