@@ -15,7 +15,7 @@ import {
   startRun,
   type RealHost,
 } from './real-host';
-import { renderApp } from './render-app';
+import { FIRST_OPEN, OPENS_A_PANEL, renderApp } from './render-app';
 
 const OTHER_TAB = { type: 'human', id: 'dev', surface: 'browser' } as const;
 
@@ -35,7 +35,7 @@ async function rows() {
 
 const responseOf = (interactionId: string) => h.store.getInteraction(interactionId).response;
 
-describe('run list', () => {
+describe('run list', OPENS_A_PANEL, () => {
   it('says what each live run is doing now: its latest progress in the row and in the detail', async () => {
     const { runId, claim } = startRun(h, { title: 'Nightly import' });
     h.store.setProgress(claim, 'copying table 3 of 9');
@@ -43,7 +43,9 @@ describe('run list', () => {
     const row = (await screen.findByText('Nightly import')).closest('[role="row"]') as HTMLElement;
     expect(within(row).getByTestId('row-now').textContent).toMatch(/· copying table 3 of 9$/);
     await user.click(row);
-    expect((await screen.findByTestId('run-now')).textContent).toBe('Now: copying table 3 of 9');
+    expect((await screen.findByTestId('run-now', {}, FIRST_OPEN)).textContent).toBe(
+      'Now: copying table 3 of 9',
+    );
     expect(h.store.getRun(runId).statusDetail).toBe('copying table 3 of 9');
   });
 
@@ -105,7 +107,7 @@ describe('run list', () => {
     const grid = await rows();
     const row = await grid.findByRole('row', { name: new RegExp(hostile.replace(/[()]/g, '\\$&')) });
     await user.click(within(row).getByText(hostile));
-    await screen.findByRole('heading', { level: 2, name: hostile });
+    await screen.findByRole('heading', { level: 2, name: hostile }, FIRST_OPEN);
     expect(screen.getByText('<a href="javascript:alert(3)">click</a>')).toBeTruthy();
     await app.openRun(failed.runId);
     await screen.findByRole('heading', { level: 2, name: 'failed one' });
@@ -116,7 +118,7 @@ describe('run list', () => {
   });
 });
 
-describe('keyboard', () => {
+describe('keyboard', OPENS_A_PANEL, () => {
   it('moves with j/k, opens with Enter, closes with Esc, and jumps views with g', async () => {
     const a = seedStaleRun(h, 'Older stale run');
     const b = seedQuestion(h, { title: 'Newer question' }).runId;
@@ -132,7 +134,7 @@ describe('keyboard', () => {
     await user.keyboard('k');
     expect(selected()).toEqual([`run-row-${b}`]);
     await user.keyboard('{Enter}');
-    const heading = await screen.findByRole('heading', { level: 2, name: 'Newer question' });
+    const heading = await screen.findByRole('heading', { level: 2, name: 'Newer question' }, FIRST_OPEN);
     expect(document.activeElement).toBe(heading);
     expect(history.hash).toContain(`run=${b}`);
     await user.keyboard('{Escape}');
@@ -142,7 +144,7 @@ describe('keyboard', () => {
     await user.keyboard('/');
     expect(document.activeElement).toBe(screen.getByRole('searchbox', { name: 'Search runs' }));
     await user.keyboard('{Escape}?');
-    expect(await screen.findByRole('dialog', { name: 'Keyboard shortcuts' })).toBeTruthy();
+    expect(await screen.findByRole('dialog', { name: 'Keyboard shortcuts' }, FIRST_OPEN)).toBeTruthy();
   });
 
   it('answers a question with the keyboard only', async () => {
@@ -150,7 +152,7 @@ describe('keyboard', () => {
     const { user } = renderApp(h);
     await (await rows()).findByRole('row', { name: /Pick a region/ });
     await user.keyboard('{Enter}');
-    await screen.findByRole('heading', { level: 2, name: 'Pick a region' });
+    await screen.findByRole('heading', { level: 2, name: 'Pick a region' }, FIRST_OPEN);
     // Tab into the form: past the close button, the action toolbar, to the radio group.
     const radio = screen.getByRole('radio', { name: 'us-east' });
     for (let i = 0; i < 10 && document.activeElement?.getAttribute('type') !== 'radio'; i++) await user.tab();
@@ -165,7 +167,7 @@ describe('keyboard', () => {
   });
 });
 
-describe('run detail', () => {
+describe('run detail', OPENS_A_PANEL, () => {
   it('validates and sends an answer built from declared fields, showing the default and the deadline', async () => {
     const { runId, claim } = startRun(h, { title: 'Release notes' });
     const interaction = askQuestion(h, claim, {
@@ -181,7 +183,7 @@ describe('run detail', () => {
       deadlineAt: h.now() + 90_000,
     });
     const { user } = renderApp(h, `#/needs-you?run=${runId}`);
-    const form = await screen.findByRole('form', { name: /Answer: Deploy to production\?/ });
+    const form = await screen.findByRole('form', { name: /Answer: Deploy to production\?/ }, FIRST_OPEN);
     expect(screen.getByRole('timer', { name: 'Deadline 1m 30s left' })).toBeTruthy();
     // The default in the question's own terms (its field labels), not as JSON.
     expect(screen.getByText('Version: 1.0.0 · Canary first: yes')).toBeTruthy();
@@ -209,7 +211,7 @@ describe('run detail', () => {
     // No delay between clicks: the person's answer goes out before the host's push about the other
     // tab's answer can close the form (the push winning the race is the other, quieter outcome).
     const { user } = renderApp(h, `#/needs-you?run=${runId}`, { delay: null });
-    const form = await screen.findByRole('form', { name: /Answer:/ });
+    const form = await screen.findByRole('form', { name: /Answer:/ }, FIRST_OPEN);
     // The other tab answers first, through its own connection.
     h.store.answerInteraction(interaction.id, {
       interactionRevision: interaction.revision,
@@ -232,7 +234,7 @@ describe('run detail', () => {
       { summary: 'POST /b', key: 'b-1' },
     ]);
     const { user } = renderApp(h, `#/stale?run=${runId}`);
-    await screen.findByRole('heading', { level: 2, name: 'Stuck deploy' });
+    await screen.findByRole('heading', { level: 2, name: 'Stuck deploy' }, FIRST_OPEN);
     const toolbar = screen.getByRole('toolbar', { name: 'Run actions' });
     expect(
       within(toolbar)
@@ -266,7 +268,7 @@ describe('run detail', () => {
   it('shows a refused command with its recovery as a button, and re-reads the run', async () => {
     const runId = seedStaleRun(h, 'Came back to life');
     const { user } = renderApp(h, `#/stale?run=${runId}`);
-    await screen.findByRole('heading', { level: 2, name: 'Came back to life' });
+    await screen.findByRole('heading', { level: 2, name: 'Came back to life' }, FIRST_OPEN);
     // The one refusal here the store cannot be brought to give: LIVE_OWNER at confirm. It checks the
     // revision first, and a runner that comes back renews its lapsed lease with a revision bump, so the
     // real answer is STALE_VIEW (commands.test.ts). This checks how the window shows a refusal and its recovery.
@@ -292,7 +294,7 @@ describe('run detail', () => {
   it('resolves an ambiguous effect with a required note, then resumes the parked run', async () => {
     const { runId, effect } = seedAmbiguousRun(h, 'Charge card', { summary: 'charge $20', key: 'chg-1' });
     const { user } = renderApp(h, `#/needs-you?run=${runId}`);
-    await screen.findByRole('heading', { level: 2, name: 'Charge card' });
+    await screen.findByRole('heading', { level: 2, name: 'Charge card' }, FIRST_OPEN);
     expect(screen.getByText('chg-1')).toBeTruthy();
     await user.click(screen.getByRole('button', { name: 'It did not happen…' }));
     expect(screen.getByText('Say how you know (required).')).toBeTruthy();
@@ -357,13 +359,13 @@ describe('bulk actions', () => {
   });
 });
 
-describe('pushes', () => {
+describe('pushes', OPENS_A_PANEL, () => {
   it('open-run selects the run; changed refreshes the open run and the list', async () => {
     const { runId, claim } = startRun(h, { title: 'From the tray' });
     renderApp(h, '#/all');
     await (await rows()).findByRole('row', { name: /From the tray/ });
     h.emitShellPush('open-run', { runId });
-    await screen.findByRole('heading', { level: 2, name: 'From the tray' });
+    await screen.findByRole('heading', { level: 2, name: 'From the tray' }, FIRST_OPEN);
     // The runner starts a step: the host's change feed pushes `changed`, nothing else tells the window.
     h.store.startAttempt(claim, 'deploy-eu');
     const detail = screen.getByRole('complementary', { name: 'Run details' });
@@ -394,7 +396,7 @@ describe('pushes', () => {
     h.store.notify(runId, { level: 'attention', title: 'Question waiting' }, RUNNER);
     const button = await screen.findByRole('button', { name: 'Notifications, 1 unread' });
     await user.click(button);
-    const dialog = await screen.findByRole('dialog', { name: 'Notifications' });
+    const dialog = await screen.findByRole('dialog', { name: 'Notifications' }, FIRST_OPEN);
     expect(within(dialog).getByText(/Question waiting/)).toBeTruthy();
     await user.click(within(dialog).getByRole('button', { name: 'Mark all read' }));
     expect(await screen.findByRole('button', { name: 'Notifications, 0 unread' })).toBeTruthy();

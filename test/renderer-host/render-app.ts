@@ -22,6 +22,16 @@ export function createApp(h: RealHost, hash = '', options: { shell?: Shell } = {
   return { history, app };
 }
 
+/**
+ * The run detail, Settings, Notifications, the palette and the shortcut sheet load when first opened
+ * (App.svelte imports each on demand): a test waits this long for one to appear after opening it. The first
+ * open in a test worker compiles that chunk, which takes seconds on a loaded machine.
+ */
+export const FIRST_OPEN = { timeout: 20_000 } as const;
+
+/** A test that opens one of those panels: room for FIRST_OPEN and the test's own steps after it. */
+export const OPENS_A_PANEL = { timeout: 40_000 } as const;
+
 export function renderApp(h: RealHost, hash = '', options: { shell?: Shell; delay?: number | null } = {}) {
   const { history, app } = createApp(h, hash, options);
   // `delay: null` keeps a test's clicks in one run of microtasks: no host push (a timer) lands between them.

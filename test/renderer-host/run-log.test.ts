@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import App from '../../renderer/src/App.svelte';
 import { AppState } from '../../renderer/src/lib/state/app-state.svelte';
 import { MemoryHistory } from '../renderer/memory-history';
+import { FIRST_OPEN, OPENS_A_PANEL } from './render-app';
 import { createRealHost, printOutput, startRun, type RealHost, type RealHostOptions } from './real-host';
 
 let current: RealHost | null = null;
@@ -25,10 +26,12 @@ function setup(title: string, options: RealHostOptions = {}) {
   return {
     h: host,
     run,
-    show() {
+    /** Renders the window with the run open, once its detail (loaded when first opened) is shown. */
+    async show() {
       const history = new MemoryHistory();
       history.hash = `#/all?run=${run.runId}`;
       render(App, { props: { app: new AppState(host.api, history, host.now) } });
+      await screen.findByRole('heading', { level: 2, name: title }, FIRST_OPEN);
       return userEvent.setup();
     },
   };
@@ -41,7 +44,7 @@ async function lines(): Promise<string[]> {
     .map((li) => li.textContent?.replace(/\s+/g, ' ').trim() ?? '');
 }
 
-describe('run output in the run detail', () => {
+describe('run output in the run detail', OPENS_A_PANEL, () => {
   it('shows both streams in order and follows new output on the log push alone', async () => {
     const { h, run, show } = setup('Build');
     printOutput(h, run.claim, [
@@ -55,7 +58,7 @@ describe('run output in the run detail', () => {
     const logPushes = () =>
       h.pushes.filter(([e]) => e === 'log').map(([, p]) => (p as { runId: string }).runId);
     await waitFor(() => expect(logPushes()).toEqual(expect.arrayContaining([run.runId, other.runId])));
-    show();
+    await show();
     await waitFor(async () => expect(await lines()).toEqual(['out hi', 'err oops']));
     const readsBefore = h.count('getRunLog');
     printOutput(h, run.claim, [{ stream: 'stdout', text: 'third' }]);
@@ -77,7 +80,7 @@ describe('run output in the run detail', () => {
       { stream: 'stdout', text: '\u001b]0;owned\u0007\u001b[31mred\u001b[0m <img src=x onerror=alert(1)>' },
       { stream: 'stderr', text: '<script>alert(2)</script>\u001b[2J\u001b]8;;http://evil\u001b\\link' },
     ]);
-    show();
+    await show();
     await waitFor(async () =>
       expect(await lines()).toEqual([
         'out red <img src=x onerror=alert(1)>',
@@ -99,7 +102,7 @@ describe('run output in the run detail', () => {
       { stream: 'stderr', text: 'warning: \u001b[33mslow\u001b[0m' },
       { stream: 'stdout', text: 'compiling b' },
     ]);
-    const user = show();
+    const user = await show();
     await waitFor(async () => expect(await lines()).toHaveLength(3));
     await user.type(screen.getByRole('searchbox', { name: 'Search output' }), 'SLOW');
     expect(await lines()).toEqual(['err warning: slow']);
@@ -117,7 +120,7 @@ describe('run output in the run detail', () => {
     const opened: string[] = [];
     const { h, run, show } = setup('Desktop', { openPath: (logPath) => void opened.push(logPath) });
     printOutput(h, run.claim, [{ stream: 'stdout', text: 'x' }]);
-    const user = show();
+    const user = await show();
     await user.click(await screen.findByRole('button', { name: 'Open file' }));
     await waitFor(() => expect(opened).toEqual([h.store.listRunLogs(run.runId)[0]?.path]));
     expect(opened[0]).toMatch(new RegExp(`${run.runId}\\.log$`));
@@ -125,7 +128,7 @@ describe('run output in the run detail', () => {
 
   it('a run without a captured log says why', async () => {
     const { show } = setup('SDK run');
-    show();
+    await show();
     // A running run with no log is not one whose output is coming: the host says it is not live.
     const why = await screen.findByText(
       (_, el) => el?.tagName === 'P' && (el.textContent ?? '').includes('No output captured'),

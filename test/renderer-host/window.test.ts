@@ -16,7 +16,7 @@ import {
   startRun,
   type RealHost,
 } from './real-host';
-import { renderApp } from './render-app';
+import { FIRST_OPEN, OPENS_A_PANEL, renderApp } from './render-app';
 
 const OTHER_TAB = { type: 'human', id: 'dev', surface: 'browser' } as const;
 
@@ -30,7 +30,7 @@ afterEach(() => {
 
 const responseOf = (interactionId: string) => h.store.getInteraction(interactionId).response;
 
-describe('dialogs', () => {
+describe('dialogs', OPENS_A_PANEL, () => {
   it('open as modal <dialog>s, close on Escape and give focus back to their opener', async () => {
     startRun(h);
     const { user } = renderApp(h);
@@ -38,7 +38,7 @@ describe('dialogs', () => {
       const opener = screen.getByRole('button', { name });
       opener.focus();
       await user.keyboard('{Enter}');
-      const dialog = await screen.findByRole('dialog', { name });
+      const dialog = await screen.findByRole('dialog', { name }, FIRST_OPEN);
       expect(dialog.tagName).toBe('DIALOG');
       expect(dialog.hasAttribute('open')).toBe(true);
       expect(dialog.contains(document.activeElement)).toBe(true);
@@ -51,7 +51,7 @@ describe('dialogs', () => {
   it('a cancelled run loses its Cancel button: focus goes to the run heading, not the page', async () => {
     const runId = seedStaleRun(h, 'Gone soon');
     const { user } = renderApp(h, `#/stale?run=${runId}`);
-    await screen.findByRole('heading', { level: 2, name: 'Gone soon' });
+    await screen.findByRole('heading', { level: 2, name: 'Gone soon' }, FIRST_OPEN);
     await user.click(screen.getByRole('button', { name: 'Cancel run…' }));
     const dialog = await screen.findByRole('dialog', { name: /Cancel run/ });
     await within(dialog).findByText(/1 active step will be cancelled/);
@@ -64,11 +64,11 @@ describe('dialogs', () => {
   });
 });
 
-describe('settings', () => {
+describe('settings', OPENS_A_PANEL, () => {
   it('shows seconds and minutes, refuses 0x10 without saving, saves visibly in milliseconds', async () => {
     const { user } = renderApp(h);
     await user.click(screen.getByRole('button', { name: 'Settings' }));
-    const dialog = await screen.findByRole('dialog', { name: 'Settings' });
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' }, FIRST_OPEN);
     const every = (await within(dialog).findByRole('textbox', { name: 'Check every' })) as HTMLInputElement;
     expect(every.value).toBe('2');
     await user.clear(every);
@@ -96,7 +96,7 @@ describe('settings', () => {
   it('hides the desktop-only settings in a browser tab', async () => {
     const { user } = renderApp(h, '', { shell: 'browser' });
     await user.click(screen.getByRole('button', { name: 'Settings' }));
-    const dialog = await screen.findByRole('dialog', { name: 'Settings' });
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' }, FIRST_OPEN);
     await within(dialog).findByRole('textbox', { name: 'Check every' });
     expect(within(dialog).queryByText('Launch at login')).toBeNull();
     expect(within(dialog).queryByText(/Pause desktop notifications/)).toBeNull();
@@ -106,14 +106,14 @@ describe('settings', () => {
   });
 });
 
-describe('retry', () => {
+describe('retry', OPENS_A_PANEL, () => {
   it('is confirmed, naming the workflow and command that run again, and opens the new run linked back', async () => {
     const done = seedCompletedRun(h, 'nightly', {
       workflow: 'etl',
       command: { argv: ['make', 'etl'], cwd: '/src/app' },
     });
     const { user, app } = renderApp(h, `#/all?run=${done}`);
-    await screen.findByRole('heading', { level: 2, name: 'nightly' });
+    await screen.findByRole('heading', { level: 2, name: 'nightly' }, FIRST_OPEN);
     await user.click(screen.getByRole('button', { name: 'Retry…' }));
     const dialog = await screen.findByRole('dialog', { name: 'Retry: “nightly”?' });
     const lines = within(dialog).getByRole('list', { name: 'Consequences' });
@@ -139,7 +139,7 @@ describe('retry', () => {
     recordEffect(h, claim, { summary: 'charge card', key: 'charge-1', settle: 'ambiguous' });
     h.store.failRun(claim, 'card declined?');
     const { app } = renderApp(h, `#/all?run=${runId}`);
-    await screen.findByRole('heading', { level: 2, name: 'charged twice?' });
+    await screen.findByRole('heading', { level: 2, name: 'charged twice?' }, FIRST_OPEN);
     expect(app.detail.data?.snapshot.run.status).toBe('failed');
     const toolbar = screen.getByRole('toolbar', { name: 'Run actions' });
     expect(within(toolbar).queryByRole('button', { name: 'Retry…' })).toBeNull();
@@ -215,7 +215,7 @@ describe('the list as a triage queue', () => {
   });
 });
 
-describe('window chrome', () => {
+describe('window chrome', OPENS_A_PANEL, () => {
   it('names the Notifications button by what it shows, has one h1, and counts what needs you in the title', async () => {
     seedQuestion(h);
     seedStaleRun(h);
@@ -231,7 +231,7 @@ describe('window chrome', () => {
   it('isolates run text and shows a right-to-left override as a visible marker (docs/WINDOW.md#text-from-runs)', async () => {
     const runId = seedStaleRun(h, '\u202Egnp.exe');
     const { user } = renderApp(h, `#/stale?run=${runId}`);
-    const heading = await screen.findByRole('heading', { level: 2, name: '<U+202E>gnp.exe' });
+    const heading = await screen.findByRole('heading', { level: 2, name: '<U+202E>gnp.exe' }, FIRST_OPEN);
     expect(heading.getAttribute('dir')).toBe('auto');
     await user.click(screen.getByRole('button', { name: 'Cancel run…' }));
     const dialog = await screen.findByRole('dialog');
@@ -251,7 +251,7 @@ describe('window chrome', () => {
   });
 });
 
-describe('prompts in markdown', () => {
+describe('prompts in markdown', OPENS_A_PANEL, () => {
   it('renders emphasis and lists as elements, keeps raw HTML as text, shows links without a link, loads no image', async () => {
     const { runId } = seedQuestion(
       h,
@@ -262,7 +262,7 @@ describe('prompts in markdown', () => {
       },
     );
     renderApp(h, `#/needs-you?run=${runId}`);
-    const prompt = await screen.findByTestId('prompt');
+    const prompt = await screen.findByTestId('prompt', {}, FIRST_OPEN);
     expect(prompt.querySelector('strong')?.textContent).toBe('now');
     expect(prompt.querySelectorAll('li')).toHaveLength(2);
     expect(prompt.textContent).toContain('<img src=x onerror=alert(1)>');
@@ -274,7 +274,7 @@ describe('prompts in markdown', () => {
   });
 });
 
-describe('answering where the question is', () => {
+describe('answering where the question is', OPENS_A_PANEL, () => {
   it('from the list row: the deadline and default are shown, one press answers, the run never opens', async () => {
     const { interaction } = seedQuestion(
       h,
@@ -313,7 +313,7 @@ describe('answering where the question is', () => {
       { title: 'Which region?', choices: ['eu', 'us'], hasDefault: true, defaultResponse: 'eu' },
     );
     renderApp(h, `#/all?run=${runId}`);
-    const card = await screen.findByRole('article', { name: 'Which region?' });
+    const card = await screen.findByRole('article', { name: 'Which region?' }, FIRST_OPEN);
     expect(within(card).getByRole('timer').textContent).toBe('5m 00s left');
     expect(within(card).getByText(/if nobody\s+answers by the deadline/)).toBeTruthy();
     // Answered from the CLI: the card says how it ended, with no countdown and no default left.
@@ -414,7 +414,7 @@ describe('answering where the question is', () => {
     await user.click(
       await screen.findByRole('button', { name: 'Notifications, 1 unread' }, { timeout: 3_000 }),
     );
-    const panel = await screen.findByRole('dialog', { name: 'Notifications' });
+    const panel = await screen.findByRole('dialog', { name: 'Notifications' }, FIRST_OPEN);
     await user.click(await within(panel).findByRole('button', { name: 'Answer…' }));
     const dialog = await screen.findByRole('dialog', { name: 'Answer: Go ahead?' });
     await user.keyboard('{Escape}');
@@ -427,13 +427,13 @@ describe('answering where the question is', () => {
   });
 });
 
-describe('command palette', () => {
+describe('command palette', OPENS_A_PANEL, () => {
   it('Ctrl+K lists the selected run’s actions with their keys, filters as you type, and runs one', async () => {
     seedStaleRun(h, 'Stuck job');
     const { user } = renderApp(h, '#/stale');
     await within(await screen.findByRole('grid', { name: 'Runs' })).findByRole('row', { name: /Stuck job/ });
     await user.keyboard('{Control>}k{/Control}');
-    const palette = await screen.findByRole('dialog', { name: 'Commands' });
+    const palette = await screen.findByRole('dialog', { name: 'Commands' }, FIRST_OPEN);
     const list = within(palette).getByRole('listbox', { name: 'Commands' });
     const labels = within(list)
       .getAllByRole('option')
