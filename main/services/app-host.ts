@@ -209,6 +209,8 @@ function hostRemotes(
       options.push('remotes', payload);
       changed(payload.machines);
     },
+    // A remote run's output is followed as a local one's is: the window reads what came since.
+    onLog: (runId) => options.push('log', { runId }),
     clock,
   });
 }

@@ -15,6 +15,7 @@ import {
   LineSplitter,
   MAX_CLI_OUTPUT_BYTES,
   MAX_LINE_BYTES,
+  MAX_LOG_REPLY_CHARS,
   mismatchMessage,
   parseLine,
   PROTOCOL_VERSION,
@@ -217,14 +218,29 @@ function onCall(state: ServerState, message: Record<string, unknown>): void {
     send({ t: 'result', id, result: { ok: false, error: { code: 'FORBIDDEN', message: refusal } } });
     return;
   }
+  const reply = (result: unknown) =>
+    send({ t: 'result', id, result: (channel === 'runs:log' ? boundLogPage(result) : result) as never });
   if (state.host !== null) {
-    void state.host
-      .dispatch(channel as never, message.input)
-      .then((result) => send({ t: 'result', id, result: result as never }));
+    void state.host.dispatch(channel as never, message.input).then(reply);
     return;
   }
   state.plain ??= plainDispatcher(state);
-  send({ t: 'result', id, result: state.plain.dispatch(channel as never, message.input) as never });
+  reply(state.plain.dispatch(channel as never, message.input));
+}
+
+/** A page of a run's output within MAX_LOG_REPLY_CHARS: its latest records, marked a fresh tail if cut. */
+export function boundLogPage(result: unknown): unknown {
+  const { ok, value } = result as { ok: boolean; value?: { records?: Array<{ text: string }> } };
+  const records = ok ? value?.records : undefined;
+  if (!Array.isArray(records)) return result;
+  let chars = 0;
+  let from = records.length;
+  while (from > 0 && chars + (records[from - 1]?.text.length ?? 0) + 64 <= MAX_LOG_REPLY_CHARS) {
+    from -= 1;
+    chars += (records[from]?.text.length ?? 0) + 64;
+  }
+  if (from === 0) return result;
+  return { ok: true, value: { ...value, records: records.slice(from), reset: true } };
 }
 
 /** Handlers over this machine's store without a host: for a caller that wants no change feed. */

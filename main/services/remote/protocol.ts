@@ -11,6 +11,11 @@ export const PROTOCOL_VERSION = 1;
 export const MAX_LINE_BYTES = 8 * 1024 * 1024;
 /** The largest push a client accepts: a push says what changed, never carries rows. */
 export const MAX_PUSH_BYTES = 64 * 1024;
+/**
+ * The most output text one `runs:log` reply carries: a run that printed more since the last read is
+ * answered with its latest records within the bound, marked `reset` (a fresh tail, not a continuation).
+ */
+export const MAX_LOG_REPLY_CHARS = 1024 * 1024;
 /** What a forwarded command may print, per stream, before its output is cut. */
 export const MAX_CLI_OUTPUT_BYTES = 4 * 1024 * 1024;
 

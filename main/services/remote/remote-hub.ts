@@ -30,7 +30,11 @@ export const RECONNECT_MAX_MS = 30_000;
 export const MAX_PUSHES_PER_SECOND = 20;
 /** What needs you there is read at most this often, however often it changes. */
 export const REFRESH_EVERY_MS = 250;
+/** A machine's `log` pushes are passed on at most this often, for at most this many runs at a time. */
+export const LOG_FORWARD_EVERY_MS = 250;
+export const LOG_FORWARD_RUNS = 32;
 const NEEDS_YOU_ROWS = 20;
+const RUN_ID = /^run_[0-9a-z]{1,60}$/;
 const QUESTION_RUNS = 10;
 
 export interface RemoteHubOptions {
@@ -39,6 +43,8 @@ export interface RemoteHubOptions {
   person: string;
   surface: 'app' | 'browser';
   push: (payload: RemotesPush) => void;
+  /** A remote run's output grew (`NAME:run_…`): the window reads what came since, as for a local run. */
+  onLog?: (runId: string) => void;
   clock: () => number;
   /** The session opener; the real one starts `ssh`. */
   connect?: (options: RemoteLinkOptions) => Promise<RemoteLink>;
@@ -70,6 +76,8 @@ const READ_CHANNELS: ReadonlySet<RemoteCallChannel> = new Set<RemoteCallChannel>
   'runs:detail',
   'runs:log',
   'attention:summary',
+  'notifications:list',
+  'notifications:markRead',
   'runs:previewCancel',
 ]);
 
@@ -82,6 +90,9 @@ interface Machine {
   refresh: ReturnType<typeof setTimeout> | null;
   lastRefreshAt: number;
   pushTimes: number[];
+  /** Runs whose output grew since the last forward, and the timer that forwards them. */
+  logRuns: Set<string>;
+  logTimer: ReturnType<typeof setTimeout> | null;
   gone: boolean;
   pages: Map<string, { items: RunListItem[]; at: number }>;
 }
@@ -174,6 +185,8 @@ class Hub {
       refresh: null,
       lastRefreshAt: 0,
       pushTimes: [],
+      logRuns: new Set(),
+      logTimer: null,
       gone: false,
       pages: new Map(),
     };
@@ -185,6 +198,7 @@ class Hub {
     machine.gone = true;
     if (machine.retry !== null) clearTimeout(machine.retry);
     if (machine.refresh !== null) clearTimeout(machine.refresh);
+    if (machine.logTimer !== null) clearTimeout(machine.logTimer);
     machine.link?.close();
     machine.link = null;
   }
@@ -198,7 +212,7 @@ class Hub {
       surface: this.options.surface,
       feed: true,
       version: VERSION,
-      onPush: (event) => this.onPush(machine, event),
+      onPush: (event, payload) => this.onPush(machine, event, payload),
       onClose: (error) => this.onDown(machine, error),
     }).then(
       (link) => {
@@ -239,7 +253,8 @@ class Hub {
   }
 
   /** Bounded in rate: a flood is dropped, counted, and still ends in one read of the machine's state. */
-  private onPush(machine: Machine, event: string): void {
+  private onPush(machine: Machine, event: string, payload?: unknown): void {
+    if (event === 'log') return this.onLog(machine, payload);
     const now = Date.now();
     machine.pushTimes = machine.pushTimes.filter((t) => now - t < 1_000);
     if (machine.pushTimes.length >= MAX_PUSHES_PER_SECOND) {
@@ -249,6 +264,28 @@ class Hub {
     }
     machine.pushTimes.push(now);
     if (event === 'changed' || event === 'attention') this.scheduleRefresh(machine);
+  }
+
+  /**
+   * A run's output grew there: passed on as `NAME:run_…`, coalesced to one forward per run every 250 ms
+   * and at most 32 runs at a time (more are dropped and counted; the next growth of theirs is passed on).
+   */
+  private onLog(machine: Machine, payload: unknown): void {
+    const runId = isObject(payload) ? payload.runId : undefined;
+    if (this.options.onLog === undefined || typeof runId !== 'string' || !RUN_ID.test(runId)) return;
+    if (machine.logRuns.size >= LOG_FORWARD_RUNS && !machine.logRuns.has(runId)) {
+      machine.view.dropped += 1;
+      return;
+    }
+    machine.logRuns.add(runId);
+    if (machine.logTimer !== null || machine.gone) return;
+    machine.logTimer = setTimeout(() => {
+      machine.logTimer = null;
+      const runs = [...machine.logRuns];
+      machine.logRuns.clear();
+      if (machine.link === null) return;
+      for (const id of runs) this.options.onLog?.(`${machine.remote.name}:${id}`);
+    }, LOG_FORWARD_EVERY_MS);
   }
 
   private scheduleRefresh(machine: Machine): void {
@@ -336,7 +373,7 @@ export function listItems(value: unknown): RunListItem[] {
     const { run, display } = item;
     return (
       typeof run.id === 'string' &&
-      /^run_[0-9a-z]{1,60}$/.test(run.id) &&
+      RUN_ID.test(run.id) &&
       typeof run.title === 'string' &&
       typeof run.workflow === 'string' &&
       typeof run.projectPath === 'string' &&

@@ -4,7 +4,11 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_LINE_BYTES, PROTOCOL_VERSION } from '../../../main/services/remote/protocol';
+import {
+  MAX_LINE_BYTES,
+  MAX_LOG_REPLY_CHARS,
+  PROTOCOL_VERSION,
+} from '../../../main/services/remote/protocol';
 import { runCli, tempDir, waitFor, type TempDir } from '../../helpers/cli';
 import { testCliBin } from '../../helpers/paths';
 
@@ -145,6 +149,47 @@ describe('serve --stdio', () => {
     ).toBe(0);
     const changed = await server.next((m) => m.t === 'push' && m.event === 'changed', 'a changed push');
     expect(changed.payload.runIds.length).toBeGreaterThan(0);
+    server.child.stdin.end();
+    expect(await server.exited).toBe(0);
+  });
+
+  it("answers a page of a run's output within its bound: the latest records, a fresh tail", async () => {
+    // ~3 MB of output in 8,000-character lines: more than one reply carries.
+    const big = await runCli(
+      [
+        'exec',
+        '--project',
+        dir.path,
+        '--title',
+        'loud',
+        '--',
+        'sh',
+        '-c',
+        "head -c 3000000 /dev/zero | tr '\\0' x | fold -w 8000",
+      ],
+      { store: dir.store },
+    );
+    expect(big.code).toBe(0);
+    const runId = /run_[0-9a-z]+/.exec(big.stderr)?.[0];
+    const server = serve();
+    server.send(hello());
+    server.send({ t: 'call', id: 1, channel: 'runs:log', input: { runId, afterSeq: 0 } });
+    server.send({ t: 'call', id: 2, channel: 'runs:log', input: { runId, tail: 5 } });
+    interface LogPage {
+      records: Array<{ text: string; seq: number }>;
+      reset: boolean;
+      lastSeq: number;
+    }
+    const page = (await server.next((m) => m.id === 1, 'the page')).result.value as unknown as LogPage;
+    const chars = page.records.reduce((n, r) => n + r.text.length, 0);
+    expect(chars).toBeLessThanOrEqual(MAX_LOG_REPLY_CHARS);
+    expect(chars).toBeGreaterThan(MAX_LOG_REPLY_CHARS / 2);
+    expect(page.reset).toBe(true);
+    // The latest records: the last one read is the log's last.
+    expect(page.records.at(-1)?.seq).toBe(page.lastSeq);
+    const small = (await server.next((m) => m.id === 2, 'the tail')).result.value as unknown as LogPage;
+    expect(small.records).toHaveLength(5);
+    expect(small.reset).toBe(false);
     server.child.stdin.end();
     expect(await server.exited).toBe(0);
   });

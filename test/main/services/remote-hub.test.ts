@@ -8,6 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RemotesPush } from '../../../shared/remotes';
 import {
   createRemoteHub,
+  LOG_FORWARD_EVERY_MS,
+  LOG_FORWARD_RUNS,
   MAX_PUSHES_PER_SECOND,
   type RemoteHub,
 } from '../../../main/services/remote/remote-hub';
@@ -109,5 +111,42 @@ describe('remote hub', () => {
     expect(hub.list()[0]!.error).toBe('box: unreachable — ssh: try 2');
     const refused = await hub.call('box', 'interactions:answer', { interactionId: 'int_01' });
     expect(refused).toMatchObject({ ok: false, error: { code: 'CONFLICT' } });
+  });
+
+  it("passes a remote run's output on as NAME:run_…, coalesced and bounded; a bad id is dropped", async () => {
+    t = createTempStore();
+    t.store.setSetting('remotes', [{ name: 'box', dest: 'box', runwarden: 'runwarden' }], HUMAN);
+    let options: RemoteLinkOptions | null = null;
+    const logs: string[] = [];
+    hub = createRemoteHub({
+      store: t.store,
+      person: 'ada@here',
+      surface: 'app',
+      push: () => {},
+      onLog: (runId) => logs.push(runId),
+      clock: () => Date.now(),
+      connect: async (o) => {
+        options = o;
+        return fakeLink([]);
+      },
+    });
+    hub.start();
+    await waitFor('connected', () => hub.list()[0]?.state === 'connected');
+    // One run printing fast: one forward per interval, however many pushes.
+    for (let i = 0; i < 500; i += 1) options!.onPush?.('log', { runId: 'run_01fast' });
+    options!.onPush?.('log', { runId: '../../etc/passwd' });
+    options!.onPush?.('log', { runId: 42 });
+    await waitFor('the forward', () => logs.length > 0, 5_000);
+    await new Promise((r) => setTimeout(r, LOG_FORWARD_EVERY_MS * 2));
+    expect(logs).toEqual(['box:run_01fast']);
+    // Many runs at once: at most LOG_FORWARD_RUNS per interval, the rest dropped and counted.
+    logs.length = 0;
+    const dropped = hub.list()[0]!.dropped;
+    for (let i = 0; i < LOG_FORWARD_RUNS + 10; i += 1) options!.onPush?.('log', { runId: `run_01r${i}` });
+    await waitFor('the forwards', () => logs.length === LOG_FORWARD_RUNS, 5_000);
+    await new Promise((r) => setTimeout(r, LOG_FORWARD_EVERY_MS * 2));
+    expect(logs).toHaveLength(LOG_FORWARD_RUNS);
+    expect(logs.every((id) => /^box:run_01r\d+$/.test(id))).toBe(true);
+    expect(hub.list()[0]!.dropped - dropped).toBe(10);
   });
 });
