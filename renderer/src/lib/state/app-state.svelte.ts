@@ -17,6 +17,7 @@ import type { KeyCommand } from '$lib/keyboard-commands';
 import { bulkOutcomeText } from '$lib/format/consequences';
 import { actionLabel, needsConfirmation, type Tone as ToastTone } from '$lib/format/status-look';
 import { VIEW_KEYS, viewLabel } from '$lib/format/view-meta';
+import { machineCounts, type Counted } from '$lib/format/machine-counts';
 import { BulkDialogState } from './bulk-dialog.svelte';
 import { paletteRunActions } from './palette-run-actions';
 import { CommandDialogState } from './command-dialog.svelte';
@@ -92,6 +93,16 @@ export class AppState {
   readonly toasts = new ToastsState();
   readonly shell: Shell;
 
+  /**
+   * What the window counts (docs/REMOTES.md#counts): `everywhere` is every machine's (the title, the live
+   * region), `shown` the machines the route shows (the tabs, the sidebar's total). An unreachable machine
+   * is left out of both, and named in `leftOut` with what needed you there when last read.
+   */
+  readonly everywhere = $derived.by(() => machineCounts(this.#localCounts(), this.machines.list, null));
+  readonly shown = $derived.by(() =>
+    machineCounts(this.#localCounts(), this.machines.list, this.route.machine),
+  );
+
   readonly #history: HashHistory;
   #focusSeq = 0;
   #needsYouSeen: number | null = null;
@@ -118,6 +129,10 @@ export class AppState {
     this.bulk = new BulkDialogState(api);
     this.quickAnswer = new QuickAnswerState(api);
     this.searchCounts = new SearchCountsState(api);
+  }
+
+  #localCounts(): Counted {
+    return { counts: this.projects.counts, needsYou: this.projects.needsYou };
   }
 
   get dialogOpen(): boolean {
@@ -266,7 +281,7 @@ export class AppState {
       this.api.on('changed', (push) => void this.onChanged(push)),
       this.api.on('attention', (push) => {
         this.projects.applyAttention(push.counts, push.needsYou);
-        this.#announceNeedsYou(push.needsYou);
+        this.#announceNeedsYou(this.everywhere.needsYou);
       }),
       this.api.on('open-run', (push) => {
         void this.openRun(push.runId);
@@ -278,7 +293,7 @@ export class AppState {
     void this.projects.load();
     void this.notifications.load();
     void this.storeStatus.load();
-    void this.machines.load();
+    void this.machines.load().then(() => this.notifications.loadRemote(this.machines.list));
     return () => {
       for (const stop of stops) stop();
     };
@@ -427,6 +442,8 @@ export class AppState {
    */
   #onMachines(changed: string[]): void {
     if (changed.length === 0) return;
+    this.#announceNeedsYou(this.everywhere.needsYou);
+    void this.notifications.loadRemote(this.machines.list);
     void this.list.refresh();
     const open = this.detail.runId;
     if (open !== null && changed.some((name) => open.startsWith(`${name}:`))) void this.detail.reload();

@@ -5,12 +5,26 @@
  */
 import type { RunwardenApi } from '$shared/contract';
 import type { RemoteMachineView } from '$shared/remotes';
+import { DISPLAY_STATUSES } from '$shared/display-status';
+import type { StatusCounts } from '$shared/views';
 
 /** A remote project as the sidebar shows it: checked before it is kept. */
 export interface MachineProject {
   canonicalPath: string;
   needsYou: number;
   total: number;
+  counts: StatusCounts;
+}
+
+/** A remote project's counts: known statuses, whole numbers; anything else is left out. */
+function countsOf(value: unknown): StatusCounts {
+  const counts: StatusCounts = {};
+  if (typeof value !== 'object' || value === null) return counts;
+  for (const status of DISPLAY_STATUSES) {
+    const n = (value as Record<string, unknown>)[status];
+    if (typeof n === 'number' && Number.isSafeInteger(n) && n >= 0) counts[status] = n;
+  }
+  return counts;
 }
 
 const MAX_PROJECTS = 200;
@@ -20,10 +34,10 @@ function projectsOf(value: unknown): MachineProject[] {
   const out: MachineProject[] = [];
   for (const p of value.slice(0, MAX_PROJECTS) as unknown[]) {
     if (typeof p !== 'object' || p === null) continue;
-    const { canonicalPath, needsYou, total } = p as Record<string, unknown>;
+    const { canonicalPath, needsYou, total, counts } = p as Record<string, unknown>;
     if (typeof canonicalPath !== 'string' || typeof needsYou !== 'number' || typeof total !== 'number')
       continue;
-    out.push({ canonicalPath: canonicalPath.slice(0, 4096), needsYou, total });
+    out.push({ canonicalPath: canonicalPath.slice(0, 4096), needsYou, total, counts: countsOf(counts) });
   }
   return out;
 }
