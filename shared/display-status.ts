@@ -12,6 +12,7 @@ import {
   type QueueEntry,
   type Run,
 } from './domain';
+import { AGENT_SESSION_ORIGIN, agentOfRun, goneSessionEnding } from './agent-names';
 
 export const DISPLAY_STATUSES = [
   'needs-answer',
@@ -126,8 +127,7 @@ export function isLeaseStale(
   );
 }
 
-/** How a coding agent's session run is marked (`Run.originSession`, docs/AGENTS.md#sessions-as-runs). */
-export const AGENT_SESSION_ORIGIN = 'agent:';
+export { AGENT_SESSION_ORIGIN };
 
 /** A run that shows a coding agent's session: its agent, not a runner, decides what it does next. */
 export function isAgentSessionRun(run: Pick<Run, 'originSession'>): boolean {
@@ -255,6 +255,15 @@ function ownerDisplay({ snapshot: { run, lease }, now, liveness, base }: Display
       needsYou: true,
       actions: ['stopCommand'],
     };
+  }
+  // A coding agent's session whose process is gone ended then: shown as the sweeper records it at its next
+  // tick (docs/AGENTS.md#died), never as a stale runner on the way.
+  const agent = agentOfRun(run);
+  if (agent !== null && liveness.supervisor === 'gone' && !isTerminalRunStatus(run.status)) {
+    const ending = goneSessionEnding(agent, run);
+    return ending.status === 'completed'
+      ? { ...base, status: 'completed', reason: 'Completed.', needsYou: false, actions: [] }
+      : { ...base, status: 'failed', reason: `Failed: ${ending.error}`, needsYou: false, actions: [] };
   }
   if (!isLeaseStale(run, lease, now, liveness)) return null;
   return {

@@ -8,7 +8,14 @@
  */
 import type { Actor, Interaction, Run } from '../../shared/domain';
 import { isTerminalRunStatus } from '../../shared/domain';
-import { AGENT_SESSION_ORIGIN } from '../../shared/display-status';
+import {
+  AGENT_LABELS,
+  AGENT_NAMES,
+  AGENT_SESSION_ORIGIN,
+  WAITING_FOR_PROMPT,
+  goneSessionEnding,
+  type AgentName,
+} from '../../shared/agent-names';
 import { RunwardenError } from '../../shared/errors';
 import { isHeldByLiveOther } from './lease-rows';
 import * as leases from './leases';
@@ -20,24 +27,7 @@ import * as runner from './runner-transitions';
 import type { ReadableDB, WritableDB } from './store-context';
 import type { Claim, OwnerInfo, RequestInteractionInput } from './store-types';
 
-export const AGENT_NAMES = ['claude-code', 'codex', 'pi', 'qwen-code', 'gemini', 'opencode'] as const;
-export type AgentName = (typeof AGENT_NAMES)[number];
-
-/** How each agent is named in titles and messages. */
-export const AGENT_LABELS: Record<AgentName, string> = {
-  'claude-code': 'Claude Code',
-  codex: 'Codex',
-  pi: 'pi',
-  'qwen-code': 'Qwen Code',
-  gemini: 'Gemini CLI',
-  opencode: 'OpenCode',
-};
-
-/** What a session shows after its agent's turn ended (Stop): it waits for the person's next prompt. */
-export const WAITING_FOR_PROMPT = 'Waiting for your next prompt';
-
-/** Agents that tell Runwarden when a session ends (SessionEnd, pi's session_shutdown); Codex and OpenCode do not. */
-const SAYS_WHEN_IT_ENDS: ReadonlySet<AgentName> = new Set(['claude-code', 'pi', 'qwen-code', 'gemini']);
+export { AGENT_LABELS, AGENT_NAMES, WAITING_FOR_PROMPT, type AgentName };
 
 /**
  * An agent session's lease: as long as a lease may be. Nothing heartbeats between hook calls (a session may
@@ -269,17 +259,13 @@ function endAsDied(ctx: WritableDB, agent: AgentName, claim: Claim, now: number)
   // Nobody waits for its questions any more: withdrawn as the asker's, not cancelled as by a person.
   withdrawAgentQuestions(ctx, claim, 'asker_gone', now);
   const run = loadRunRow(ctx, claim.runId);
-  if (!SAYS_WHEN_IT_ENDS.has(agent) && run.status === 'running' && run.status_detail === WAITING_FOR_PROMPT) {
-    runner.finishRun(ctx, claim, { status: 'completed', output: { ended: 'the agent exited' } }, now);
-    return;
-  }
+  const ending = goneSessionEnding(agent, { status: run.status, statusDetail: run.status_detail });
   runner.finishRun(
     ctx,
     claim,
-    {
-      status: 'failed',
-      error: `${AGENT_LABELS[agent]} died: its process is gone and the session never ended.`,
-    },
+    ending.status === 'completed'
+      ? { status: 'completed', output: { ended: ending.ended } }
+      : { status: 'failed', error: ending.error },
     now,
   );
 }

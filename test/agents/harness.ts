@@ -209,7 +209,9 @@ export async function answerFromTray(world: World, question: Interaction, choice
 
 /**
  * After its agent was killed: within one sweep the run shows failed with an error matching `died`, and the
- * question the agent asked is withdrawn (asker_gone) and gone from the tray.
+ * question the agent asked is withdrawn (asker_gone) and gone from the tray. Meanwhile the window's reads
+ * (the run's detail and the All list, as it would fetch them) never show the session stale: from the kill
+ * on they show it died, before the sweeper records it as well as after.
  */
 export async function expectDiedWithQuestionWithdrawn(
   world: World,
@@ -217,18 +219,36 @@ export async function expectDiedWithQuestionWithdrawn(
   questionId: string,
   died: RegExp,
 ): Promise<void> {
-  const run = await until(
-    'the run to show died',
-    () => {
-      const now = world.store.getRun(runId);
-      return now.status === 'failed' ? now : null;
-    },
-    world.host.settings.sweepIntervalMs + 3_000,
-  );
-  expect(run.error).toMatch(died);
+  // From the moment the session's process is gone (reaped: a zombie still has its pid) on.
+  const owner = sessionOwnerPid(world, runId);
+  await until('the killed process to be gone', () => !existsSync(`/proc/${owner}`), 10_000);
+  const seen: string[] = [];
+  const started = Date.now();
+  const limit = world.host.settings.sweepIntervalMs + 3_000;
+  for (;;) {
+    seen.push(...(await windowShows(world, runId)));
+    if (world.store.getRun(runId).status === 'failed') break;
+    if (Date.now() - started > limit) throw new Error(`timed out waiting for the run to show died`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  seen.push(...(await windowShows(world, runId)));
+  expect(world.store.getRun(runId).error).toMatch(died);
+  // Straight to died: never "stale" (its process is gone) on the way, whatever the sweeper has done yet.
+  expect(new Set(seen)).toEqual(new Set([`failed: Failed: ${world.store.getRun(runId).error ?? ''}`]));
   expect(world.store.getInteraction(questionId)).toMatchObject({
     status: 'cancelled',
     provenance: 'asker_gone',
   });
   expect(trayQuestion(world)).toBeUndefined();
+}
+
+/** "status: reason" of a run as the window's detail and its All list read it now. */
+async function windowShows(world: World, runId: string): Promise<string[]> {
+  const detail = await world.host.dispatch('runs:detail', { runId, eventsLimit: 1 });
+  const list = await world.host.dispatch('runs:list', { view: 'all', limit: 50 });
+  if (!detail.ok || !list.ok) throw new Error('the window could not read the run');
+  const row = list.value.items.find((item) => item.run.id === runId);
+  const shown = [`${detail.value.display.status}: ${detail.value.display.reason}`];
+  if (row !== undefined) shown.push(`${row.display.status}: ${row.display.reason}`);
+  return shown;
 }

@@ -287,6 +287,36 @@ describe('displayStatus with a liveness verdict (docs/LIVENESS.md)', () => {
     expect(gone).toMatchObject({ status: 'stale', liveOwner: false, actions: ['cancel'] });
   });
 
+  it('an agent session whose process is gone shows how it ended, never stale (docs/AGENTS.md#died)', () => {
+    const gone = { supervisor: 'gone', command: 'unknown' } as const;
+    const session = (agent: string, run: Partial<Run>) =>
+      snapshot({
+        run: { status: 'running', originSession: `agent:${agent}`, ...run },
+        queue: { status: 'running' },
+        lease: { ...owned, expiresAt: NOW + 86_400_000 },
+        interactions: run.status === 'waiting' ? [{ status: 'pending' }] : [],
+      });
+    // Asking, killed: died at once, its question no longer in front of a person.
+    expect(displayStatus(session('claude-code', { status: 'waiting' }), NOW, undefined, gone)).toMatchObject({
+      status: 'failed',
+      reason: 'Failed: Claude Code died: its process is gone and the session never ended.',
+      needsYou: false,
+      actions: [],
+    });
+    // Codex never says a session ended: gone while waiting for a prompt, it completed; in a turn, it died.
+    const atPrompt = session('codex', { statusDetail: 'Waiting for your next prompt' });
+    expect(displayStatus(atPrompt, NOW, undefined, gone)).toMatchObject({ status: 'completed' });
+    const inTurn = session('codex', { statusDetail: 'Working' });
+    expect(displayStatus(inTurn, NOW, undefined, gone).reason).toBe(
+      'Failed: Codex died: its process is gone and the session never ended.',
+    );
+    // Alive, or not verifiable: as before.
+    const alive = { supervisor: 'alive', command: 'unknown' } as const;
+    expect(displayStatus(inTurn, NOW, undefined, alive).status).toBe('running');
+    // Any other run whose process is gone is stale, as before.
+    expect(displayStatus(snapshot({ ...running, lease: owned }), NOW, undefined, gone).status).toBe('stale');
+  });
+
   it('supervisor gone and command alive is orphaned, under Needs you, with only Stop the command', () => {
     const orphan = displayStatus(
       snapshot({ ...running, lease: { ...owned, commandPgid: 77 } }),
