@@ -6,12 +6,15 @@
  * is refused by the store. The question leaves the tray at once; it comes back only if the store refused.
  */
 import type { ErrorInfo, Result } from '../../shared/errors';
+import { quickPayload } from '../../shared/quick-choices';
 
 export interface QuickAnswer {
   runId: string;
   interactionId: string;
   /** The revision the person saw: the store refuses the answer if the question changed since. */
   revision: number;
+  /** The question's one choice field the pick answers; absent or null for a decision's choice. */
+  field?: string | null;
   choice: string;
   /** The choice's position among the question's choices (keeps the key short and exact). */
   index: number;
@@ -63,7 +66,7 @@ export function createQuickAnswers(deps: QuickAnswersDeps): QuickAnswers {
           interactionId: answer.interactionId,
           interactionRevision: answer.revision,
           idempotencyKey: quickAnswerKey(answer),
-          payload: answer.choice,
+          payload: quickPayload(answer.field ?? null, answer.choice),
         });
       } catch {
         result = { ok: false, error: UNEXPECTED };

@@ -1,13 +1,17 @@
 /**
  * The tray (docs/DESKTOP-CHECKLIST.md#tray): the icon shows the worst state (needs-answer > stale > failed >
  * running > idle), the tooltip the count of runs that need you, and the menu lists them: each open question
- * as a submenu whose choices answer it (quick-answers.ts), with its deadline and default when they matter;
+ * as a submenu whose choices answer it (quick-answers.ts; a decision's choices, or the options of a single
+ * choice with their descriptions), with its deadline and default when they matter, and an item that opens
+ * the run at the question, saying why when only the window can answer it (several picks or questions, the
+ * person's own words, fields);
  * every other run (stale, orphaned, an effect to resolve) as an item that opens it. Then the notification
  * pause switch, Open and Quit. `trayModel` is pure; `createRunwardenTray` only renders it with Electron.
  */
 import { Menu, Tray, nativeImage, type MenuItemConstructorOptions, type NativeImage } from 'electron';
 import { worstTrayState, type TrayState } from '../../shared/display-status';
 import type { Interaction } from '../../shared/domain';
+import { quickForm } from '../../shared/quick-choices';
 import type { AttentionSummary } from '../../shared/views';
 import type { Disposer } from './disposables';
 import type { QuickAnswer } from './quick-answers';
@@ -53,8 +57,10 @@ export type TrayMenuEntry =
       label: string;
       runId: string;
       interactionId: string;
-      /** Empty for a form (fields or free text): it is answered in the window. */
+      /** Empty for a form (several picks or questions, fields or free text): it is answered in the window. */
       choices: TrayChoice[];
+      /** The last item, which opens the run at its question: says why when the tray cannot answer it. */
+      open: string;
       /** "default 'no' at 14:05", when the deadline and default are worth knowing here. */
       note: string | null;
     }
@@ -113,29 +119,56 @@ export function questionNote(question: Interaction, now: number): string | null 
   return value === null ? `default applies at ${at}` : `default ${value} at ${at}`;
 }
 
+/** The item that opens the run, for a question only the window can answer: it says why. */
+const WINDOW_ITEM: Record<'several-picks' | 'several-questions' | 'fields', (count: number) => string> = {
+  'several-picks': () => 'Pick several in Runwarden…',
+  'several-questions': (count) => `Answer its ${count} questions in Runwarden…`,
+  fields: () => 'Answer in Runwarden…',
+};
+
+/** Whether `value` is the question's default (a decision's choice, or the one field's value). */
+function isDefault(question: Interaction, field: string | null, value: string): boolean {
+  if (!question.hasDefault) return false;
+  const d = question.defaultResponse;
+  if (field === null) return d === value;
+  return d !== null && typeof d === 'object' && (d as Record<string, unknown>)[field] === value;
+}
+
 function questionEntry(question: Interaction, runTitle: string, now: number): TrayMenuEntry {
-  const choices = question.choices ?? [];
-  const fits = choices.length > 0 && choices.length <= TRAY_MAX_CHOICES;
+  const form = quickForm(question);
+  const fits = form.kind === 'choices' && form.choices.length <= TRAY_MAX_CHOICES;
   const note = questionNote(question, now);
+  const choices: TrayChoice[] = !fits
+    ? []
+    : form.choices.map((choice, index) => {
+        const text = choice.description === null ? choice.value : `${choice.value} — ${choice.description}`;
+        return {
+          label: menuLabelText(isDefault(question, form.field, choice.value) ? `${text} (default)` : text),
+          answer: {
+            runId: question.runId,
+            interactionId: question.id,
+            revision: question.revision,
+            field: form.field,
+            choice: choice.value,
+            index,
+          },
+        };
+      });
   return {
     kind: 'question',
     runId: question.runId,
     interactionId: question.id,
     label: menuLabelText(`${question.title || question.prompt || 'A question'} (${runTitle})`),
-    choices: fits
-      ? choices.map((choice, index) => ({
-          label: menuLabelText(
-            question.hasDefault && question.defaultResponse === choice ? `${choice} (default)` : choice,
-          ),
-          answer: {
-            runId: question.runId,
-            interactionId: question.id,
-            revision: question.revision,
-            choice,
-            index,
-          },
-        }))
-      : [],
+    choices,
+    // What the item that opens the run says: why this question is answered there, when it is.
+    open:
+      form.kind === 'window'
+        ? WINDOW_ITEM[form.need](form.count)
+        : !fits
+          ? `Choose among ${form.choices.length} in Runwarden…`
+          : form.otherInWindow
+            ? 'Answer in your own words in Runwarden…'
+            : 'Open in Runwarden…',
     // The default is the runner's text: a label like any other.
     note: note === null ? null : menuLabelText(note),
   };
@@ -242,10 +275,7 @@ export function trayMenuTemplate(
         }));
         if (submenu.length > 0) submenu.push({ type: 'separator' });
         if (entry.note !== null) submenu.push({ label: entry.note, enabled: false });
-        submenu.push({
-          label: entry.choices.length > 0 ? 'Open in Runwarden…' : 'Answer in Runwarden…',
-          click: () => actions.openRun(entry.runId),
-        });
+        submenu.push({ label: entry.open, click: () => actions.openRun(entry.runId) });
         return { label: entry.label, submenu };
       }
       case 'notice':

@@ -3,11 +3,11 @@
  * default, one button per choice that answers it in the store, and what it says when the question is gone
  * or asks for more than a choice.
  */
-import { render, screen, waitFor, within } from '@testing-library/svelte';
+import { cleanup, render, screen, waitFor, within } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import QuickAnswerDialog from '../../renderer/src/lib/components/QuickAnswerDialog.svelte';
-import type { Actor } from '../../shared/domain';
+import type { Actor, InteractionField } from '../../shared/domain';
 import { createRealHost, seedQuestion, type RealHost } from './real-host';
 import { createApp } from './render-app';
 
@@ -91,5 +91,74 @@ describe('quick answer dialog', () => {
     expect(dialog.textContent).toContain('This question asks for fields or text: answer it in the run.');
     expect(within(dialog).queryByRole('group', { name: 'Your answer' })).toBeNull();
     expect(within(dialog).getByRole('button', { name: 'Open the run' })).toBeTruthy();
+  });
+
+  const runner: InteractionField = {
+    name: 'q1',
+    type: 'choice',
+    label: 'Which test runner?',
+    required: true,
+    options: [{ label: 'Vitest', description: 'fast, ESM first' }, { label: 'Jest' }],
+  };
+
+  it('answers a single choice field with one pick, each option with its description; Enter picks nothing', async () => {
+    const user = userEvent.setup();
+    const { runId, interaction } = seedQuestion(
+      h,
+      {},
+      {
+        kind: 'input',
+        title: 'Which test runner?',
+        choices: undefined,
+        fields: [{ ...runner, allowOther: true }],
+      },
+    );
+    await openFor(runId);
+    const dialog = await screen.findByRole('dialog', { name: 'Answer: Which test runner?' });
+    const group = within(dialog).getByRole('group', { name: 'Your answer' });
+    const buttons = within(group).getAllByRole('button');
+    expect(buttons.map((b) => b.textContent?.replace(/\s+/g, ' ').trim())).toEqual([
+      'Vitest fast, ESM first',
+      'Jest',
+    ]);
+    // Its own words are given in the run's form: said, not guessed.
+    expect(dialog.textContent).toContain('To answer in your own words, open the run.');
+    // Focus starts on no answer: Enter sends nothing.
+    expect(document.activeElement?.tagName).toBe('H2');
+    await user.keyboard('{Enter}');
+    expect(h.store.getInteraction(interaction.id).status).toBe('pending');
+    await user.click(buttons[0]!);
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(h.store.getInteraction(interaction.id)).toMatchObject({
+      status: 'settled',
+      response: { q1: 'Vitest' },
+    });
+  });
+
+  it('sends several picks and several questions to the run, saying which', async () => {
+    const multi = seedQuestion(
+      h,
+      { title: 'multi' },
+      { kind: 'input', title: 'Which checks?', choices: undefined, fields: [{ ...runner, multi: true }] },
+    );
+    await openFor(multi.runId);
+    let dialog = await screen.findByRole('dialog', { name: 'Answer: Which checks?' });
+    expect(dialog.textContent).toContain('This question takes several picks: answer it in the run.');
+    expect(within(dialog).queryByRole('group', { name: 'Your answer' })).toBeNull();
+    cleanup();
+    const two = seedQuestion(
+      h,
+      { title: 'two' },
+      {
+        kind: 'input',
+        title: 'Two questions',
+        choices: undefined,
+        fields: [runner, { ...runner, name: 'q2', label: 'Which linter?' }],
+      },
+    );
+    await openFor(two.runId);
+    dialog = await screen.findByRole('dialog', { name: 'Answer: Two questions' });
+    expect(dialog.textContent).toContain('This asks 2 questions at once: answer them in the run.');
+    expect(within(dialog).queryByRole('group', { name: 'Your answer' })).toBeNull();
   });
 });

@@ -132,6 +132,46 @@ describe('the tray answers questions through interactions:answer', () => {
     ]);
   });
 
+  it('a single choice field is answered from the menu with its option; several picks open the run', async () => {
+    t = createTempStore();
+    const { menu, failures } = shell();
+    const claim = reserveAndClaim(t, 600_000);
+    const options = [{ label: 'Vitest', description: 'fast, ESM first' }, { label: 'Jest' }];
+    const single = t.store.requestInteraction(claim, {
+      kind: 'input',
+      title: 'Which test runner?',
+      fields: [{ name: 'q1', type: 'choice', required: true, options, allowOther: true }],
+    });
+    const multi = t.store.requestInteraction(claim, {
+      kind: 'input',
+      title: 'Which checks?',
+      fields: [{ name: 'q1', type: 'choice', required: true, options, multi: true }],
+    });
+    await (host as AppHost).dispatch('settings:set', { patch: { sweepIntervalMs: 1_000 } });
+    const submenu = (title: string) =>
+      menu()
+        .find((i) => i.label?.startsWith(title) === true)
+        ?.submenu?.map((i) => i) ?? [];
+    await until(() => submenu('Which checks?').length > 0);
+    expect(submenu('Which checks?').map((i) => i.label)).toEqual(['Pick several in Runwarden…']);
+    const items = submenu('Which test runner?');
+    expect(items.map((i) => i.label ?? `(${i.type})`)).toEqual([
+      'Vitest — fast, ESM first',
+      'Jest',
+      '(separator)',
+      'Answer in your own words in Runwarden…',
+    ]);
+    items[0]?.click?.();
+    await until(() => t.store.getInteraction(single.id).status === 'settled');
+    expect(t.store.getInteraction(single.id)).toMatchObject({
+      status: 'settled',
+      response: { q1: 'Vitest' },
+      provenance: 'human',
+    });
+    expect(failures).toEqual([]);
+    expect(t.store.getInteraction(multi.id).status).toBe('pending');
+  });
+
   it('a click answers with compare-and-set; the question leaves the menu at once; a repeat is adopted', async () => {
     t = createTempStore();
     const { menu, answers, failures } = shell();

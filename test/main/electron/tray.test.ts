@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { TRAY_STATE_ORDER, type DisplayStatus } from '../../../shared/display-status';
-import type { Interaction } from '../../../shared/domain';
+import type { Interaction, InteractionField } from '../../../shared/domain';
 import type { AttentionSummary, RunListItem, StatusCounts } from '../../../shared/views';
 import {
   createRunwardenTray,
@@ -231,9 +231,16 @@ describe('trayModel with open questions', () => {
       interactionId: 'q1',
       label: 'Ship it? (Release 1.4)',
       note: null,
+      open: 'Open in Runwarden…',
       choices: [
-        { label: 'yes', answer: { runId: 'r1', interactionId: 'q1', revision: 2, choice: 'yes', index: 0 } },
-        { label: 'no', answer: { runId: 'r1', interactionId: 'q1', revision: 2, choice: 'no', index: 1 } },
+        {
+          label: 'yes',
+          answer: { runId: 'r1', interactionId: 'q1', revision: 2, field: null, choice: 'yes', index: 0 },
+        },
+        {
+          label: 'no',
+          answer: { runId: 'r1', interactionId: 'q1', revision: 2, field: null, choice: 'no', index: 1 },
+        },
       ],
     });
     expect(model.entries.some((e) => e.kind === 'run')).toBe(false);
@@ -278,6 +285,79 @@ describe('trayModel with open questions', () => {
     expect(submenu[0]?.enabled).toBe(false);
     submenu[1]?.click?.();
     expect(a.calls).toEqual(['open-run r1']);
+  });
+
+  const choiceField = (over: Partial<InteractionField> = {}): InteractionField => ({
+    name: 'q1',
+    type: 'choice',
+    label: 'Which test runner?',
+    required: true,
+    options: [{ label: 'Vitest', description: 'fast, ESM first' }, { label: 'Jest' }],
+    ...over,
+  });
+  const submenuOf = (model: ReturnType<typeof trayModel>, a: TrayActions) =>
+    trayMenuTemplate(model.entries, a).find((t) => t.label === 'Ship it? (Release 1.4)')?.submenu as Array<{
+      label?: string;
+      click?: () => void;
+    }>;
+
+  it('a single choice field is answered from the menu like a decision, its descriptions beside its options', () => {
+    const single = question({
+      kind: 'input',
+      choices: null,
+      fields: [choiceField()],
+      hasDefault: true,
+      defaultResponse: { q1: 'Jest' },
+    });
+    const a = actions();
+    const submenu = submenuOf(withQuestion(single), a);
+    expect(submenu.map((s) => s.label)).toEqual([
+      'Vitest — fast, ESM first',
+      'Jest (default)',
+      undefined,
+      'Open in Runwarden…',
+    ]);
+    const entry = withQuestion(single).entries.find((e) => e.kind === 'question');
+    // The pick answers the field: the payload the store takes is {q1: 'Vitest'} (quick-answers.ts).
+    expect(entry?.kind === 'question' && entry.choices[0]?.answer).toEqual({
+      runId: 'r1',
+      interactionId: 'q1',
+      revision: 2,
+      field: 'q1',
+      choice: 'Vitest',
+      index: 0,
+    });
+    submenu[0]?.click?.();
+    expect(a.calls).toEqual(['answer q1 r2 Vitest']);
+    // Its own words too: the options stay, and the last item says the words are given in the window.
+    const other = submenuOf(
+      withQuestion(question({ choices: null, fields: [choiceField({ allowOther: true })] })),
+      a,
+    );
+    expect(other.map((s) => s.label)).toEqual([
+      'Vitest — fast, ESM first',
+      'Jest',
+      undefined,
+      'Answer in your own words in Runwarden…',
+    ]);
+  });
+
+  it('several picks or several questions open the run, and the item says why; nothing is guessed', () => {
+    const a = actions();
+    const multi = submenuOf(
+      withQuestion(question({ choices: null, fields: [choiceField({ multi: true })] })),
+      a,
+    );
+    expect(multi.map((s) => s.label)).toEqual(['Pick several in Runwarden…']);
+    const two = question({
+      choices: null,
+      fields: [choiceField(), choiceField({ name: 'q2', label: 'Which linter?' })],
+    });
+    const several = submenuOf(withQuestion(two), a);
+    expect(several.map((s) => s.label)).toEqual(['Answer its 2 questions in Runwarden…']);
+    several[0]?.click?.();
+    multi[0]?.click?.();
+    expect(a.calls).toEqual(['open-run r1', 'open-run r1']);
   });
 
   it('a choice click answers; stale runs and runs with effects to resolve stay items that open them', () => {

@@ -6,6 +6,7 @@
 import type { RunwardenApi } from '$shared/contract';
 import type { Interaction } from '$shared/domain';
 import type { ErrorInfo } from '$shared/errors';
+import { quickForm, quickPayload } from '$shared/quick-choices';
 import { newIdempotencyKey } from '$lib/answer-form';
 import { answerRefusalText } from './run-detail.svelte';
 
@@ -22,8 +23,12 @@ export class QuickAnswerState {
   problem = $state<string | null>(null);
 
   readonly isOpen = $derived(this.runId !== null);
-  /** Choice questions are answered here; fields and free text need the run's own form. */
-  readonly choices = $derived(this.interaction?.choices ?? null);
+  /**
+   * What one pick answers here (a decision's choices, or the options of a question's one single-choice
+   * field), or why the run's own form is needed (several picks or questions, fields, free text).
+   */
+  readonly form = $derived(this.interaction === null ? null : quickForm(this.interaction));
+  readonly choices = $derived(this.form?.kind === 'choices' ? this.form.choices : null);
 
   readonly #api: RunwardenApi;
   #key = '';
@@ -71,15 +76,17 @@ export class QuickAnswerState {
   /** Sends one choice; on a refusal the question is re-read and the reason kept in `problem`. */
   async answer(choice: string): Promise<QuickAnswerOutcome> {
     const interaction = this.interaction;
-    if (interaction === null || this.sending || !(interaction.choices ?? []).includes(choice))
-      return { ok: false };
+    const form = this.form;
+    if (interaction === null || form?.kind !== 'choices' || this.sending) return { ok: false };
+    if (!form.choices.some((c) => c.value === choice)) return { ok: false };
+    const payload = quickPayload(form.field, choice);
     this.sending = true;
     this.problem = null;
     const result = await this.#api.answerInteraction({
       interactionId: interaction.id,
       interactionRevision: interaction.revision,
       idempotencyKey: this.#key,
-      payload: choice,
+      payload,
     });
     this.sending = false;
     if (result.ok) {
@@ -97,7 +104,12 @@ export class QuickAnswerState {
     const questions = await this.#load();
     // The answer got there and only its reply was lost: say it was recorded, not that it failed.
     const now = questions?.find((q) => q.id === interaction.id);
-    if (lost && now?.status === 'settled' && now.provenance === 'human' && now.response === choice) {
+    if (
+      lost &&
+      now?.status === 'settled' &&
+      now.provenance === 'human' &&
+      sameAnswer(now.response, payload)
+    ) {
       this.problem = null;
       return {
         ok: true,
@@ -115,6 +127,11 @@ export class QuickAnswerState {
     this.loading = false;
     this.sending = false;
   }
+}
+
+/** Whether the recorded response is the pick sent (a choice, or `{field: value}`). */
+function sameAnswer(response: unknown, payload: unknown): boolean {
+  return JSON.stringify(response) === JSON.stringify(payload);
 }
 
 function refusalText(error: ErrorInfo, interaction: Interaction): string {
