@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
 import { HOST_STORE_OPTIONS, startHostHygiene } from '../main/services/app-host';
 import { PRUNE_PER_TX } from '../main/services/sweeper';
 import { openStore } from '../main/store';
@@ -41,6 +42,7 @@ import {
 } from './sweeper-ops';
 import { runWorker } from './workers';
 import { measureAnswer, measureStaleCancel } from './write-ops';
+import { measureRemote } from './remote-ops';
 
 const HELP = `Usage: npm run bench -- [options]
   --runs N[,N…]   runs in the generated store; several sizes are measured one after another and compared
@@ -49,7 +51,9 @@ const HELP = `Usage: npm run bench -- [options]
                   median (default 3)
   --idle-seconds S  how long the host's idle CPU is measured (default 60)
   --only PART[,…] measure only these parts: reads, writes, sweeper, heartbeats, feed, idle, memory, cli,
-                  hook (agents hook, when this build has it), browser, size (default: all)
+                  hook (agents hook, when this build has it), browser, size, remote (other
+                  machines over a real sshd on 127.0.0.1, three stores of 10,000 runs; skipped
+                  without sshd) (default: all)
   --cpu-prof DIR  the idle host's process writes a V8 CPU profile into DIR
   --cache-dir DIR generated stores are kept here between runs (default .cache/bench)
   --no-cache      always generate, keep nothing
@@ -117,7 +121,9 @@ async function main(): Promise<number> {
   const cacheDir = values['no-cache'] ? null : values['cache-dir'];
   const results: SizeResult[] = [];
   const started = performance.now();
-  for (const runs of sizes) {
+  // The remote part has stores of its own: `--only remote` builds no store of --runs.
+  const sizeParts = [...parts].filter((part) => part !== 'remote');
+  for (const runs of sizeParts.length === 0 ? [] : sizes) {
     results.push(
       await benchSize(
         { ...values, runs, ...numbers, idleSeconds, cacheDir, parts, cpuProfDir, load },
@@ -137,6 +143,7 @@ async function main(): Promise<number> {
     );
     log(`Growth JSON: ${file}`);
   }
+  if (parts.has('remote')) await benchRemote({ cacheDir, idleSeconds, out: values.out });
   log(`All sizes: ${round((performance.now() - started) / 1_000, 1)} s`);
   return results.every((r) => r.ok) ? 0 : 1;
 }
@@ -154,6 +161,7 @@ const PARTS = [
   'hook',
   'browser',
   'size',
+  'remote',
 ] as const;
 type Part = (typeof PARTS)[number];
 
@@ -399,6 +407,41 @@ async function benchSize(values: SizeOptions, several: boolean): Promise<SizeRes
     if (!values.keep && values.dir === undefined) fs.rmSync(dir, { recursive: true, force: true });
     else log(`Store kept at ${storePath}`);
   }
+}
+
+/** Other machines over a real sshd (bench/remote-ops.ts): its own table and JSON (`<out>/remote/`). */
+async function benchRemote(values: {
+  cacheDir: string | null;
+  idleSeconds: number;
+  out: string;
+}): Promise<void> {
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  const loadBefore = loadText();
+  log(`\nOther machines over ssh on 127.0.0.1 (3 stores of 10,000 runs) — load ${loadBefore}:`);
+  const measurements = await measureRemote({ ...values, log });
+  if (measurements.length === 0) return;
+  const loadAfter = loadText();
+  const probe = new Database(':memory:');
+  const sqlite = (probe.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+  probe.close();
+  log(
+    `\nOther machines — machine load ${loadBefore} before, ${loadAfter} after (1/5/15 min averages, ${os.cpus().length} CPUs)`,
+  );
+  log(`${formatTable(measurements)}\n`);
+  log(`Details:\n${formatExtras(measurements)}\n`);
+  const report: BenchReport = {
+    startedAt,
+    machine: { ...machineInfo(sqlite), loadBefore, loadAfter },
+    config: { runsPerMachine: 10_000, machines: 3, idleSeconds: values.idleSeconds },
+    store: {},
+    measurements,
+    plans: {},
+    summary: summaryOf(measurements),
+    seconds: round((performance.now() - started) / 1_000, 1),
+  };
+  const file = writeJson(path.join(values.out, 'remote'), report);
+  log(`${report.summary.met} met, ${report.summary.missed} missed — ${report.seconds} s. JSON: ${file}`);
 }
 
 /**

@@ -76,6 +76,8 @@ export interface IdleJob {
   durationMs: number;
   /** The baseline: the same process with no host in it (Node, the bench bundle and its IPC channel, idle). */
   bare?: boolean;
+  /** Attach the store's remotes (docs/REMOTES.md), or none (false); the store's own setting by default. */
+  remotes?: boolean;
 }
 
 export interface IdleResult {
@@ -237,6 +239,7 @@ async function idleJob(job: IdleJob): Promise<IdleResult> {
     push: () => {
       pushes += 1;
     },
+    ...(job.remotes === false && { remotes: false as const }),
   });
   host.start();
   try {

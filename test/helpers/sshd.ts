@@ -2,15 +2,16 @@
  * A real OpenSSH server on 127.0.0.1 for the remote-machine tests (docs/TESTING.md#remote-machines): a temp
  * host key, key authentication only, its own port; and an `ssh` wrapper first on PATH that adds `-F` with
  * this fixture's client config, so the real ~/.ssh is never read or written. The "remote" is this machine
- * with another store, reached as the same account.
+ * with another store, reached as the same account. It imports nothing of vitest: the bench's remote part
+ * (bench/remote-ops.ts) starts the same server.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { descendantsOf } from '../../main/runner/process-tree';
-import { killQuietly, waitFor } from './cli';
 
 export const SSHD = '/usr/sbin/sshd';
 
@@ -25,7 +26,25 @@ export interface SshFixture {
   start(): Promise<void>;
   /** Kills the server and every session it serves (pulling the cable). */
   kill(): void;
+  /** The listening server's pid while it runs (its sessions are its descendants). */
+  pid(): number | undefined;
   stop(): void;
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Gone already.
+  }
+}
+
+async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
 }
 
 export function sshdAvailable(): boolean {
@@ -130,10 +149,11 @@ export async function startSshd(dir: string): Promise<SshFixture> {
     },
     kill() {
       if (child?.pid === undefined) return;
-      for (const pid of descendantsOf(child.pid)) killQuietly(pid, 'SIGKILL');
-      killQuietly(child.pid, 'SIGKILL');
+      for (const pid of descendantsOf(child.pid)) killQuietly(pid);
+      killQuietly(child.pid);
       child = null;
     },
+    pid: () => child?.pid,
     stop() {
       fixture.kill();
     },
