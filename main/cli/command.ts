@@ -122,20 +122,6 @@ export function splitCommand(argv: string[]): { own: string[]; commandArgv: stri
   return { own: argv.slice(0, separator), commandArgv: argv.slice(separator + 1) };
 }
 
-/** Parses a command that acts on one run (`runwarden NAME RUN [options]`); null after --help. */
-export function parseRunCommand<const O extends Options>(
-  ctx: CliContext,
-  command: Command,
-  argv: string[],
-  options: O,
-) {
-  const parsed = parseCommand(ctx, command, argv, options);
-  if (parsed === null) return null;
-  const runId = requirePositional(parsed.positionals, 0, 'RUN');
-  noExtraPositionals(parsed.positionals, 1);
-  return { values: parsed.values, runId };
-}
-
 export function storePathOf(ctx: CliContext, flag: string | undefined): string {
   if (flag !== undefined && flag.trim() === '') {
     throw new UsageError('--store needs a file path (leave it out to use $RUNWARDEN_STORE or the default)');

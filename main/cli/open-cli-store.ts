@@ -6,6 +6,7 @@ import { openWaiting } from './open-waiting';
 import type { RunStore } from '../store/run-store';
 import type { ReadonlyStore } from '../store/store-facets';
 import { storePathOf, type CliContext } from './command';
+import type { StoreOpener } from './define-command';
 
 /**
  * Opens the store at --store / RUNWARDEN_STORE / the default path; closed when the command returns.
@@ -36,3 +37,11 @@ export function openCliReader(ctx: CliContext, flag: string | undefined): Readon
   sayMigration(ctx, store);
   return store;
 }
+
+/** A command's store as the whole store's writer (`defineCommand`'s `store`), opened as `openCliStore` says. */
+export function writer(options: { mustExist?: boolean; runner?: boolean } = {}): StoreOpener<RunStore> {
+  return (ctx, flag) => openCliStore(ctx, flag, options);
+}
+
+/** A read command's store (`defineCommand`'s `store`): an existing store's reader. */
+export const reader: StoreOpener<ReadonlyStore> = openCliReader;

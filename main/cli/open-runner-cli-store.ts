@@ -8,6 +8,7 @@ import { openRunnerStore, type RunnerStore } from '../store/runner-store';
 import { RUNNER_BUSY_WAIT_MS } from '../store/store-context';
 import type { ClaimKey } from '../store/store-types';
 import { storePathOf, type CliContext } from './command';
+import type { StoreOpener } from './define-command';
 import { sayMigration } from './migration-notice';
 import { openWaiting } from './open-waiting';
 
@@ -37,6 +38,11 @@ export function openRunnerCliStore(
   sayMigration(ctx, store);
   const leaseMs = Number(ctx.env.RUNWARDEN_LEASE_MS) || DEFAULT_LEASE_MS;
   return renewingLapsedClaims(store, leaseMs);
+}
+
+/** A runner's command's store (`defineCommand`'s `store`): the runner's side, opened as above. */
+export function runnerWriter(options: { mustExist: boolean }): StoreOpener<RunnerStore> {
+  return (ctx, flag) => openRunnerCliStore(ctx, flag, options);
 }
 
 function isClaim(value: unknown): value is ClaimKey {

@@ -6,38 +6,21 @@ import { neutraliseLine } from '../../../shared/terminal-text';
 import type { LogRecord } from '../../../shared/views';
 import { readRunLogPage, type RunLogQuery } from '../../store/run-log-page';
 import type { StoreReader } from '../../store';
-import {
-  COMMON_HELP,
-  COMMON_OPTIONS,
-  parseRunCommand,
-  UsageError,
-  type CliContext,
-  type Command,
-} from '../command';
-import { openCliReader } from '../open-cli-store';
+import { COMMON_HELP, UsageError, type CliContext } from '../command';
+import { defineCommand } from '../define-command';
+import { reader } from '../open-cli-store';
 import { EXIT } from '../exit-codes';
 import { safeJson } from '../sanitize';
 import { parseIntegerFlag } from '../limits';
 
 const ANY = Number.MAX_SAFE_INTEGER;
 
-const OPTIONS = {
-  ...COMMON_OPTIONS,
-  tail: { type: 'string', short: 'n' },
-  follow: { type: 'boolean', short: 'f' },
-  stream: { type: 'string' },
-  generation: { type: 'string' },
-  json: { type: 'boolean' },
-  raw: { type: 'boolean' },
-  'poll-ms': { type: 'string' },
-} as const;
-
 /** A whole log in one answer: far more records than a capped log holds. */
 const ALL = 10_000_000;
 /** Display states in which the run may still print: follow keeps going through them. */
 const STILL_RUNNING = new Set(['running', 'waiting', 'needs-answer', 'queued']);
 
-export const logsCommand: Command = {
+export const logsCommand = defineCommand({
   name: 'logs',
   summary: "print a run's output (stdout and stderr, in order), or follow it live",
   help: `Usage: runwarden logs RUN [--tail N] [--follow] [--stream stdout|stderr] [--json | --raw]
@@ -58,10 +41,17 @@ ${COMMON_HELP}
 
 Exit status: 0; 4 if there is no such run, or it has no log (of that generation): a run started
 by "exec --no-log", or not by "exec" or "worker".`,
-  async run(ctx, argv) {
-    const parsed = parseRunCommand(ctx, this, argv, OPTIONS);
-    if (parsed === null) return EXIT.ok;
-    const { values, runId } = parsed;
+  options: {
+    tail: { type: 'string', short: 'n' },
+    follow: { type: 'boolean', short: 'f' },
+    stream: { type: 'string' },
+    generation: { type: 'string' },
+    raw: { type: 'boolean' },
+    'poll-ms': { type: 'string' },
+  },
+  positionals: ['RUN'],
+  store: reader,
+  async run({ ctx, values, args: [runId], open }) {
     const stream = values.stream;
     if (stream !== undefined && stream !== 'stdout' && stream !== 'stderr') {
       throw new UsageError(`--stream must be stdout or stderr, got "${stream}"`);
@@ -70,7 +60,7 @@ by "exec --no-log", or not by "exec" or "worker".`,
     const tail = parseIntegerFlag(values.tail, 'tail', { min: 1, max: ANY });
     const generation = parseIntegerFlag(values.generation, 'generation', { min: 0, max: ANY });
     const pollMs = parseIntegerFlag(values['poll-ms'], 'poll-ms', { min: 20, max: 60_000 }) ?? 250;
-    const store = openCliReader(ctx, values.store);
+    const store = open();
     const format = values.json === true ? 'json' : values.raw === true ? 'raw' : 'text';
     // --raw is the one output that must pass escape sequences: it skips the CLI's stream guard.
     const out = format === 'raw' ? ctx.rawStdout : ctx.stdout;
@@ -119,7 +109,7 @@ by "exec --no-log", or not by "exec" or "worker".`,
       await sleep(pollMs);
     }
   },
-};
+});
 
 function stillRunning(store: StoreReader, runId: string, ctx: CliContext): boolean {
   const status = displayStatus(store.getSnapshot(runId), ctx.now()).status;

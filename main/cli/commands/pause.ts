@@ -1,27 +1,11 @@
 /** `runwarden pause RUN`: pause a run no runner holds, or (--request) ask a live runner to pause. */
-import {
-  COMMON_HELP,
-  COMMON_OPTIONS,
-  JSON_HELP,
-  JSON_OPTION,
-  parseRunCommand,
-  printResult,
-  type Command,
-} from '../command';
-import { openCliStore } from '../open-cli-store';
-import { EXIT } from '../exit-codes';
+import { defineCommand, reply } from '../define-command';
+import { writer } from '../open-cli-store';
 import { checkOptionalText, parseIntegerFlag, RANGES } from '../limits';
 import { humanActor } from '../human-actor';
+import { COMMON_HELP, JSON_HELP } from '../command';
 
-const OPTIONS = {
-  ...COMMON_OPTIONS,
-  ...JSON_OPTION,
-  reason: { type: 'string' },
-  request: { type: 'boolean' },
-  revision: { type: 'string' },
-} as const;
-
-export const pauseCommand: Command = {
+export const pauseCommand = defineCommand({
   name: 'pause',
   summary: 'pause a queued or parked run (--request: ask a live runner to pause)',
   help: `Usage: runwarden pause RUN [--reason T] [--revision N] [--json]
@@ -38,13 +22,13 @@ Options:
                  is read first and must not change before the pause)
 ${JSON_HELP}
 ${COMMON_HELP}`,
-  async run(ctx, argv) {
-    const parsed = parseRunCommand(ctx, this, argv, OPTIONS);
-    if (parsed === null) return EXIT.ok;
-    const { values, runId } = parsed;
+  options: { reason: { type: 'string' }, request: { type: 'boolean' }, revision: { type: 'string' } },
+  positionals: ['RUN'],
+  store: writer({ mustExist: true }),
+  run({ values, args: [runId], open }) {
     const revision = parseIntegerFlag(values.revision, 'revision', RANGES.revision);
     const reason = checkOptionalText(values.reason, '--reason', 'reason');
-    const store = openCliStore(ctx, values.store, { mustExist: true });
+    const store = open();
     const command = {
       expectedRevision: revision ?? store.getRun(runId).revision,
       reason: reason ?? 'Paused from the CLI.',
@@ -52,11 +36,9 @@ ${COMMON_HELP}`,
     };
     if (values.request === true) {
       const run = store.requestPause(runId, command);
-      printResult(ctx, run, () => `Pause requested for ${runId}: the runner pauses at its next heartbeat.`);
-    } else {
-      const run = store.pauseRun(runId, command);
-      printResult(ctx, run, () => `Paused ${runId}. Resume it with: runwarden resume ${runId}`);
+      return reply(run, () => `Pause requested for ${runId}: the runner pauses at its next heartbeat.`);
     }
-    return EXIT.ok;
+    const run = store.pauseRun(runId, command);
+    return reply(run, () => `Paused ${runId}. Resume it with: runwarden resume ${runId}`);
   },
-};
+});

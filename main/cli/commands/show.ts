@@ -2,26 +2,16 @@
 import { answerInTerms } from '../../../shared/answer-text';
 import type { Interaction } from '../../../shared/domain';
 import type { RunDetail } from '../../store';
-import {
-  COMMON_HELP,
-  COMMON_OPTIONS,
-  JSON_HELP,
-  JSON_OPTION,
-  parseRunCommand,
-  printResult,
-  type Command,
-} from '../command';
-import { openCliReader } from '../open-cli-store';
-import { EXIT } from '../exit-codes';
+import { COMMON_HELP, JSON_HELP } from '../command';
+import { defineCommand, reply } from '../define-command';
+import { reader } from '../open-cli-store';
 import { parseIntegerFlag, RANGES, rangeText } from '../limits';
 import { nextCommands } from '../next-commands';
 import { shellCommand } from '../../platform/shell-quote';
 import { formatTable, isoTime, relativeTime, statusStyle, type Paint } from '../output';
 import { sanitizeLine, sanitizeText } from '../sanitize';
 
-const OPTIONS = { ...COMMON_OPTIONS, ...JSON_OPTION, events: { type: 'string' } } as const;
-
-export const showCommand: Command = {
+export const showCommand = defineCommand({
   name: 'show',
   summary: 'show one run: lease, attempts, questions, effects, events',
   help: `Usage: runwarden show RUN [--events N] [--json]
@@ -34,17 +24,15 @@ Options:
   --events N   how many of the latest events to show (${rangeText(RANGES.events)}, default 20)
 ${JSON_HELP}
 ${COMMON_HELP}`,
-  async run(ctx, argv) {
-    const parsed = parseRunCommand(ctx, this, argv, OPTIONS);
-    if (parsed === null) return EXIT.ok;
-    const { values, runId } = parsed;
+  options: { events: { type: 'string' } },
+  positionals: ['RUN'],
+  store: reader,
+  run({ ctx, values, args: [runId], open }) {
     const eventsLimit = parseIntegerFlag(values.events, 'events', RANGES.events) ?? 20;
-    const store = openCliReader(ctx, values.store);
-    const detail = store.getRunDetail(runId, { eventsLimit });
-    printResult(ctx, detail, () => renderDetail(detail, ctx.now(), ctx.paint));
-    return EXIT.ok;
+    const detail = open().getRunDetail(runId, { eventsLimit });
+    return reply(detail, () => renderDetail(detail, ctx.now(), ctx.paint));
   },
-};
+});
 
 function isOpen(interaction: Interaction): boolean {
   return interaction.status === 'pending' || interaction.status === 'presenting';
