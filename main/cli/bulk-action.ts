@@ -13,31 +13,50 @@ import { canPrompt, confirm } from './confirm';
 import { EXIT, exitCodeForError } from './exit-codes';
 import { callHandler } from './handler-call';
 import { formatTable } from './output';
-import { selectRuns, type SelectionFlags } from './run-selection';
+import { isBulk, selectionView, selectRuns, type SelectionFlags } from './run-selection';
 import { sanitizeLine } from './sanitize';
 import { shellCommand } from '../platform/shell-quote';
-import type { ListView } from '../../shared/views';
 
 export const CONFIRM_ABOVE = 5;
 
+/** The selection flags as a command parsed them (SELECTION_OPTIONS). */
+export interface SelectionValues {
+  stale?: boolean;
+  view?: string;
+  project?: string;
+  'dry-run'?: boolean;
+  yes?: boolean;
+}
+
+/** What the action records, and (retry) whether it takes runs whose earlier retry has not finished. */
 export interface BulkOptions {
-  dryRun: boolean;
-  yes: boolean;
   reason: string;
-  /** retry: also runs that already have a retry that has not finished. */
   again: boolean;
 }
 
 const VERB: Record<BulkAction, string> = { cancel: 'Cancel', resume: 'Resume', retry: 'Retry' };
 
+/**
+ * The runs `cancel | resume | retry` are given, when that is a selection: several ids, a view, a project,
+ * or any of them with --dry-run. Null for the one RUN of the command's own form.
+ */
+export function selectionOf(values: SelectionValues, ids: string[]): SelectionFlags | null {
+  const flags = { ids, stale: values.stale, view: values.view, project: values.project };
+  return isBulk(flags) || values['dry-run'] === true ? flags : null;
+}
+
+/** Runs the action over the selection: its flags checked first, then the store opened. */
 export async function runBulkAction(
   ctx: CliContext,
-  store: RunStore,
+  open: () => RunStore,
   action: BulkAction,
   flags: SelectionFlags,
-  view: { view: ListView | null; projectPath?: string },
+  values: SelectionValues,
   options: BulkOptions,
 ): Promise<number> {
+  const view = selectionView(flags, ctx.cwd);
+  const store = open();
+  const dryRun = values['dry-run'] === true;
   const { selected, missing } = selectRuns(store, flags, view);
   const refused: BulkItemResult[] = missing.map((m) => ({
     runId: m.runId,
@@ -47,8 +66,8 @@ export async function runBulkAction(
   }));
   const items = selected;
   if (
-    !options.dryRun &&
-    !options.yes &&
+    !dryRun &&
+    values.yes !== true &&
     items.length > CONFIRM_ABOVE &&
     canPrompt() &&
     !(await confirm(`${VERB[action]} ${items.length} runs?`))
@@ -58,11 +77,11 @@ export async function runBulkAction(
   }
   const handled: BulkResult =
     items.length === 0
-      ? { action, dryRun: options.dryRun, succeeded: 0, failed: 0, items: [] }
+      ? { action, dryRun, succeeded: 0, failed: 0, items: [] }
       : callHandler(store, 'runs:bulk', {
           action,
           items,
-          dryRun: options.dryRun,
+          dryRun,
           reason: options.reason,
           ...(action === 'retry' ? { again: options.again } : {}),
         });
@@ -83,7 +102,7 @@ export async function runBulkAction(
   const succeeded = all.filter((item) => item.ok).length;
   const result: BulkResult = {
     action,
-    dryRun: options.dryRun,
+    dryRun,
     succeeded,
     failed: all.length - succeeded,
     items: all,

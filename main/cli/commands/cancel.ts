@@ -2,20 +2,11 @@
  * `runwarden cancel RUN`: cancel a run no live runner holds, or (--request) ask a live runner to stop, or
  * (--stop-command) first stop the command an orphaned run left running (docs/LIVENESS.md#orphans).
  */
-import {
-  COMMON_HELP,
-  COMMON_OPTIONS,
-  JSON_HELP,
-  JSON_OPTION,
-  parseCommand,
-  printResult,
-  requirePositional,
-  UsageError,
-  type Command,
-} from '../command';
-import { openCliStore } from '../open-cli-store';
-import { runBulkAction } from '../bulk-action';
-import { isBulk, SELECTION_HELP, SELECTION_OPTIONS, selectionView } from '../run-selection';
+import { COMMON_HELP, JSON_HELP, requirePositional, UsageError } from '../command';
+import { defineCommand, reply } from '../define-command';
+import { writer } from '../open-cli-store';
+import { runBulkAction, selectionOf } from '../bulk-action';
+import { SELECTION_HELP, SELECTION_OPTIONS } from '../run-selection';
 import { sanitizeLine } from '../sanitize';
 import { shellQuote } from '../../platform/shell-quote';
 import type { RunStore } from '../../store';
@@ -24,17 +15,6 @@ import { STOP_COMMAND_GRACE_MS, stopRunCommand } from '../../services/stop-run-c
 import { EXIT } from '../exit-codes';
 import { checkOptionalText, parseIntegerFlag, RANGES, rangeText } from '../limits';
 import { humanActor } from '../human-actor';
-
-const OPTIONS = {
-  ...COMMON_OPTIONS,
-  ...JSON_OPTION,
-  ...SELECTION_OPTIONS,
-  reason: { type: 'string' },
-  request: { type: 'boolean' },
-  'stop-command': { type: 'boolean' },
-  'grace-ms': { type: 'string' },
-  revision: { type: 'string' },
-} as const;
 
 /**
  * The cascade says what the store changed; whether the run's processes are gone is a separate check. When
@@ -52,7 +32,7 @@ function uncheckedProcesses(store: RunStore, runId: string): string {
   return '';
 }
 
-export const cancelCommand: Command = {
+export const cancelCommand = defineCommand({
   name: 'cancel',
   summary: 'cancel a stale or idle run (--request: ask a live runner to stop)',
   help: `Usage: runwarden cancel RUN [--reason T] [--revision N] [--json]
@@ -84,31 +64,31 @@ Exit status: 0 cancelled (or requested); 1 --stop-command could not verify the c
 3 refused, a live runner holds the run or its command still runs; 4 unknown run; 5 the run
 changed (revision) or is already finished. For a selection: 0 when every run was (or would be)
 cancelled, else the code of the first refusal.`,
-  async run(ctx, argv) {
-    const parsed = parseCommand(ctx, this, argv, OPTIONS);
-    if (parsed === null) return EXIT.ok;
-    const { values, positionals } = parsed;
+  options: {
+    ...SELECTION_OPTIONS,
+    reason: { type: 'string' },
+    request: { type: 'boolean' },
+    'stop-command': { type: 'boolean' },
+    'grace-ms': { type: 'string' },
+    revision: { type: 'string' },
+  },
+  store: writer({ mustExist: true }),
+  async run({ ctx, values, args, open }) {
     const reason = checkOptionalText(values.reason, '--reason', 'reason');
     const revision = parseIntegerFlag(values.revision, 'revision', RANGES.revision);
     const graceMs = parseIntegerFlag(values['grace-ms'], 'grace-ms', RANGES.graceMs) ?? STOP_COMMAND_GRACE_MS;
-    const flags = { ids: positionals, stale: values.stale, view: values.view, project: values.project };
-    if (isBulk(flags) || values['dry-run'] === true) {
+    const selection = selectionOf(values, args);
+    if (selection !== null) {
       if (values.request === true || values['stop-command'] === true || revision !== undefined) {
         throw new UsageError(
           '--request, --stop-command and --revision act on one run; a selection takes each run as it is now',
         );
       }
-      const view = selectionView(flags, ctx.cwd);
-      const store = openCliStore(ctx, values.store, { mustExist: true });
-      return runBulkAction(ctx, store, 'cancel', flags, view, {
-        dryRun: values['dry-run'] === true,
-        yes: values.yes === true,
-        reason: reason ?? 'Cancelled from the CLI.',
-        again: false,
-      });
+      const options = { reason: reason ?? 'Cancelled from the CLI.', again: false };
+      return runBulkAction(ctx, open, 'cancel', selection, values, options);
     }
-    const runId = requirePositional(positionals, 0, 'RUN');
-    const store = openCliStore(ctx, values.store, { mustExist: true });
+    const runId = requirePositional(args, 0, 'RUN');
+    const store = open();
     const actor = humanActor();
     // Compare-and-set even without --revision: against the revision read here.
     let expectedRevision = revision ?? store.getRun(runId).revision;
@@ -138,8 +118,7 @@ cancelled, else the code of the first refusal.`,
         reason: reason ?? 'Cancel requested from the CLI.',
         actor,
       });
-      printResult(ctx, run, () => `Cancel requested for ${runId}: the runner stops at its next heartbeat.`);
-      return EXIT.ok;
+      return reply(run, () => `Cancel requested for ${runId}: the runner stops at its next heartbeat.`);
     }
     const unchecked = uncheckedProcesses(store, runId);
     const outcome = store.cancelRun(runId, {
@@ -147,11 +126,10 @@ cancelled, else the code of the first refusal.`,
       reason: reason ?? 'Cancelled from the CLI.',
       actor,
     });
-    printResult(ctx, outcome, () => {
+    return reply(outcome, () => {
       const ambiguous = outcome.cascade.effectsAmbiguous > 0;
       const hint = ambiguous ? ` Say whether they happened: runwarden show ${shellQuote(runId)}` : '';
       return `Cancelled ${runId}: ${cascadeText(outcome.cascade)}.${hint}${unchecked}`;
     });
-    return EXIT.ok;
   },
-};
+});

@@ -1,32 +1,13 @@
 /** `runwarden resume RUN`: put a parked or paused run back in the queue (or several: see --help). */
-import {
-  COMMON_HELP,
-  COMMON_OPTIONS,
-  JSON_HELP,
-  JSON_OPTION,
-  parseCommand,
-  printResult,
-  requirePositional,
-  UsageError,
-  type Command,
-} from '../command';
-import { openCliStore } from '../open-cli-store';
-import { runBulkAction } from '../bulk-action';
-import { EXIT } from '../exit-codes';
+import { COMMON_HELP, JSON_HELP, requirePositional, UsageError } from '../command';
+import { defineCommand, reply } from '../define-command';
+import { writer } from '../open-cli-store';
+import { runBulkAction, selectionOf } from '../bulk-action';
 import { humanActor } from '../human-actor';
 import { checkOptionalText, parseIntegerFlag, RANGES } from '../limits';
-import { isBulk, SELECTION_HELP, SELECTION_OPTIONS, selectionView } from '../run-selection';
+import { SELECTION_HELP, SELECTION_OPTIONS } from '../run-selection';
 
-const OPTIONS = {
-  ...COMMON_OPTIONS,
-  ...JSON_OPTION,
-  ...SELECTION_OPTIONS,
-  anyway: { type: 'boolean' },
-  reason: { type: 'string' },
-  revision: { type: 'string' },
-} as const;
-
-export const resumeCommand: Command = {
+export const resumeCommand = defineCommand({
   name: 'resume',
   summary: 'resume a parked or paused run (or a selection of runs)',
   help: `Usage: runwarden resume RUN [--anyway] [--reason T] [--revision N] [--json]
@@ -46,35 +27,32 @@ ${JSON_HELP}
 ${COMMON_HELP}
 
 ${SELECTION_HELP}`,
-  async run(ctx, argv) {
-    const parsed = parseCommand(ctx, this, argv, OPTIONS);
-    if (parsed === null) return EXIT.ok;
-    const { values, positionals } = parsed;
+  options: {
+    ...SELECTION_OPTIONS,
+    anyway: { type: 'boolean' },
+    reason: { type: 'string' },
+    revision: { type: 'string' },
+  },
+  store: writer({ mustExist: true }),
+  async run({ ctx, values, args, open }) {
     const reason = checkOptionalText(values.reason, '--reason', 'reason');
     const revision = parseIntegerFlag(values.revision, 'revision', RANGES.revision);
-    const flags = { ids: positionals, stale: values.stale, view: values.view, project: values.project };
-    if (isBulk(flags) || values['dry-run'] === true) {
+    const selection = selectionOf(values, args);
+    if (selection !== null) {
       if (values.anyway === true || revision !== undefined) {
         throw new UsageError('--anyway and --revision act on one run; resume it on its own');
       }
-      const view = selectionView(flags, ctx.cwd);
-      const store = openCliStore(ctx, values.store, { mustExist: true });
-      return runBulkAction(ctx, store, 'resume', flags, view, {
-        dryRun: values['dry-run'] === true,
-        yes: values.yes === true,
-        reason: reason ?? 'Resumed from the CLI.',
-        again: false,
-      });
+      const options = { reason: reason ?? 'Resumed from the CLI.', again: false };
+      return runBulkAction(ctx, open, 'resume', selection, values, options);
     }
-    const runId = requirePositional(positionals, 0, 'RUN');
-    const store = openCliStore(ctx, values.store, { mustExist: true });
+    const runId = requirePositional(args, 0, 'RUN');
+    const store = open();
     const run = store.resumeRun(runId, {
       expectedRevision: revision ?? store.getRun(runId).revision,
       anyway: values.anyway === true,
       reason: reason ?? 'Resumed from the CLI.',
       actor: humanActor(),
     });
-    printResult(ctx, run, () => `Resumed ${runId}: queued again.`);
-    return EXIT.ok;
+    return reply(run, () => `Resumed ${runId}: queued again.`);
   },
-};
+});

@@ -1,33 +1,15 @@
 /** `runwarden retry RUN`: start a new run (lineage retry) from a finished one (or several: see --help). */
 import { RunwardenError } from '../../../shared/errors';
-import {
-  COMMON_HELP,
-  COMMON_OPTIONS,
-  JSON_HELP,
-  JSON_OPTION,
-  parseCommand,
-  printResult,
-  requirePositional,
-  UsageError,
-  type Command,
-} from '../command';
-import { openCliStore } from '../open-cli-store';
-import { runBulkAction } from '../bulk-action';
-import { EXIT } from '../exit-codes';
+import { COMMON_HELP, JSON_HELP, requirePositional, UsageError } from '../command';
+import { defineCommand, reply } from '../define-command';
+import { writer } from '../open-cli-store';
+import { runBulkAction, selectionOf } from '../bulk-action';
 import { humanActor } from '../human-actor';
 import { parseIntegerFlag, RANGES } from '../limits';
 import { openRetryOf } from '../../services/open-retry';
-import { isBulk, SELECTION_HELP, SELECTION_OPTIONS, selectionView } from '../run-selection';
+import { SELECTION_HELP, SELECTION_OPTIONS } from '../run-selection';
 
-const OPTIONS = {
-  ...COMMON_OPTIONS,
-  ...JSON_OPTION,
-  ...SELECTION_OPTIONS,
-  revision: { type: 'string' },
-  again: { type: 'boolean' },
-} as const;
-
-export const retryCommand: Command = {
+export const retryCommand = defineCommand({
   name: 'retry',
   summary: 'retry a finished run as a new run (or a selection of runs)',
   help: `Usage: runwarden retry RUN [--revision N] [--again] [--dry-run] [--json]
@@ -50,31 +32,24 @@ ${JSON_HELP}
 ${COMMON_HELP}
 
 ${SELECTION_HELP}`,
-  async run(ctx, argv) {
-    const parsed = parseCommand(ctx, this, argv, OPTIONS);
-    if (parsed === null) return EXIT.ok;
-    const { values, positionals } = parsed;
+  options: { ...SELECTION_OPTIONS, revision: { type: 'string' }, again: { type: 'boolean' } },
+  store: writer({ mustExist: true }),
+  async run({ ctx, values, args, open }) {
     const revision = parseIntegerFlag(values.revision, 'revision', RANGES.revision);
-    const flags = { ids: positionals, stale: values.stale, view: values.view, project: values.project };
-    if (isBulk(flags) || values['dry-run'] === true) {
+    const selection = selectionOf(values, args);
+    if (selection !== null) {
       if (revision !== undefined) throw new UsageError('--revision acts on one run; retry it on its own');
-      const view = selectionView(flags, ctx.cwd);
-      const store = openCliStore(ctx, values.store, { mustExist: true });
-      return runBulkAction(ctx, store, 'retry', flags, view, {
-        dryRun: values['dry-run'] === true,
-        yes: values.yes === true,
-        reason: 'Retried from the CLI.',
-        again: values.again === true,
-      });
+      const options = { reason: 'Retried from the CLI.', again: values.again === true };
+      return runBulkAction(ctx, open, 'retry', selection, values, options);
     }
-    const runId = requirePositional(positionals, 0, 'RUN');
-    const store = openCliStore(ctx, values.store, { mustExist: true });
+    const runId = requirePositional(args, 0, 'RUN');
+    const store = open();
     const expectedRevision = revision ?? store.getRun(runId).revision;
-    const open = values.again === true ? null : openRetryOf(store, runId);
-    if (open !== null) {
+    const earlier = values.again === true ? null : openRetryOf(store, runId);
+    if (earlier !== null) {
       throw new RunwardenError(
         'CONFLICT',
-        `Run ${runId} was already retried as ${open.id}, which is ${open.status}; add --again to retry it once more.`,
+        `Run ${runId} was already retried as ${earlier.id}, which is ${earlier.status}; add --again to retry it once more.`,
       );
     }
     const run = store.retryRun(runId, {
@@ -82,7 +57,6 @@ ${SELECTION_HELP}`,
       again: values.again === true,
       actor: humanActor(),
     });
-    printResult(ctx, run, () => `Retrying ${runId} as ${run.id} (queued).`);
-    return EXIT.ok;
+    return reply(run, () => `Retrying ${runId} as ${run.id} (queued).`);
   },
-};
+});
