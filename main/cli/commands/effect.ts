@@ -19,20 +19,15 @@ import {
 import type { EffectPerformer, EffectProcess } from '../../store/store-types';
 import {
   COMMON_HELP,
-  COMMON_OPTIONS,
   JSON_HELP,
-  JSON_OPTION,
   noExtraPositionals,
-  parseCommand,
   printResult,
   requirePositional,
-  splitCommand,
   UsageError,
   type CliContext,
-  type Command,
-  type ParsedValues,
 } from '../command';
-import { openRunnerCliStore } from '../open-runner-cli-store';
+import { defineCommand, type CommandValues } from '../define-command';
+import { runnerWriter } from '../open-runner-cli-store';
 import { keyInLineage } from '../effect-lineage';
 import { requireEnclosingRun } from '../enclosing-run';
 import { EXIT } from '../exit-codes';
@@ -40,8 +35,6 @@ import { sanitizeLine } from '../sanitize';
 import { checkText, parseIntegerFlag, RANGES } from '../limits';
 
 const OPTIONS = {
-  ...COMMON_OPTIONS,
-  ...JSON_OPTION,
   key: { type: 'string' },
   type: { type: 'string' },
   summary: { type: 'string' },
@@ -55,7 +48,7 @@ const OPTIONS = {
 /** What CMD exits with to say "I cannot tell whether it happened". The same code `effect` exits with when it parks. */
 export const UNKNOWN_OUTCOME_EXIT = EXIT.parked;
 
-export const effectCommand: Command = {
+export const effectCommand = defineCommand({
   name: 'effect',
   summary: 'inside a run: perform a side effect at most once per key (effect begin / effect end)',
   help: `Usage: runwarden effect --key K [--type T] [--summary S] -- CMD [ARG...]
@@ -98,21 +91,20 @@ Exit status: 0 applied (now or before); CMD's exit code when rejected; 75 parked
 unknown and a person must resolve it; 2 outside a run or bad arguments; 6 the run lost its lease;
 5 the key was rejected before in this run (use a new key to try again), or "effect end" of an
 effect that is no longer applying; 1 "effect end" from a process the run did not start.`,
-  async run(ctx, argv) {
-    const { own, commandArgv } = splitCommand(argv);
-    const parsed = parseCommand(ctx, this, own, OPTIONS);
-    if (parsed === null) return EXIT.ok;
-    const { values, positionals } = parsed;
+  options: OPTIONS,
+  runsCommand: true,
+  store: runnerWriter({ mustExist: true }),
+  async run({ ctx, values, args: positionals, commandArgv, open }) {
     const claim = requireEnclosingRun(ctx, 'effect');
     const endings = [values.applied, values.rejected, values.unknown].filter((v) => v === true).length;
 
     if (positionals[0] === 'end' && commandArgv === null)
-      return endEffect(ctx, claim, values, positionals, endings);
+      return endEffect(ctx, open, claim, { values, positionals, endings });
     if (endings > 0)
       throw new UsageError('--applied, --rejected and --unknown go with "runwarden effect end ID"');
 
     const request = parseEffectRequest(values, positionals, commandArgv);
-    const store = openRunnerCliStore(ctx, values.store, { mustExist: true });
+    const store = open();
     const reserved = reserveOnce(ctx, store, claim, request);
     if (typeof reserved === 'number') return reserved;
     // Who performs it: this process for CMD; for `effect begin` the run itself, or the process named by
@@ -126,22 +118,21 @@ effect that is no longer applying; 1 "effect end" from a process the run did not
     }
     return performEffect(ctx, store, claim, request, applying);
   },
-};
+});
 
-type EffectOptions = ParsedValues<typeof OPTIONS>;
+type EffectOptions = CommandValues<typeof OPTIONS>;
 
 /** `effect end ID --applied | --rejected | --unknown`: settles an effect `effect begin` started. */
 async function endEffect(
   ctx: CliContext,
+  open: () => RunnerStore,
   claim: EnclosingClaim,
-  values: EffectOptions,
-  positionals: string[],
-  endings: number,
+  { values, positionals, endings }: { values: EffectOptions; positionals: string[]; endings: number },
 ): Promise<number> {
   const id = parseIntegerFlag(requirePositional(positionals, 1, 'ID'), 'ID', RANGES.effectId) ?? 0;
   noExtraPositionals(positionals, 2);
   if (endings !== 1) throw new UsageError('say how it ended: --applied, --rejected or --unknown');
-  const store = openRunnerCliStore(ctx, values.store, { mustExist: true });
+  const store = open();
   const status = values.applied === true ? 'applied' : values.rejected === true ? 'rejected' : 'ambiguous';
   // Any process the run started may settle it; one that merely carries the claim may not.
   const ancestry = processAncestry(process.pid);

@@ -1,23 +1,11 @@
 /** `runwarden park --source-changed DETAIL`: the enclosing run stops and waits for a person. */
-import {
-  COMMON_HELP,
-  COMMON_OPTIONS,
-  JSON_HELP,
-  JSON_OPTION,
-  noExtraPositionals,
-  parseCommand,
-  printResult,
-  UsageError,
-  type Command,
-} from '../command';
-import { openCliStore } from '../open-cli-store';
+import { COMMON_HELP, JSON_HELP, UsageError } from '../command';
+import { defineCommand, reply } from '../define-command';
+import { writer } from '../open-cli-store';
 import { requireEnclosingRun } from '../enclosing-run';
-import { EXIT } from '../exit-codes';
 import { checkText } from '../limits';
 
-const OPTIONS = { ...COMMON_OPTIONS, ...JSON_OPTION, 'source-changed': { type: 'string' } } as const;
-
-export const parkCommand: Command = {
+export const parkCommand = defineCommand({
   name: 'park',
   summary: 'inside a run: park it for a person (--source-changed DETAIL)',
   help: `Usage: runwarden park --source-changed DETAIL
@@ -33,22 +21,19 @@ ${JSON_HELP}
 ${COMMON_HELP}
 
 Exit status: 0 parked; 2 outside a run or bad arguments; 6 the run lost its lease.`,
-  async run(ctx, argv) {
-    const parsed = parseCommand(ctx, this, argv, OPTIONS);
-    if (parsed === null) return EXIT.ok;
-    noExtraPositionals(parsed.positionals, 0);
-    const detail = parsed.values['source-changed'];
+  options: { 'source-changed': { type: 'string' } },
+  positionals: [],
+  store: writer({ mustExist: true, runner: true }),
+  run({ ctx, values, open }) {
+    const detail = values['source-changed'];
     if (detail === undefined) throw new UsageError('say why: runwarden park --source-changed DETAIL');
     checkText(detail, '--source-changed', 'detail');
     const claim = requireEnclosingRun(ctx, 'park');
-    const store = openCliStore(ctx, parsed.values.store, { mustExist: true, runner: true });
-    const run = store.park(claim, 'sourceChanged', detail);
-    printResult(
-      ctx,
+    const run = open().park(claim, 'sourceChanged', detail);
+    return reply(
       run,
       () =>
         `Parked ${run.id}: the workflow source changed. Resume it with: runwarden resume ${run.id} --anyway`,
     );
-    return EXIT.ok;
   },
-};
+});

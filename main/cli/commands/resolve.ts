@@ -1,33 +1,13 @@
 /** `runwarden resolve EFFECT`: a person says whether a side effect with an unknown outcome happened. */
-import {
-  COMMON_HELP,
-  COMMON_OPTIONS,
-  JSON_HELP,
-  JSON_OPTION,
-  noExtraPositionals,
-  parseCommand,
-  printResult,
-  requirePositional,
-  UsageError,
-  type Command,
-} from '../command';
-import { openCliStore } from '../open-cli-store';
-import { EXIT } from '../exit-codes';
+import { COMMON_HELP, JSON_HELP, UsageError } from '../command';
+import { defineCommand, reply } from '../define-command';
+import { writer } from '../open-cli-store';
 import { sanitizeLine } from '../sanitize';
 import { callHandler } from '../handler-call';
 import { checkText, parseIntegerFlag, RANGES } from '../limits';
 import { shellQuote } from '../../platform/shell-quote';
 
-const OPTIONS = {
-  ...COMMON_OPTIONS,
-  ...JSON_OPTION,
-  happened: { type: 'boolean' },
-  'not-happened': { type: 'boolean' },
-  note: { type: 'string' },
-  revision: { type: 'string' },
-} as const;
-
-export const resolveCommand: Command = {
+export const resolveCommand = defineCommand({
   name: 'resolve',
   summary: 'say whether a side effect with an unknown outcome happened',
   help: `Usage: runwarden resolve EFFECT (--happened | --not-happened) --note TEXT [--revision N] [--json]
@@ -49,20 +29,23 @@ ${COMMON_HELP}
 
 Exit status: 0 resolved; 2 bad arguments; 3 a live runner holds the run; 4 unknown effect;
 5 the run changed, or the effect is not ambiguous.`,
-  async run(ctx, argv) {
-    const parsed = parseCommand(ctx, this, argv, OPTIONS);
-    if (parsed === null) return EXIT.ok;
-    const { values, positionals } = parsed;
-    const effectId =
-      parseIntegerFlag(requirePositional(positionals, 0, 'EFFECT'), 'EFFECT', RANGES.effectId) ?? 0;
-    noExtraPositionals(positionals, 1);
+  options: {
+    happened: { type: 'boolean' },
+    'not-happened': { type: 'boolean' },
+    note: { type: 'string' },
+    revision: { type: 'string' },
+  },
+  positionals: ['EFFECT'],
+  store: writer({ mustExist: true }),
+  run({ values, args: [effectArg], open }) {
+    const effectId = parseIntegerFlag(effectArg, 'EFFECT', RANGES.effectId) ?? 0;
     if ((values.happened === true) === (values['not-happened'] === true)) {
       throw new UsageError('say what happened: --happened or --not-happened (one of them)');
     }
     if (values.note === undefined) throw new UsageError('--note is required: say how you know');
     const note = checkText(values.note, '--note', 'note');
     const revision = parseIntegerFlag(values.revision, 'revision', RANGES.revision);
-    const store = openCliStore(ctx, values.store, { mustExist: true });
+    const store = open();
     const before = store.getEffect(effectId);
     const effect = callHandler(store, 'effects:resolve', {
       effectId,
@@ -70,10 +53,9 @@ Exit status: 0 resolved; 2 bad arguments; 3 a live runner holds the run; 4 unkno
       note,
       expectedRevision: revision ?? store.getRun(before.runId).revision,
     });
-    printResult(ctx, effect, () => {
+    return reply(effect, () => {
       const said = effect.resolution === 'applied' ? 'it happened' : 'it did not happen';
       return `Resolved effect ${effect.id} (${sanitizeLine(effect.summary)}): ${said}. See the run: runwarden show ${shellQuote(effect.runId)}`;
     });
-    return EXIT.ok;
   },
-};
+});

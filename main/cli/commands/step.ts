@@ -1,28 +1,14 @@
 /** `runwarden step`: record a step (an attempt) of the enclosing run, around a command or by hand. */
 import { ACTIVE_ATTEMPT_STATUSES } from '../../../shared/domain';
 import { RunwardenError } from '../../../shared/errors';
-import {
-  COMMON_HELP,
-  COMMON_OPTIONS,
-  JSON_HELP,
-  JSON_OPTION,
-  noExtraPositionals,
-  parseCommand,
-  printResult,
-  requirePositional,
-  splitCommand,
-  UsageError,
-  type Command,
-} from '../command';
-import { openRunnerCliStore } from '../open-runner-cli-store';
+import { COMMON_HELP, JSON_HELP, noExtraPositionals, requirePositional, UsageError } from '../command';
+import { defineCommand, reply } from '../define-command';
+import { runnerWriter } from '../open-runner-cli-store';
 import { requireEnclosingRun } from '../enclosing-run';
-import { EXIT } from '../exit-codes';
 import { sanitizeLine } from '../sanitize';
 import { checkText } from '../limits';
 
-const OPTIONS = { ...COMMON_OPTIONS, ...JSON_OPTION, failed: { type: 'string' } } as const;
-
-export const stepCommand: Command = {
+export const stepCommand = defineCommand({
   name: 'step',
   summary: 'inside a run: record a step around a command (or step start / step end)',
   help: `Usage: runwarden step NAME -- CMD [ARG...]
@@ -43,11 +29,10 @@ ${COMMON_HELP}
 
 Exit status: CMD's exit code; 0 for start/end; 2 outside a run or bad arguments; 6 the run lost
 its lease (the runner must stop); 5 a step is already open (start) or none is (end).`,
-  async run(ctx, argv) {
-    const { own, commandArgv } = splitCommand(argv);
-    const parsed = parseCommand(ctx, this, own, OPTIONS);
-    if (parsed === null) return EXIT.ok;
-    const { values, positionals } = parsed;
+  options: { failed: { type: 'string' } },
+  runsCommand: true,
+  store: runnerWriter({ mustExist: true }),
+  async run({ ctx, values, args: positionals, commandArgv, open }) {
     const claim = requireEnclosingRun(ctx, 'step');
 
     if (commandArgv !== null) {
@@ -55,7 +40,7 @@ its lease (the runner must stop); 5 a step is already open (start) or none is (e
       noExtraPositionals(positionals, 1);
       if (values.failed !== undefined) throw new UsageError('--failed goes with "runwarden step end"');
       if (commandArgv.length === 0) throw new UsageError('missing the command to run after "--"');
-      const store = openRunnerCliStore(ctx, values.store, { mustExist: true });
+      const store = open();
       const attempt = store.startAttempt(claim, name);
       // node:child_process (with net and the stream modules) is loaded only when there is a command to run.
       const { runChild } = await import('../run-child');
@@ -71,8 +56,7 @@ its lease (the runner must stop); 5 a step is already open (start) or none is (e
       );
       if (outcome.spawnError !== null) ctx.stderr.write(`runwarden: ${sanitizeLine(outcome.spawnError)}\n`);
       // --json: the last line of stdout is the finished step and CMD's code (docs/CLI.md#json-output).
-      printResult(ctx, { attempt: finished, exitCode: outcome.exitCode }, () => '');
-      return outcome.exitCode;
+      return reply({ attempt: finished, exitCode: outcome.exitCode }, () => '', outcome.exitCode);
     }
 
     const action = requirePositional(positionals, 0, 'NAME -- CMD, "start NAME" or "end"');
@@ -80,33 +64,29 @@ its lease (the runner must stop); 5 a step is already open (start) or none is (e
       const name = checkText(requirePositional(positionals, 1, 'NAME'), 'the step name', 'name');
       noExtraPositionals(positionals, 2);
       if (values.failed !== undefined) throw new UsageError('--failed goes with "runwarden step end"');
-      const store = openRunnerCliStore(ctx, values.store, { mustExist: true });
-      const attempt = store.startAttempt(claim, name);
-      printResult(ctx, attempt, () => '');
-      return EXIT.ok;
+      return reply(open().startAttempt(claim, name));
     }
     if (action === 'end') {
       noExtraPositionals(positionals, 1);
       const message =
         values.failed === undefined ? undefined : checkText(values.failed, '--failed', 'detail');
-      const store = openRunnerCliStore(ctx, values.store, { mustExist: true });
-      const open = store
+      const store = open();
+      const step = store
         .getRunDetail(claim.runId, { eventsLimit: 1 })
         .attempts.find((attempt) => ACTIVE_ATTEMPT_STATUSES.includes(attempt.status));
-      if (open === undefined) {
+      if (step === undefined) {
         throw new RunwardenError('CONFLICT', 'No step is open: start one with "runwarden step start NAME".');
       }
       const attempt = store.finishAttempt(
         claim,
-        open.id,
+        step.id,
         message === undefined ? 'completed' : 'failed',
         message,
       );
-      printResult(ctx, attempt, () => '');
-      return EXIT.ok;
+      return reply(attempt);
     }
     throw new UsageError(
       `put the command after "--": runwarden step ${action} -- CMD (or use "step start NAME" / "step end")`,
     );
   },
-};
+});
