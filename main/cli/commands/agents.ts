@@ -5,8 +5,8 @@
  * the installed hooks run on every event; it loads only the agent-session side of the store.
  */
 import { AGENT_NAMES, type AgentName } from '../../store/agent-sessions';
-import { COMMON_HELP, COMMON_OPTIONS, parseCommand, UsageError, type Command } from '../command';
-import { EXIT } from '../exit-codes';
+import { COMMON_HELP, UsageError } from '../command';
+import { defineCommand } from '../define-command';
 import { parseIntegerFlag, RANGES } from '../limits';
 import { parseDuration } from '../output';
 import { sanitizeLine } from '../sanitize';
@@ -14,20 +14,10 @@ import { sanitizeLine } from '../sanitize';
 const AGENTS: readonly AgentName[] = AGENT_NAMES;
 const AGENT_LIST = 'claude-code, codex, pi, qwen-code, gemini or opencode';
 
-const OPTIONS = {
-  ...COMMON_OPTIONS,
-  json: { type: 'boolean' },
-  scope: { type: 'string' },
-  'dry-run': { type: 'boolean' },
-  'question-timeout': { type: 'string' },
-  gate: { type: 'boolean' },
-  'poll-ms': { type: 'string' },
-} as const;
-
 /** How long a question waits by default: shorter than the hook's own timeout (600 s), so the hook hands back in time. */
 export const DEFAULT_QUESTION_TIMEOUT_MS = 570_000;
 
-export const agentsCommand: Command = {
+export const agentsCommand = defineCommand({
   name: 'agents',
   summary:
     'connect coding agents (Claude Code, Codex, pi, Qwen Code, Gemini CLI, OpenCode): install, uninstall, status',
@@ -59,12 +49,15 @@ ${COMMON_HELP}
 --store given to install is written into the hooks, so they use that store.
 Exit status: 0 done (hook: always 0, it never blocks the agent); 1 the configuration could not be
 read or written (nothing was changed); 2 bad arguments.`,
-  async run(ctx, argv) {
-    const parsed = parseCommand(ctx, this, argv, OPTIONS);
-    if (parsed === null) return EXIT.ok;
-    const [action, agentArg, ...rest] = parsed.positionals;
-    if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
-    const { values } = parsed;
+  options: {
+    scope: { type: 'string' },
+    'dry-run': { type: 'boolean' },
+    'question-timeout': { type: 'string' },
+    gate: { type: 'boolean' },
+    'poll-ms': { type: 'string' },
+  },
+  positionals: ['ACTION?', 'AGENT?'],
+  async run({ ctx, values, args: [action, agentArg] }) {
     const agent = agentArg === undefined ? undefined : parseAgent(agentArg);
     if (action === 'hook') {
       if (agent === undefined) throw new UsageError(`agents hook needs the agent: ${AGENT_LIST}`);
@@ -96,7 +89,7 @@ read or written (nothing was changed); 2 bad arguments.`,
         );
     }
   },
-};
+});
 
 function parseAgent(value: string): AgentName {
   if ((AGENTS as readonly string[]).includes(value)) return value as AgentName;

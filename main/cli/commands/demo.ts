@@ -13,31 +13,11 @@ import type { Actor, OwnerType } from '../../../shared/domain';
 import { DISPLAY_STATUSES, type DisplayStatus } from '../../../shared/display-status';
 import { runnerActor, runnerOwner } from '../../runner/owner-info';
 import { makeFolders, openStore, type Claim, type OwnerInfo, type RunStore } from '../../store';
-import {
-  COMMON_HELP,
-  COMMON_OPTIONS,
-  JSON_HELP,
-  JSON_OPTION,
-  noExtraPositionals,
-  parseCommand,
-  printResult,
-  storePathOf,
-  type CliContext,
-  type Command,
-  UsageError,
-} from '../command';
-import { EXIT } from '../exit-codes';
+import { COMMON_HELP, JSON_HELP, storePathOf, type CliContext, UsageError } from '../command';
+import { defineCommand, reply } from '../define-command';
 import { parseIntegerFlag, RANGES } from '../limits';
 import { humanActor } from '../human-actor';
 import { runningCliLaunch } from '../../platform/stable-cli-path';
-
-const OPTIONS = {
-  ...COMMON_OPTIONS,
-  ...JSON_OPTION,
-  dir: { type: 'string' },
-  'no-live': { type: 'boolean' },
-  'live-minutes': { type: 'string' },
-} as const;
 
 const PROJECTS = ['acme-api', 'billing-service', 'data-pipeline', 'mobile-app', 'infra'] as const;
 type ProjectName = (typeof PROJECTS)[number];
@@ -56,7 +36,7 @@ export interface DemoResult {
   liveMinutes: number;
 }
 
-export const demoCommand: Command = {
+export const demoCommand = defineCommand({
   name: 'demo',
   summary: 'fill a store with a realistic spread of runs in every state',
   help: `Usage: runwarden demo [--dir DIR] [--no-live] [--live-minutes N] [--json]
@@ -79,11 +59,9 @@ Options:
   --live-minutes N   how long the live runners keep running (default 30)
 ${JSON_HELP}
 ${COMMON_HELP}`,
-  async run(ctx, argv) {
-    const parsed = parseCommand(ctx, this, argv, OPTIONS);
-    if (parsed === null) return EXIT.ok;
-    const { values, positionals } = parsed;
-    noExtraPositionals(positionals, 0);
+  options: { dir: { type: 'string' }, 'no-live': { type: 'boolean' }, 'live-minutes': { type: 'string' } },
+  positionals: [],
+  async run({ ctx, values }) {
     const liveMinutes = parseIntegerFlag(values['live-minutes'], 'live-minutes', RANGES.liveMinutes) ?? 30;
     const storePath = storePathOf(ctx, values.store);
     const dir =
@@ -132,10 +110,9 @@ ${COMMON_HELP}`,
       result.pidFile = join(dir, 'demo-runners.pids');
       writeFileSync(result.pidFile, `${result.runnerPids.join('\n')}\n`);
     }
-    printResult(ctx, result, () => describe(result));
-    return EXIT.ok;
+    return reply(result, () => describe(result));
   },
-};
+});
 
 class DemoSeeder {
   readonly simulatedOwner: OwnerInfo;

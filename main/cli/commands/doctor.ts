@@ -3,24 +3,14 @@ import { formatBytes } from '../../../shared/log-text';
 import type { CounterDrift } from '../../../shared/views';
 import type { DoctorReport } from '../../store';
 import { humanActor } from '../human-actor';
-import {
-  COMMON_HELP,
-  COMMON_OPTIONS,
-  JSON_HELP,
-  JSON_OPTION,
-  noExtraPositionals,
-  parseCommand,
-  printResult,
-  type Command,
-} from '../command';
+import { COMMON_HELP, JSON_HELP } from '../command';
+import { defineCommand, reply } from '../define-command';
 import { openCliReader, openCliStore } from '../open-cli-store';
 import { EXIT } from '../exit-codes';
 import type { Paint } from '../output';
 import { sanitizeLine } from '../sanitize';
 
-const OPTIONS = { ...COMMON_OPTIONS, ...JSON_OPTION, repair: { type: 'boolean' } } as const;
-
-export const doctorCommand: Command = {
+export const doctorCommand = defineCommand({
   name: 'doctor',
   summary: 'check the store: path, size, schema, mode, WAL, contradictions, stale leases',
   help: `Usage: runwarden doctor [--repair] [--json]
@@ -38,21 +28,24 @@ ${COMMON_HELP}
 
 Exit status: 0 healthy (stale runs are reported but are not a store problem);
 1 contradictions or counts that disagree found, or the integrity check failed.`,
-  async run(ctx, argv) {
-    const parsed = parseCommand(ctx, this, argv, OPTIONS);
-    if (parsed === null) return EXIT.ok;
-    noExtraPositionals(parsed.positionals, 0);
-    const repair = parsed.values.repair === true;
-    const writer = repair ? openCliStore(ctx, parsed.values.store) : null;
-    const store = writer ?? openCliReader(ctx, parsed.values.store);
+  options: { repair: { type: 'boolean' } },
+  positionals: [],
+  run({ ctx, values }) {
+    // --repair writes (and may create the store); a check only reads one that exists.
+    const repair = values.repair === true;
+    const writer = repair ? openCliStore(ctx, values.store) : null;
+    const store = writer ?? openCliReader(ctx, values.store);
     const repaired = writer?.repairCounterDrift(humanActor()) ?? [];
     const report = store.doctor();
     const result = repair ? { ...report, repaired } : report;
-    printResult(ctx, result, () => renderRepairs(repaired) + renderReport(report, ctx.paint));
     const problems = report.contradictions.length + report.counterDrift.length;
-    return problems > 0 || report.integrity !== 'ok' ? EXIT.failure : EXIT.ok;
+    return reply(
+      result,
+      () => renderRepairs(repaired) + renderReport(report, ctx.paint),
+      problems > 0 || report.integrity !== 'ok' ? EXIT.failure : EXIT.ok,
+    );
   },
-};
+});
 
 /** Which way a kept count is off: ahead (it says more runs than there are) or behind. */
 export function driftText(drift: CounterDrift): string {

@@ -3,43 +3,18 @@ import { resolve } from 'node:path';
 import { DISPLAY_STATUSES } from '../../../shared/display-status';
 import { RUN_STATUSES, type RunStatus } from '../../../shared/domain';
 import type { RunListItem, RunListPage, StoreReader } from '../../store';
-import {
-  COMMON_HELP,
-  COMMON_OPTIONS,
-  JSON_HELP,
-  JSON_OPTION,
-  noExtraPositionals,
-  parseCommand,
-  printResult,
-  UsageError,
-  type CliContext,
-  type Command,
-} from '../command';
-import { openCliReader } from '../open-cli-store';
+import { COMMON_HELP, JSON_HELP, UsageError, type CliContext, type Command } from '../command';
+import { defineCommand, reply } from '../define-command';
+import { reader } from '../open-cli-store';
 import { listRemotes } from '../../services/remote/remotes';
-import { EXIT } from '../exit-codes';
 import { checkOptionalText, parseIntegerFlag, RANGES, rangeText } from '../limits';
 import { projectLabels, realFolder } from '../project-path';
 import { renderRuns } from '../run-table';
 
-const OPTIONS = {
-  ...COMMON_OPTIONS,
-  ...JSON_OPTION,
-  project: { type: 'string' },
-  status: { type: 'string' },
-  view: { type: 'string' },
-  state: { type: 'string' },
-  'needs-you': { type: 'boolean' },
-  search: { type: 'string' },
-  limit: { type: 'string' },
-  cursor: { type: 'string' },
-  machine: { type: 'string' },
-} as const;
-
 const VIEWS = [...DISPLAY_STATUSES, 'all'] as const;
 type View = (typeof VIEWS)[number] | 'needs-you';
 
-export const lsCommand: Command = {
+export const lsCommand: Command = defineCommand({
   name: 'ls',
   summary: 'list runs with their status',
   help: `Usage: runwarden ls [--project DIR] [--status S | --state S | --needs-you] [--search TEXT] [--limit N] [--json]
@@ -66,11 +41,20 @@ Options:
                   naming its machine; their ids are M:ID (runwarden remote; docs/REMOTES.md)
 ${JSON_HELP}
 ${COMMON_HELP}`,
-  async run(ctx, argv) {
-    const parsed = parseCommand(ctx, this, argv, OPTIONS);
-    if (parsed === null) return EXIT.ok;
-    const { values, positionals } = parsed;
-    noExtraPositionals(positionals, 0);
+  options: {
+    project: { type: 'string' },
+    status: { type: 'string' },
+    view: { type: 'string' },
+    state: { type: 'string' },
+    'needs-you': { type: 'boolean' },
+    search: { type: 'string' },
+    limit: { type: 'string' },
+    cursor: { type: 'string' },
+    machine: { type: 'string' },
+  },
+  positionals: [],
+  store: reader,
+  async run({ ctx, values, argv, open }) {
     if (values.machine !== undefined) {
       const { listMachines } = await import('../remote/machines-ls');
       const listHere = (local: CliContext, args: string[]) => lsCommand.run(local, args);
@@ -107,13 +91,13 @@ ${COMMON_HELP}`,
         : realFolder(resolve(ctx.cwd, values.project), `no such project folder: ${values.project}`);
     const limit = parseIntegerFlag(values.limit, 'limit', RANGES.limit) ?? 50;
     const search = checkOptionalText(values.search, '--search', 'title');
-    const store = openCliReader(ctx, values.store);
+    const store = open();
     const query = { projectPath, search, limit, cursor: values.cursor ?? null };
     const page =
       state === undefined
         ? store.listRuns({ ...query, view })
         : listByState(store, query, state as RunStatus);
-    printResult(ctx, page, () => {
+    return reply(page, () => {
       // Two projects with the same folder name get enough of their paths to tell them apart.
       const labels = projectLabels(page.items.map((item) => item.run.projectPath));
       const table = renderRuns(page.items, page.nextCursor, ctx.now(), ctx.paint, labels, undefined, argv);
@@ -122,9 +106,8 @@ ${COMMON_HELP}`,
       const others = remotes === 1 ? '1 other machine is' : `${remotes} other machines are`;
       return `${table}${others} attached: runwarden ls --machine all\n`;
     });
-    return EXIT.ok;
   },
-};
+});
 
 /** Pages of every run, newest first, keeping those whose stored state is `state`, until `limit` are kept. */
 function listByState(

@@ -11,17 +11,14 @@ import {
 import { RemoteLinkError } from '../../services/remote/ssh-link';
 import {
   COMMON_HELP,
-  COMMON_OPTIONS,
   JSON_HELP,
-  JSON_OPTION,
   noExtraPositionals,
-  parseCommand,
   printResult,
   requirePositional,
   UsageError,
   type CliContext,
-  type Command,
 } from '../command';
+import { defineCommand, reply } from '../define-command';
 import { EXIT } from '../exit-codes';
 import { humanActor } from '../human-actor';
 import { openCliStore } from '../open-cli-store';
@@ -29,9 +26,7 @@ import { formatTable } from '../output';
 import { localRemotes, openCliLink } from '../remote/forward';
 import { sanitizeLine } from '../sanitize';
 
-const OPTIONS = { ...COMMON_OPTIONS, ...JSON_OPTION, runwarden: { type: 'string' } } as const;
-
-export const remoteCommand: Command = {
+export const remoteCommand = defineCommand({
   name: 'remote',
   summary: 'attach other machines over SSH: remote add, remote ls, remote rm',
   help: `Usage: runwarden remote add NAME SSH_DEST [--runwarden 'COMMAND']
@@ -56,10 +51,8 @@ ${COMMON_HELP}
 remote ls connects to each machine and says whether it is reachable, its Runwarden version and
 store, or why not. Exit status: 0 done; 2 bad arguments; 4 remote rm of an unknown name;
 5 remote add of a name already attached.`,
-  async run(ctx, argv) {
-    const parsed = parseCommand(ctx, this, argv, OPTIONS);
-    if (parsed === null) return EXIT.ok;
-    const { values, positionals } = parsed;
+  options: { runwarden: { type: 'string' } },
+  async run({ ctx, values, args: positionals }) {
     const action = requirePositional(positionals, 0, 'add, ls or rm');
     if (action !== 'add' && values.runwarden !== undefined) {
       throw new UsageError('--runwarden goes with remote add');
@@ -74,20 +67,14 @@ store, or why not. Exit status: 0 done; 2 bad arguments; 4 remote rm of an unkno
         };
         const store = openCliStore(ctx, values.store);
         addRemote(store, remote, humanActor());
-        printResult(
-          ctx,
-          remote,
-          () => `Added ${remote.name} (${remote.dest}). Check it: runwarden remote ls`,
-        );
-        return EXIT.ok;
+        return reply(remote, () => `Added ${remote.name} (${remote.dest}). Check it: runwarden remote ls`);
       }
       case 'rm': {
         noExtraPositionals(positionals, 2);
         const name = requirePositional(positionals, 1, 'NAME');
         const store = openCliStore(ctx, values.store, { mustExist: true });
         removeRemote(store, name, humanActor());
-        printResult(ctx, { name }, () => `Removed ${name}; its own Runwarden and store are untouched.`);
-        return EXIT.ok;
+        return reply({ name }, () => `Removed ${name}; its own Runwarden and store are untouched.`);
       }
       case 'ls':
         noExtraPositionals(positionals, 1);
@@ -96,7 +83,7 @@ store, or why not. Exit status: 0 done; 2 bad arguments; 4 remote rm of an unkno
         throw new UsageError(`unknown action "${sanitizeLine(action).slice(0, 40)}": add, ls or rm`);
     }
   },
-};
+});
 
 export interface RemoteStatus extends RemoteMachine {
   reachable: boolean;
