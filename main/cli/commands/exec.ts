@@ -15,18 +15,10 @@ import {
   type CommandOutcome,
   type Settlement,
 } from '../../runner/supervise-command';
-import {
-  COMMON_HELP,
-  COMMON_OPTIONS,
-  parseCommand,
-  splitCommand,
-  storePathOf,
-  UsageError,
-  type CliContext,
-  type Command,
-} from '../command';
+import { COMMON_HELP, storePathOf, UsageError, type CliContext } from '../command';
+import { defineCommand, type CommandValues } from '../define-command';
 import { runThisProcessIsInside } from '../enclosing-run';
-import { openCliStore } from '../open-cli-store';
+import { writer } from '../open-cli-store';
 import { EXIT } from '../exit-codes';
 import { checkOptionalText, checkText, parseIntegerFlag, RANGES, rangeText, TEXT_CAPS } from '../limits';
 import { parkedByCommand } from '../parked-by-command';
@@ -35,18 +27,16 @@ import { safeJson, sanitizeLine } from '../sanitize';
 import { watchStoreFile } from '../store-file-watch';
 
 const OPTIONS = {
-  ...COMMON_OPTIONS,
   project: { type: 'string' },
   workflow: { type: 'string' },
   title: { type: 'string' },
   'lease-ms': { type: 'string' },
   key: { type: 'string' },
   quiet: { type: 'boolean', short: 'q' },
-  json: { type: 'boolean' },
   'no-log': { type: 'boolean' },
 } as const;
 
-export const execCommand: Command = {
+export const execCommand = defineCommand({
   name: 'exec',
   summary: 'run a command as a durable run (heartbeat, cancel, answers)',
   help: `Usage: runwarden exec [options] -- CMD [ARG...]
@@ -93,10 +83,12 @@ Exit status: CMD's exit code (128+N when killed by signal N); 6 if the lease was
 75 if CMD parked its run (an effect with an unknown outcome, or "runwarden park"); 76 if the run
 completed but an effect's outcome is still unknown: the last line names each such effect and
 the "runwarden resolve" command that settles it (the run is completed, and needs you).`,
-  async run(ctx, argv) {
-    const request = parseExecArgs(ctx, this, argv);
-    if (request === null) return EXIT.ok;
-    const started = startRun(ctx, request);
+  options: OPTIONS,
+  runsCommand: true,
+  store: writer({ runner: true }),
+  async run({ ctx, values, args, commandArgv, open }) {
+    const request = execRequest(ctx, values, args, commandArgv ?? []);
+    const started = startRun(ctx, request, open);
     const { settlement, outcome } = await superviseAndSettle(ctx, request, started);
     started.stopWatching();
     const { store, run, claim } = started;
@@ -113,7 +105,7 @@ the "runwarden resolve" command that settles it (the run is completed, and needs
     }
     return result.exitCode;
   },
-};
+});
 
 /** What `exec` was asked to run, every flag checked: nothing is written before this succeeds. */
 interface ExecRequest {
@@ -123,25 +115,22 @@ interface ExecRequest {
   workflow: string;
   requestKey: string | null;
   projectPath: string;
-  storeFlag: string | undefined;
   storePath: string;
   quiet: boolean;
   noLog: boolean;
 }
 
-/** The flags and CMD, checked; null after --help. */
-function parseExecArgs(ctx: CliContext, command: Command, argv: string[]): ExecRequest | null {
-  const split = splitCommand(argv);
-  const commandArgv = split.commandArgv ?? [];
-  const parsed = parseCommand(ctx, command, split.own, OPTIONS);
-  if (parsed === null) return null;
-  if (parsed.positionals.length > 0) {
-    throw new UsageError(
-      `put the command after "--": runwarden exec [options] -- ${parsed.positionals.join(' ')}`,
-    );
+/** The flags and CMD, checked. */
+function execRequest(
+  ctx: CliContext,
+  values: CommandValues<typeof OPTIONS>,
+  positionals: string[],
+  commandArgv: string[],
+): ExecRequest {
+  if (positionals.length > 0) {
+    throw new UsageError(`put the command after "--": runwarden exec [options] -- ${positionals.join(' ')}`);
   }
   if (commandArgv.length === 0) throw new UsageError('missing the command to run after "--"');
-  const { values } = parsed;
   // Refused before anything is written (exit 2), not by the claim after the run was reserved.
   const leaseMs = parseIntegerFlag(values['lease-ms'], 'lease-ms', RANGES.leaseMs) ?? DEFAULT_LEASE_MS;
   const line = commandArgv.join(' ');
@@ -161,7 +150,6 @@ function parseExecArgs(ctx: CliContext, command: Command, argv: string[]): ExecR
     workflow,
     requestKey,
     projectPath,
-    storeFlag: values.store,
     storePath: storePathOf(ctx, values.store),
     quiet: values.quiet === true,
     noLog: values['no-log'] === true,
@@ -179,9 +167,9 @@ interface StartedRun {
 }
 
 /** Reserves, claims and marks the run running; a start that fails after the claim ends the run failed. */
-function startRun(ctx: CliContext, request: ExecRequest): StartedRun {
+function startRun(ctx: CliContext, request: ExecRequest, open: () => RunStore): StartedRun {
   const { storePath, leaseMs } = request;
-  const store = openCliStore(ctx, request.storeFlag, { runner: true });
+  const store = open();
   // Recorded so a retry runs the same work; secret-looking values are never stored (docs/CLI.md#what-exec-records).
   const command = { argv: request.commandArgv, cwd: ctx.cwd, env: recordEnvironment(process.env) };
   const owner = runnerOwner('exec');

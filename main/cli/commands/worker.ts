@@ -15,17 +15,10 @@ import {
   type Settlement,
 } from '../../runner/supervise-command';
 import type { RunStore } from '../../store';
-import {
-  COMMON_HELP,
-  COMMON_OPTIONS,
-  noExtraPositionals,
-  parseCommand,
-  storePathOf,
-  type CliContext,
-  type Command,
-} from '../command';
+import { COMMON_HELP, storePathOf, type CliContext } from '../command';
+import { defineCommand } from '../define-command';
 import { runThisProcessIsInside } from '../enclosing-run';
-import { openCliStore } from '../open-cli-store';
+import { writer } from '../open-cli-store';
 import { EXIT } from '../exit-codes';
 import { parseIntegerFlag, RANGES, rangeText } from '../limits';
 import { parkedByCommand } from '../parked-by-command';
@@ -33,15 +26,6 @@ import { projectFolder } from '../project-path';
 import { safeJson, sanitizeLine } from '../sanitize';
 import { shellCommand } from '../../platform/shell-quote';
 import { execResult, unresolvedEffects } from './exec';
-
-const OPTIONS = {
-  ...COMMON_OPTIONS,
-  project: { type: 'string', multiple: true },
-  once: { type: 'boolean' },
-  'lease-ms': { type: 'string' },
-  'poll-ms': { type: 'string' },
-  json: { type: 'boolean' },
-} as const;
 
 /**
  * The environment a run's command starts with (docs/CLI.md#what-exec-records): the one `exec` recorded,
@@ -61,7 +45,7 @@ function commandEnvironment(command: CommandSpec, log: (message: string) => void
   return retry.env;
 }
 
-export const workerCommand: Command = {
+export const workerCommand = defineCommand({
   name: 'worker',
   summary: 'claim queued runs that carry a command and run them',
   help: `Usage: runwarden worker [--project DIR]... [--once] [--lease-ms N]
@@ -86,16 +70,20 @@ ${COMMON_HELP}
 
 Exit status: 0 after a clean stop (with --once: the run's command exit code, 76 if it completed with
 an effect of unknown outcome, or 0 if none was queued).`,
-  async run(ctx, argv) {
-    const parsed = parseCommand(ctx, this, argv, OPTIONS);
-    if (parsed === null) return EXIT.ok;
-    const { values, positionals } = parsed;
-    noExtraPositionals(positionals, 0);
+  options: {
+    project: { type: 'string', multiple: true },
+    once: { type: 'boolean' },
+    'lease-ms': { type: 'string' },
+    'poll-ms': { type: 'string' },
+  },
+  positionals: [],
+  store: writer({ runner: true }),
+  async run({ ctx, values, open }) {
     const leaseMs = parseIntegerFlag(values['lease-ms'], 'lease-ms', RANGES.leaseMs) ?? DEFAULT_LEASE_MS;
     const pollMs = parseIntegerFlag(values['poll-ms'], 'poll-ms', RANGES.pollMs) ?? 1000;
     const projectPaths = (values.project ?? []).map((dir) => projectFolder(dir, ctx.cwd));
     const storePath = storePathOf(ctx, values.store);
-    const store = openCliStore(ctx, values.store, { runner: true });
+    const store = open();
     const owner = runnerOwner('worker');
     // Started inside a run: every run it claims becomes that run's child, as a nested exec's run does
     // (docs/LIVENESS.md#nested-runs).
@@ -143,7 +131,7 @@ an effect of unknown outcome, or 0 if none was queued).`,
     log('stopped');
     return EXIT.ok;
   },
-};
+});
 
 /**
  * Runs one claimed run's command like `exec` does and records how it ended; null (the claim released)
