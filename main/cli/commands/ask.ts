@@ -31,6 +31,7 @@ const OPTIONS = {
   prompt: { type: 'string' },
   choice: { type: 'string', multiple: true },
   field: { type: 'string', multiple: true },
+  option: { type: 'string', multiple: true },
   default: { type: 'string' },
   timeout: { type: 'string' },
   'poll-ms': { type: 'string' },
@@ -50,7 +51,7 @@ export const askCommand: Command = {
   summary: 'ask a person from inside a run and wait for the answer',
   help: `Usage: runwarden ask --title T [--prompt TEXT] (--choice V)... [--default V] [--timeout 10m]
        runwarden ask --title T (--field NAME[:string|number|boolean|choice=A|B|choices=A|B])...
-                     [--default JSON]
+                     [--option NAME:LABEL=DESCRIPTION]... [--default JSON]
 
 Run inside "runwarden exec" (it reads RUNWARDEN_RUN_ID and the run's claim from the environment).
 Creates a question on the run and blocks until a person answers it ("runwarden answer", the app, or
@@ -64,6 +65,9 @@ Options:
   --field SPEC     an input field NAME or NAME:TYPE (string, number, boolean; repeat for each),
                    or a choice: NAME:choice=A|B (one), NAME:choices=A|B (any); a last |* also
                    takes the person's own words
+  --option NAME:LABEL=DESCRIPTION
+                   describe option LABEL of choice field NAME (repeat for each); shown under
+                   the option in the app, by "runwarden show" and in the tray
   --default V      the answer used when the deadline passes (a choice, or a JSON object for fields)
   --timeout DUR    deadline from now: 30s, 10m, 2h, 1d (a bare number is seconds)
   --json           print {"ok":true,"value":{"status","response"}} instead of the bare answer
@@ -114,6 +118,7 @@ function parseQuestion(values: AskOptions, now: number): AskInput {
   if (values.default !== undefined) checkText(values.default, '--default', 'payload', true);
   const choices = values.choice ?? [];
   const fields = (values.field ?? []).map(parseField);
+  describeOptions(fields, values.option ?? []);
   if (choices.length > 0 && fields.length > 0)
     throw new UsageError('use either --choice or --field, not both');
   if (choices.length === 0 && fields.length === 0) {
@@ -285,6 +290,43 @@ function parseField(spec: string): InteractionField {
     );
   }
   return { name, type: type as FieldType, required: true };
+}
+
+/**
+ * `--option NAME:LABEL=DESCRIPTION`: a description for one option of a choice field. LABEL is matched
+ * against the field's own labels (the longest that fits wins), so a label may hold `=` or `:`. Every
+ * mistake is refused before anything is asked.
+ */
+function describeOptions(fields: InteractionField[], specs: readonly string[]): void {
+  for (const spec of specs) {
+    const colon = spec.indexOf(':');
+    const name = colon === -1 ? '' : spec.slice(0, colon);
+    const field = fields.find((f) => f.name === name);
+    if (field === undefined) {
+      const choices = fields.filter((f) => f.type === 'choice').map((f) => f.name);
+      throw new UsageError(
+        `--option must be NAME:LABEL=DESCRIPTION for a choice field${choices.length > 0 ? ` (${choices.join(', ')})` : ' given with --field NAME:choice=A|B'}, got "${sanitizeLine(spec.slice(0, 60))}"`,
+      );
+    }
+    if (field.type !== 'choice' || field.options === undefined)
+      throw new UsageError(`--option ${name}: ${name} is not a choice field (give it as ${name}:choice=A|B)`);
+    const rest = spec.slice(colon + 1);
+    const option = field.options
+      .filter((o) => rest.startsWith(`${o.label}=`))
+      .sort((a, b) => b.label.length - a.label.length)[0];
+    if (option === undefined) {
+      throw new UsageError(
+        `--option ${name}: no option of ${name} is named before "=" (its options: ${field.options.map((o) => o.label).join(', ')})`,
+      );
+    }
+    if (option.description !== undefined)
+      throw new UsageError(`--option ${name}: ${option.label} is described twice`);
+    option.description = checkText(
+      rest.slice(option.label.length + 1),
+      `--option ${name}:${option.label}`,
+      'detail',
+    );
+  }
 }
 
 /**

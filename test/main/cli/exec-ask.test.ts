@@ -121,6 +121,70 @@ describe('runwarden exec + ask + answer', () => {
     expect(JSON.parse(result.stdout)).toEqual({ checks: ['Types', 'Tests', 'fast ones'], runner: 'Jest' });
   });
 
+  it('describes options with --option NAME:LABEL=DESCRIPTION; a bad one is refused and asks nothing', async () => {
+    const exec = spawnCli(
+      [
+        'exec',
+        '--project',
+        project,
+        '--',
+        'sh',
+        '-c',
+        // A refused ask first, then one question with two described options.
+        "runwarden ask --title Runner --field 'runner:choice=Vitest|Jest' --option 'runner:Bun=x'; " +
+          'echo "bad=$?" >&2; ' +
+          "runwarden ask --title Runner --field 'runner:choice=Vitest|a=b|*' --field notes " +
+          "--option 'runner:Vitest=fast, ESM first' --option 'runner:a=b=c: label a=b'",
+      ],
+      { store: dir.store, timeoutMs: 30_000 },
+    );
+    const runId = await runIdFromStderr(() => exec.stderr);
+    const question = await openQuestion(dir.store, runId);
+    expect(exec.stderr).toContain('bad=2');
+    expect(exec.stderr).toContain(
+      '--option runner: no option of runner is named before "=" (its options: Vitest, Jest)',
+    );
+    expect(question.fields?.[0]).toEqual({
+      name: 'runner',
+      type: 'choice',
+      required: true,
+      allowOther: true,
+      options: [
+        { label: 'Vitest', description: 'fast, ESM first' },
+        // The longest label that fits: "a=b", not "a".
+        { label: 'a=b', description: 'c: label a=b' },
+      ],
+    });
+    // The refused ask wrote nothing: this is the run's only question.
+    const { body } = await runJson<RunDetail>(['show', runId], { store: dir.store });
+    expect(body.ok && body.value.snapshot.interactions.length).toBe(1);
+    const show = await runCli(['show', runId], { store: dir.store });
+    expect(show.stdout).toContain(
+      `${question.id} runner: one of: Vitest (fast, ESM first) | a=b (c: label a=b) | or your own words`,
+    );
+    const answer = await runCli(['answer', question.id, '--json', '{"runner":"a=b","notes":"x"}'], {
+      store: dir.store,
+    });
+    expect(answer.code, answer.stderr).toBe(0);
+    expect((await exec.done).code).toBe(0);
+  });
+
+  it.each([
+    [
+      ['--field', 'r:choice=A|B', '--option', 'q:A=x'],
+      /--option must be NAME:LABEL=DESCRIPTION for a choice field \(r\)/,
+    ],
+    [['--field', 'n:number', '--option', 'n:A=x'], /--option n: n is not a choice field/],
+    [['--field', 'r:choice=A|B', '--option', 'r:A=x', '--option', 'r:A=y'], /A is described twice/],
+    [['--field', 'r:choice=A|B', '--option', 'r:A='], /--option r:A must not be empty/],
+    [['--field', 'r:choice=A|B', '--option', 'r:A=' + 'd'.repeat(2001)], /at most 2000 are allowed/],
+    [['--choice', 'yes', '--option', 'yes=x'], /given with --field NAME:choice=A\|B/],
+  ])('refuses a bad --option with exit 2 (%#)', async (args, message) => {
+    const refused = await runCli(['ask', '--title', 'T', ...args], { store: dir.store });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(message);
+  });
+
   it('a single multi-select field takes one VALUE per pick', async () => {
     const exec = spawnCli(
       [
