@@ -22,3 +22,11 @@ export function questionSubject(reason: string): QuestionSubject | null {
   if (use?.[1] !== undefined && use[2] !== undefined) return { text: `${use[1]} on`, code: use[2] };
   return null;
 }
+
+/**
+ * The question itself, without "Waiting for an answer: ", for Needs you's "Why / next step" cell, where the
+ * Answer… button and the group's header already say a question waits; null for any other reason.
+ */
+export function questionTitle(reason: string): string | null {
+  return reason.startsWith(WAITING) ? reason.slice(WAITING.length) : null;
+}

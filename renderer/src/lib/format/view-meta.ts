@@ -43,6 +43,13 @@ export function viewCount(view: RunView, counts: StatusCounts, needsYou: number)
   return sum(VIEW_STATUSES[view]);
 }
 
+/** What a view's count counts, after the number ("3 running", "20 runs", "9 need you"). */
+export function viewCountWords(view: RunView): string {
+  if (view === 'needs-you') return 'need you';
+  if (view === 'all') return 'runs';
+  return viewLabel(view).toLowerCase();
+}
+
 /** A piece of a hint: words, or a command shown as code. */
 export type HintPart = string | { code: string };
 
