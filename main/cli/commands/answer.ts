@@ -2,32 +2,16 @@
 import { randomUUID } from 'node:crypto';
 import { typedValue } from '../../../shared/answer-value';
 import type { Interaction, InteractionField } from '../../../shared/domain';
-import {
-  COMMON_HELP,
-  COMMON_OPTIONS,
-  noExtraPositionals,
-  parseCommand,
-  printResult,
-  requirePositional,
-  UsageError,
-  type Command,
-} from '../command';
-import { openCliStore } from '../open-cli-store';
+import { COMMON_HELP, noExtraPositionals, printResult, requirePositional, UsageError } from '../command';
+import { defineCommand } from '../define-command';
 import { EXIT } from '../exit-codes';
+import { writer } from '../open-cli-store';
 import { checkOptionalText, checkText, parseIntegerFlag, RANGES } from '../limits';
 import { humanActor } from '../human-actor';
 import { sanitizeLine } from '../sanitize';
 import { processAncestry } from '../../store/process-identity';
 
-const OPTIONS = {
-  ...COMMON_OPTIONS,
-  json: { type: 'string' },
-  'json-result': { type: 'boolean' },
-  key: { type: 'string' },
-  revision: { type: 'string' },
-} as const;
-
-export const answerCommand: Command = {
+export const answerCommand = defineCommand({
   name: 'answer',
   summary: 'answer a question a run is waiting on',
   help: `Usage: runwarden answer INTERACTION VALUE...
@@ -61,17 +45,21 @@ Exit status: 0 accepted (or adopted); 2 the answer does not fit the question;
 waiting for it any more (its asking process was interrupted or is gone: the question was withdrawn),
 or nothing would act on it (the run's runner is gone: orphaned or stale);
 77 refused: the caller is inside the run that asked.`,
-  async run(ctx, argv) {
-    const parsed = parseCommand(ctx, this, argv, OPTIONS);
-    if (parsed === null) return EXIT.ok;
-    const { values, positionals } = parsed;
+  options: {
+    json: { type: 'string' },
+    'json-result': { type: 'boolean' },
+    key: { type: 'string' },
+    revision: { type: 'string' },
+  },
+  store: writer({ mustExist: true }),
+  run({ ctx, values, args: positionals, open }) {
     if (values['json-result'] === true) ctx.json = true;
     const interactionId = requirePositional(positionals, 0, 'INTERACTION');
     const revision = parseIntegerFlag(values.revision, 'revision', RANGES.revision);
     const key = checkOptionalText(values.key, '--key', 'key');
     if (values.json !== undefined) checkText(values.json, '--json', 'payload');
     else checkText(positionals[1] ?? '', 'VALUE', 'payload', true);
-    const store = openCliStore(ctx, values.store, { mustExist: true });
+    const store = open();
     const interaction = store.getInteraction(interactionId);
     let payload: unknown;
     if (values.json !== undefined) {
@@ -111,7 +99,7 @@ or nothing would act on it (the run's runner is gone: orphaned or stale);
     }
     return EXIT.ok;
   },
-};
+});
 
 /** The fields of an input question, or a usage error naming them when they need --json. */
 function soleField(interaction: Interaction): InteractionField {
