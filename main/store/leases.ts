@@ -32,26 +32,27 @@ import type { ReadableDB, WritableDB } from './store-context';
 /** The host lease's claims carry this in place of a run id (run ids always start with `run_`). */
 export const HOST_LEASE_NAME = 'host';
 
-/**
- * Renews the owner's run lease. Token, generation and owner type are checked inside the UPDATE. A lease that
- * lapsed while nobody took over (same generation and token: a suspend, a clock step, a full disk) renews
- * too — unless its owner was verified gone — and says so: `run.lease_renewed_late`
- * (docs/LIVENESS.md#suspend-safe-renewal). No event and no revision bump otherwise; the answer carries the
- * cancel/pause requests, or why the lease is lost.
- */
 function leaseOwnerId(ctx: WritableDB, runId: string): string | null {
   const row = ctx.prep(`SELECT owner_id FROM leases WHERE run_id = ?`).get(runId) as
     { owner_id: string | null } | undefined;
   return row?.owner_id ?? null;
 }
 
+/** The cancel and pause a person requested of the run, which every heartbeat answers with. */
+function requests(ctx: ReadableDB, runId: string): { cancelRequested: boolean; pauseRequested: boolean } {
+  const flags = ctx.prep(`SELECT cancel_requested, pause_requested FROM runs WHERE id = ?`).get(runId) as
+    { cancel_requested: number; pause_requested: number } | undefined;
+  return { cancelRequested: flags?.cancel_requested === 1, pauseRequested: flags?.pause_requested === 1 };
+}
+
+/**
+ * Renews the owner's run lease; token, generation and owner type are checked inside the UPDATE. A lapsed
+ * lease renews too while nobody took it over (docs/LIVENESS.md#suspend-safe-renewal), recorded as
+ * `run.lease_renewed_late`. The answer carries the cancel / pause requests, or why the lease is lost.
+ */
 export function heartbeat(ctx: WritableDB, claim: ClaimKey, leaseMs: number, now: number): HeartbeatAnswer {
   requireLeaseMs(leaseMs);
-  const flags = ctx
-    .prep(`SELECT cancel_requested, pause_requested FROM runs WHERE id = ?`)
-    .get(claim.runId) as { cancel_requested: number; pause_requested: number } | undefined;
-  const cancelRequested = flags?.cancel_requested === 1;
-  const pauseRequested = flags?.pause_requested === 1;
+  const { cancelRequested, pauseRequested } = requests(ctx, claim.runId);
   const renewed = renewLease(ctx, { runId: claim.runId }, claim, leaseMs, now);
   if (renewed === null) {
     return { ok: false, cancelRequested, pauseRequested, expiresAt: null, lost: lostHow(ctx, claim) };
@@ -95,11 +96,7 @@ export function heartbeatOnTime(
   now: number,
 ): HeartbeatAnswer | null {
   requireLeaseMs(leaseMs);
-  const flags = ctx
-    .prep(`SELECT cancel_requested, pause_requested FROM runs WHERE id = ?`)
-    .get(claim.runId) as { cancel_requested: number; pause_requested: number } | undefined;
-  const cancelRequested = flags?.cancel_requested === 1;
-  const pauseRequested = flags?.pause_requested === 1;
+  const { cancelRequested, pauseRequested } = requests(ctx, claim.runId);
   const renewed = renewLeaseOnTime(ctx, { runId: claim.runId }, claim, leaseMs, now);
   if (renewed === 'late') return null;
   if (renewed === null) {
