@@ -12,7 +12,7 @@ import type { StoreOpener } from './define-command';
  * Opens the store at --store / RUNWARDEN_STORE / the default path; closed when the command returns.
  * `mustExist`: a command that acts on what is there (a run, a question) never creates a store, so a
  * mistyped path is "no store at PATH". `runner`: a runner's command (exec, worker, ask, park) waits out a
- * busy store for up to RUNNER_BUSY_WAIT_MS rather than fail (docs/ARCHITECTURE.md#the-store-file).
+ * busy store (docs/ARCHITECTURE.md#the-store-file).
  */
 export function openCliStore(
   ctx: CliContext,

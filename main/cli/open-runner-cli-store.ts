@@ -17,10 +17,9 @@ const DEFAULT_LEASE_MS = 30_000;
 
 /**
  * Opens the store at --store / RUNWARDEN_STORE / the default path; closed when the command returns.
- * `mustExist`: inside a run the store exists, so a missing one is a mistyped path, not a new store.
- * No `quick_check`: these calls rely on SQLite refusing each damaged page a statement reads
- * (docs/ARCHITECTURE.md#the-store-file). A busy store is waited out for up to RUNNER_BUSY_WAIT_MS, and
- * a write refused because the claim lapsed meanwhile renews it and is tried once more.
+ * `mustExist`: inside a run the store exists, so a missing one is a mistyped path, not a new store. No
+ * `quick_check`, a busy store waited out (docs/ARCHITECTURE.md#the-store-file), and a write refused because
+ * the claim lapsed meanwhile renews it and is tried once more.
  */
 export function openRunnerCliStore(
   ctx: CliContext,

@@ -1,15 +1,8 @@
 /**
- * The CLI's guard for everything it shows a person. Runs, projects, commands, questions and errors
- * carry text anyone can write (a folder name, a workflow's title, an answer), and a terminal obeys what it
- * prints: ESC and the C1 controls can set the window title, write the clipboard (OSC 52), clear the screen
- * or move the cursor; bidi overrides make text read differently from what it is (docs/CLI.md#output-hygiene).
- *
- * - `sanitizeLine` / `sanitizeText` (shared/terminal-text.ts, the rules the log viewer uses too): C0 and C1
- *   controls, DEL and ESC become a space (a run of them one space), so no sequence survives; multi-line text
- *   keeps its newlines and tabs; bidi controls and invisible separators are made visible as `<U+202E>`.
- * - `sanitizeTerminal` is the guard on the CLI's own streams: every chunk written passes through it, so a
- *   field a command forgot to sanitize is still neutralised; it keeps only the colour sequences the CLI
- *   paints itself, and only when colour is on.
+ * The CLI's guard for everything it shows a person (docs/CLI.md#output-hygiene): `sanitizeLine` and
+ * `sanitizeText` for a field (shared/terminal-text.ts: the rules the log viewer uses too), and
+ * `sanitizeTerminal`, the guard every chunk of the CLI's own streams passes through, which keeps only the
+ * colour sequences the CLI paints itself, and only when colour is on.
  */
 import { sanitizeLine, sanitizeText } from '../../shared/terminal-text';
 

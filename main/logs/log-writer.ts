@@ -1,20 +1,9 @@
 /**
- * Writes one run's output log (docs/RUN-OUTPUT.md): stdout and stderr as they arrive, one record per line,
- * each stamped with its stream and time. Bounded: the first quarter of the cap is the head; past it, output
- * goes to two rotating tail segments of a quarter of the cap each, so the latest output is always on disk (a
- * SIGKILL loses nothing already written). `close()` appends a gap marker and the kept tail to the log file
- * and removes each segment once copied; that needs one segment more, the last quarter, so disk use never
- * passes the cap, neither while output comes nor while closing.
+ * Writes one run's output log: the head, the two rotating tail segments joined on `close()`
+ * (docs/RUN-OUTPUT.md#limits), and the gap markers of a full disk (docs/RUN-OUTPUT.md#a-full-disk).
  *
  * Every write is a synchronous append of whole records: microseconds in the page cache, so a command
  * printing without pause never holds the event loop long enough to delay the run's heartbeat.
- *
- * A full disk (ENOSPC, EDQUOT) never stops the command nor leaves half a record: the file is cut back to
- * its last whole record, the records are counted as dropped, and a gap marker saying how many is written
- * before the next record that fits, or by itself as soon as there is room again (tried every
- * `gapRetryMs` while records are missing, with no output needed) — at the latest when the log closes,
- * making room for it by dropping the last few kilobytes if it must, or by giving up the page the writer
- * set aside beside the log when it opened (docs/RUN-OUTPUT.md#a-full-disk).
  */
 import fs from 'node:fs';
 import path from 'node:path';

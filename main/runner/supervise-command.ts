@@ -416,12 +416,9 @@ export interface DurableSettleOptions extends RetryTiming {
 }
 
 /**
- * `settleRun` that never drops a finished command's outcome (docs/LIVENESS.md#outcomes-of-finished-commands): while the store
- * cannot record it (disk full, read-only, busy) the runner keeps its lease — renewing it, even lapsed, as
- * long as nobody took over — and tries again, until it is recorded or the lease is really lost.
- * A signal (SIGINT, SIGTERM, SIGHUP), before or while it waits, is honoured at once: one try, then the
- * error is returned (nothing is recorded; the lease lapses and the run shows stale). The waiting is the
- * one `effect` uses for an effect's outcome (durable-write.ts).
+ * `settleRun` that never drops a finished command's outcome: tried again while the store cannot record it,
+ * the lease kept, a signal honoured at once (docs/LIVENESS.md#outcomes-of-finished-commands). The waiting
+ * is the one `effect` uses for an effect's outcome (durable-write.ts).
  */
 export async function settleRunDurably(
   session: RunSession,

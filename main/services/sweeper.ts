@@ -24,23 +24,11 @@ const FEED_BATCH = 1_000;
 /** Finished runs deleted per write transaction by retention (with their events). */
 export const PRUNE_PER_TX = 40;
 const CHECKPOINT_EVERY_TICKS = 30;
-/**
- * How often, after an upgrade, the kept run counts are checked against the runs and set right where they
- * disagree (a writer of an older schema alive across it; docs/ARCHITECTURE.md#upgrades): the first tick, then
- * every 30 s, while the migration's marker lasts. Otherwise one keyed read.
- */
+/** Ticks between two recounts while an upgrade's marker lasts: 30 s (docs/ARCHITECTURE.md#upgrades). */
 const RECOUNT_EVERY_TICKS = 15;
-/**
- * How often the change feed looks for other connections' commits between ticks: one `PRAGMA data_version`
- * (a few microseconds) per look, so a runner's commit reaches the window within about this long
- * (docs/ARCHITECTURE.md#change-feed).
- */
+/** How often the change feed looks for other connections' commits between ticks (docs/ARCHITECTURE.md#change-feed). */
 export const FEED_POLL_MS = 40;
-/**
- * After this long with nothing committed by anyone, the feed looks every FEED_IDLE_POLL_MS instead, until
- * the next commit it or a tick sees: a timer firing 25 times a second is most of an idle host's CPU, and a
- * store nobody writes to needs no such watch (docs/ARCHITECTURE.md#change-feed).
- */
+/** With nothing committed for this long, the feed looks every FEED_IDLE_POLL_MS (docs/ARCHITECTURE.md#change-feed). */
 export const FEED_IDLE_AFTER_MS = 5_000;
 /** Still under the change feed's promise of a push within 100 ms of a commit, at half the quick timer's cost. */
 export const FEED_IDLE_POLL_MS = 80;

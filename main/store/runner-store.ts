@@ -208,11 +208,7 @@ export class RunnerStore {
     this.write((ctx, now) => runner.resumeAfterInteraction(ctx, claim, now));
   }
 
-  /**
-   * The run a process is nested in (docs/LIVENESS.md#nested-runs): the run its environment names, when it is
-   * in this store and has not ended; else the nearest of its ancestors that is a live run's supervisor or
-   * command (pids trusted here). Null outside every run.
-   */
+  /** The run a process is nested in (docs/LIVENESS.md#nested-runs); null outside every run. */
   enclosingRunOf(caller: { runId: string | null; ancestry: readonly AncestorProcess[] }): string | null {
     return this.read((ctx) => nested.enclosingRunOfCaller(ctx, caller));
   }
