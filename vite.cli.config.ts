@@ -17,6 +17,14 @@ export const CLI_ENTRIES: Record<string, string> = {
   bench: 'bench/bench.ts',
 };
 
+/**
+ * `runwarden agents hook AGENT`, which an agent starts on every event: built on its own into one CommonJS
+ * file (`out/cli/agent-hook.cjs`), so it resolves and reads no chunk, and the shims can run it as a script
+ * with V8's code cache taken after it ran (main/cli/agents/hook-entry.ts, docs/CLI.md#start-up).
+ * `vite build --mode hook` builds it beside the CLI (npm run build:cli).
+ */
+export const HOOK_ENTRY: Record<string, string> = { 'agent-hook': 'main/cli/agents/hook-entry.ts' };
+
 const EXTERNAL = ['electron', ...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 
 /**
@@ -123,7 +131,11 @@ export default Database;
 }
 
 /** The build config for a set of Node entries: shared by this file and the test harness (test fixtures). */
-export function nodeBuildConfig(entries: Record<string, string>, outDir: string): UserConfig {
+export function nodeBuildConfig(
+  entries: Record<string, string>,
+  outDir: string,
+  { oneFile = false }: { oneFile?: boolean } = {},
+): UserConfig {
   return {
     root,
     logLevel: 'warn',
@@ -136,7 +148,8 @@ export function nodeBuildConfig(entries: Record<string, string>, outDir: string)
       ssr: true,
       target: 'node20',
       outDir,
-      emptyOutDir: true,
+      // One file is built beside the others, into the same folder.
+      emptyOutDir: !oneFile,
       sourcemap: true,
       minify: false,
       copyPublicDir: false,
@@ -145,21 +158,26 @@ export function nodeBuildConfig(entries: Record<string, string>, outDir: string)
         input: entries,
         external: EXTERNAL,
         output: {
-          format: 'es',
+          format: oneFile ? 'cjs' : 'es',
           // Every start reads, decodes and hashes (for the compile cache) the chunks it loads: no comments
           // (the source maps keep them), and ASCII only — one other character and V8 holds the whole file as a
           // two-byte string (docs/CLI.md#start-up).
           comments: false,
           charset: 'ascii',
-          entryFileNames: '[name].js',
+          entryFileNames: oneFile ? '[name].cjs' : '[name].js',
           chunkFileNames: 'chunks/[name]-[hash].js',
           ...('runwarden' in entries && {
             codeSplitting: { groups: [{ name: cliChunkName, debugName: 'cli' }] },
           }),
+          ...(oneFile && { codeSplitting: false }),
         },
       },
     },
   };
 }
 
-export default defineConfig(nodeBuildConfig(CLI_ENTRIES, 'out/cli'));
+export default defineConfig(({ mode }) =>
+  mode === 'hook'
+    ? nodeBuildConfig(HOOK_ENTRY, 'out/cli', { oneFile: true })
+    : nodeBuildConfig(CLI_ENTRIES, 'out/cli'),
+);

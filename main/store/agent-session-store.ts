@@ -9,7 +9,7 @@ import { expireDueInteractions } from './interaction-deadlines';
 import { openConnection, type OpenStoreOptions } from './open-connection';
 import { RunnerStore } from './runner-store';
 import type { Withdrawal } from './question-askers';
-import { renewalTx } from './store-context';
+import { readTx, renewalTx } from './store-context';
 import type { Claim, RequestInteractionInput } from './store-types';
 
 export type { AgentName, AgentSessionClaim, AgentSessionInput } from './agent-sessions';
@@ -23,7 +23,13 @@ export function openAgentSessionStore(storePath: string, opts: OpenStoreOptions 
 /** What a hook call does once it holds the session's claim, in the same transaction. */
 export type SessionStep =
   | { kind: 'touch' }
-  | { kind: 'activity'; detail: string; withdraw?: Withdrawal; onlyTitle?: string }
+  | {
+      kind: 'activity';
+      detail: string;
+      withdraw?: Withdrawal;
+      /** Withdraw only the questions with this title (worked out only when a question is open). */
+      onlyTitle?: string | (() => string);
+    }
   | { kind: 'end'; reason: string };
 
 export class AgentSessionStore extends RunnerStore {
@@ -32,9 +38,14 @@ export class AgentSessionStore extends RunnerStore {
     input: sessions.AgentSessionInput,
     step: SessionStep,
   ): sessions.AgentSessionClaim & { withdrawn: string[] } {
-    // Most calls (every tool call's) change nothing but the lease: a renewal, committed as one.
+    // Most calls (every tool call's) change nothing, or nothing but the lease: nothing is written, or a
+    // renewal, committed as one.
     if (step.kind !== 'end') {
       const detail = step.kind === 'activity' ? step.detail : null;
+      const unchanged = readTx(this.ctx, () =>
+        sessions.unchangedAgentSession(this.ctx, input, detail, this.ctx.clock()),
+      );
+      if (unchanged !== null) return { ...unchanged, withdrawn: [] };
       const renewed = renewalTx(this.ctx, (now) =>
         sessions.renewAgentSessionOnTime(this.ctx, input, detail, now),
       );
@@ -48,7 +59,13 @@ export class AgentSessionStore extends RunnerStore {
           break;
         case 'activity':
           if (step.withdraw !== undefined)
-            withdrawn = sessions.withdrawAgentQuestions(ctx, held.claim, step.withdraw, now, step.onlyTitle);
+            withdrawn = sessions.withdrawAgentQuestions(
+              ctx,
+              held.claim,
+              step.withdraw,
+              now,
+              typeof step.onlyTitle === 'function' ? step.onlyTitle() : step.onlyTitle,
+            );
           sessions.setAgentActivity(ctx, held.claim, step.detail, now);
           break;
         case 'end':

@@ -56,7 +56,7 @@ interface SessionRow {
   claim_token: string;
 }
 
-function sessionRow(ctx: WritableDB, agent: AgentName, sessionId: string): SessionRow | undefined {
+function sessionRow(ctx: ReadableDB, agent: AgentName, sessionId: string): SessionRow | undefined {
   return ctx
     .prep(`SELECT run_id, generation, claim_token FROM agent_sessions WHERE agent = ? AND session_id = ?`)
     .get(agent, sessionId) as SessionRow | undefined;
@@ -159,6 +159,50 @@ export function setAgentActivity(ctx: WritableDB, claim: Claim, detail: string, 
   const run = loadRunRow(ctx, claim.runId);
   if (run.status_detail === detail) return;
   runner.setProgress(ctx, claim, detail, now);
+}
+
+/**
+ * How long after a renewal a hook call that would change nothing else renews the lease again: the calls of
+ * one turn come seconds apart, and a day-long lease loses at most this much by skipping them.
+ */
+export const AGENT_RENEWED_WITHIN_MS = 5 * 60_000;
+
+/**
+ * A hook call that would change nothing at all (docs/AGENTS.md#the-claim-of-a-session): the run still shows
+ * `detail` (any, when null), no question is open, the lease is this agent process's, on time and renewed
+ * less than `AGENT_RENEWED_WITHIN_MS` ago. It writes nothing, so it needs no write lock and no token check:
+ * the caller reads it in one read transaction. Null when there is anything to record, the renewal included.
+ */
+export function unchangedAgentSession(
+  ctx: ReadableDB,
+  input: AgentSessionInput,
+  detail: string | null,
+  now: number,
+): AgentSessionClaim | null {
+  checkInput(input);
+  const row = sessionRow(ctx, input.agent, input.sessionId);
+  if (row === undefined) return null;
+  const run = loadRunRow(ctx, row.run_id);
+  if (isTerminalRunStatus(run.status) || run.open_interactions > 0) return null;
+  if (detail !== null && run.status_detail !== detail) return null;
+  const lease = loadLeaseRow(ctx, row.run_id);
+  const fresh =
+    lease.owner_type === 'runner' &&
+    lease.owner_id === input.owner.ownerId &&
+    lease.generation === row.generation &&
+    lease.lost_generation !== lease.generation &&
+    (lease.vouched_at ?? null) === null &&
+    lease.expires_at !== null &&
+    lease.expires_at > now &&
+    lease.heartbeat_at !== null &&
+    lease.heartbeat_at <= now &&
+    now - lease.heartbeat_at < AGENT_RENEWED_WITHIN_MS;
+  if (!fresh) return null;
+  return {
+    claim: claimOf(row, input.owner.ownerId, lease.expires_at ?? now),
+    run: toRun(run),
+    created: false,
+  };
 }
 
 /**

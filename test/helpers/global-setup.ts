@@ -9,7 +9,7 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } 
 import { basename, join } from 'node:path';
 import { build } from 'vite';
 import type { TestProject } from 'vitest/node';
-import { CLI_ENTRIES, nodeBuildConfig } from '../../vite.cli.config';
+import { CLI_ENTRIES, HOOK_ENTRY, nodeBuildConfig } from '../../vite.cli.config';
 import { REPO_ROOT } from './paths';
 
 export default async function setup(project: TestProject): Promise<() => void> {
@@ -17,6 +17,11 @@ export default async function setup(project: TestProject): Promise<() => void> {
   const root = mkdtempSync(join(REPO_ROOT, 'out', 'test-build-'));
   const entries = { runwarden: CLI_ENTRIES.runwarden ?? 'main/cli/runwarden.ts' };
   await build({ ...nodeBuildConfig(entries, join(root, 'out/cli')), configFile: false });
+  // `agents hook`'s own entry, beside it, as npm run build:cli builds it.
+  await build({
+    ...nodeBuildConfig(HOOK_ENTRY, join(root, 'out/cli'), { oneFile: true }),
+    configFile: false,
+  });
   mkdirSync(join(root, 'bin'));
   for (const shim of ['runwarden.js', 'runwarden']) {
     copyFileSync(join(REPO_ROOT, 'bin', shim), join(root, 'bin', shim));

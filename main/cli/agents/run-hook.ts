@@ -219,7 +219,7 @@ async function handleEvent(
         kind: 'activity',
         detail: WORKING,
         withdraw: 'asker_interrupted',
-        onlyTitle:
+        onlyTitle: () =>
           payload.toolName === 'AskUserQuestion'
             ? agentQuestionTitle(options.agent, agentQuestions(payload))
             : permissionQuestion(options.agent, payload, input.projectPath).title,

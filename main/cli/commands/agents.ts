@@ -4,18 +4,12 @@
  * their sessions show as runs and their permission requests as questions (docs/AGENTS.md). `hook` is what
  * the installed hooks run on every event; it loads only the agent-session side of the store.
  */
-import { AGENT_NAMES, type AgentName } from '../../store/agent-sessions';
 import { COMMON_HELP, UsageError } from '../command';
 import { defineCommand } from '../define-command';
-import { parseIntegerFlag, RANGES } from '../limits';
-import { parseDuration } from '../output';
 import { sanitizeLine } from '../sanitize';
+import { AGENT_LIST, hookOptions, parseAgent, questionTimeout } from '../agents/hook-options';
 
-const AGENTS: readonly AgentName[] = AGENT_NAMES;
-const AGENT_LIST = 'claude-code, codex, pi, qwen-code, gemini or opencode';
-
-/** How long a question waits by default: shorter than the hook's own timeout (600 s), so the hook hands back in time. */
-export const DEFAULT_QUESTION_TIMEOUT_MS = 570_000;
+export { DEFAULT_QUESTION_TIMEOUT_MS } from '../agents/hook-options';
 
 export const agentsCommand = defineCommand({
   name: 'agents',
@@ -61,14 +55,9 @@ read or written (nothing was changed); 2 bad arguments.`,
     const agent = agentArg === undefined ? undefined : parseAgent(agentArg);
     if (action === 'hook') {
       if (agent === undefined) throw new UsageError(`agents hook needs the agent: ${AGENT_LIST}`);
+      const options = hookOptions(agent, values);
       const { runHook } = await import('../agents/run-hook');
-      return runHook(ctx, {
-        agent,
-        storeFlag: values.store,
-        questionTimeoutMs: questionTimeout(values['question-timeout']),
-        gatePreToolUse: values.gate === true || agent === 'pi' || agent === 'gemini',
-        pollMs: parseIntegerFlag(values['poll-ms'], 'poll-ms', RANGES.pollMs) ?? 200,
-      });
+      return runHook(ctx, options);
     }
     const scope = values.scope ?? 'user';
     if (scope !== 'user' && scope !== 'project') throw new UsageError('--scope must be user or project');
@@ -90,20 +79,3 @@ read or written (nothing was changed); 2 bad arguments.`,
     }
   },
 });
-
-function parseAgent(value: string): AgentName {
-  if ((AGENTS as readonly string[]).includes(value)) return value as AgentName;
-  throw new UsageError(`unknown agent "${sanitizeLine(value).slice(0, 40)}": ${AGENT_LIST}`);
-}
-
-/** The question's deadline: below the hook's 600 s timeout with room to hand back. */
-function questionTimeout(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_QUESTION_TIMEOUT_MS;
-  const ms = parseDuration(value);
-  if (ms === null || ms < 1000 || ms > 590_000) {
-    throw new UsageError(
-      `--question-timeout must be a duration from 1s to 590s, got "${sanitizeLine(value).slice(0, 40)}"`,
-    );
-  }
-  return ms;
-}

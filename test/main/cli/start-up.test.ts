@@ -2,11 +2,12 @@
  * What a short CLI process loads and keeps (docs/CLI.md#start-up): the compile cache beside the bundle, a
  * start without it when its folder cannot be made, and a runner's `notify` / `progress` / `step` / `effect`
  * loading only the entry, the CLI's core and the runner chunk — none of the person, host, view and search
- * code, no better-sqlite3 file of its own, and none of the built-in modules only other commands need. Each
+ * code, no better-sqlite3 file of its own, and none of the built-in modules only other commands need; and
+ * `agents hook`, run from its own one file with a code cache of its own. Each
  * test runs its own copy of this run's build, so a cache it breaks is nobody else's.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -164,5 +165,73 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)
       }
     }
     expect(t.store.getRun(claim.runId).statusDetail).toBe('halfway');
+  });
+});
+
+describe('agents hook start-up', () => {
+  const hookCache = () =>
+    readdirSync(cacheDir()).filter((name) => name.startsWith('agent-hook-') && name.endsWith('.v8'));
+  const payload = (sessionId: string, event: string) =>
+    JSON.stringify({
+      session_id: sessionId,
+      cwd: build,
+      hook_event_name: event,
+      tool_name: 'Bash',
+      tool_input: { command: 'true' },
+    });
+  const hook = (input: string, agent = 'claude-code', extra: string[] = []) =>
+    spawnSync(process.execPath, [join(build, 'bin/runwarden.js'), 'agents', 'hook', agent, ...extra], {
+      input,
+      env: { ...process.env, NO_COLOR: '1', CLAUDE_PID: String(process.pid) },
+      encoding: 'utf8',
+    });
+
+  it('runs without any of the CLI chunks, and keeps V8 code for it taken after its first run', () => {
+    t = createTempStore({ start: Date.now() });
+    const chunks = join(build, 'out/cli/chunks');
+    const aside = join(build, 'out/cli/chunks-aside');
+    renameSync(chunks, aside);
+    try {
+      const first = hook(payload('start-up-1', 'SessionStart'), 'claude-code', ['--store', t.path]);
+      expect(first.status, first.stderr).toBe(0);
+      expect(first.stderr).toBe('');
+      expect(hookCache()).toHaveLength(1);
+      const again = hook(payload('start-up-1', 'PostToolUse'), 'claude-code', ['--store', t.path]);
+      expect(again.status, again.stderr).toBe(0);
+      expect(again.stderr).toBe('');
+    } finally {
+      renameSync(aside, chunks);
+    }
+    const runs = t.store.listRuns({ limit: 10 }).items.map((item) => item.run);
+    // The session's run, created by the first call and working after the second.
+    expect(runs.map((r) => [r.title.startsWith('Claude Code in '), r.statusDetail])).toEqual([
+      [true, 'Working'],
+    ]);
+  });
+
+  it('a damaged code cache is refused by V8 and written again; the hook runs all the same', () => {
+    t = createTempStore({ start: Date.now() });
+    expect(hook(payload('start-up-2', 'SessionStart'), 'claude-code', ['--store', t.path]).status).toBe(0);
+    const [name] = hookCache();
+    const file = join(cacheDir(), name as string);
+    const good = readFileSync(file);
+    writeFileSync(file, Buffer.alloc(good.length, 7));
+    const result = hook(payload('start-up-2', 'Stop'), 'claude-code', ['--store', t.path]);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(readFileSync(file).equals(Buffer.alloc(good.length, 7))).toBe(false);
+    expect(t.store.listRuns({ limit: 10 }).items[0]?.run.statusDetail).toBe('Waiting for your next prompt');
+  });
+
+  it('hands anything but a well-formed hook call to the whole CLI', () => {
+    const unknown = hook('{}', 'nobody');
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toMatch(/^runwarden: unknown agent "nobody": claude-code, codex/);
+    const help = hook('', 'claude-code', ['--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: runwarden agents install/);
+    const badTimeout = hook('{}', 'claude-code', ['--question-timeout', '9999s']);
+    expect(badTimeout.status).toBe(2);
+    expect(badTimeout.stderr).toMatch(/--question-timeout must be a duration from 1s to 590s/);
   });
 });

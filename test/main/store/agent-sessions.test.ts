@@ -8,7 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openAgentSessionStore, type AgentSessionStore } from '../../../main/store/agent-session-store';
-import { WAITING_FOR_PROMPT, type AgentSessionInput } from '../../../main/store/agent-sessions';
+import {
+  AGENT_LEASE_MS,
+  AGENT_RENEWED_WITHIN_MS,
+  WAITING_FOR_PROMPT,
+  type AgentSessionInput,
+} from '../../../main/store/agent-sessions';
 import { createLivenessCheck, type MachineIdentity } from '../../../main/store/liveness';
 import { openStore, type OwnerInfo, type RunStore } from '../../../main/store';
 import { migrate } from '../../../main/store/open-store';
@@ -216,19 +221,24 @@ describe('agent sessions', () => {
     expect(host.getRun(plain.id).originSession).toBeNull();
   });
 
-  it('commits a call that only renews the lease without an fsync, and every other call durably', () => {
+  it('writes nothing for a call that changes nothing, renews without an fsync, and the rest durably', () => {
+    // A clock of the test's: the lease is renewed again once AGENT_RENEWED_WITHIN_MS have passed.
+    let now = Date.now();
+    agents.close();
+    agents = openAgentSessionStore(join(dir, 'store.sqlite'), { liveness: liveness(), clock: () => now });
     const pragmas: string[] = [];
+    const writes: string[] = [];
     const db = agents.db;
     const prepare = db.prepare.bind(db);
-    // Statements are prepared once and kept: each run of a synchronous pragma is recorded.
+    // Statements are prepared once and kept: each run of a synchronous pragma, and each write, is recorded.
     Object.defineProperty(db, 'prepare', {
       value: (source: string) => {
         const statement = prepare(source);
-        if (!source.startsWith('PRAGMA synchronous')) return statement;
         const run = statement.run.bind(statement);
         return Object.assign(statement, {
           run: (...args: unknown[]) => {
-            pragmas.push(source);
+            if (source.startsWith('PRAGMA synchronous')) pragmas.push(source);
+            else writes.push(source);
             return run(...args);
           },
         });
@@ -240,11 +250,21 @@ describe('agent sessions', () => {
     const first = agents.agentSession(session(100), { kind: 'activity', detail: 'Working' });
     expect(first.created).toBe(true);
     const afterCreate = renewals();
-    // A tool call while it works: the lease only, as a renewal.
+    // A tool call while it works, soon after: nothing to record, nothing written, not even the lease.
+    now += 1000;
+    const written = writes.length;
+    const unchanged = agents.agentSession(session(100), { kind: 'activity', detail: 'Working' });
+    expect(unchanged).toMatchObject({ created: false, withdrawn: [], claim: { runId: first.claim.runId } });
+    expect(unchanged.claim.expiresAt).toBe(first.claim.expiresAt);
+    expect([renewals(), writes.length]).toEqual([afterCreate, written]);
+    // Another process's look at it: the lease is the agent's, as it was.
+    expect(host.getSnapshot(first.claim.runId).lease?.expiresAt).toBe(first.claim.expiresAt);
+    // Once AGENT_RENEWED_WITHIN_MS have passed: the lease only, as a renewal.
+    now += AGENT_RENEWED_WITHIN_MS;
     const again = agents.agentSession(session(100), { kind: 'activity', detail: 'Working' });
     expect(renewals()).toBe(afterCreate + 1);
     expect(again).toMatchObject({ created: false, withdrawn: [], claim: { runId: first.claim.runId } });
-    expect(again.claim.expiresAt).toBeGreaterThanOrEqual(first.claim.expiresAt);
+    expect(again.claim.expiresAt).toBe(now + AGENT_LEASE_MS);
     // A new detail is a transition: it falls back to the durable path, and shows.
     const before = pragmas.length;
     agents.agentSession(session(100), { kind: 'activity', detail: WAITING_FOR_PROMPT });
