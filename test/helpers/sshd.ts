@@ -73,19 +73,15 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-function writeConfigs(dir: string, port: number): { server: string } {
-  for (const name of ['host_key', 'client_key']) {
-    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, name)]);
-  }
-  execFileSync('cp', [join(dir, 'client_key.pub'), join(dir, 'authorized_keys')]);
-  const server = join(dir, 'sshd_config');
+function serverConfig(dir: string, port: number, name: string): string {
+  const server = join(dir, name);
   writeFileSync(
     server,
     [
       'ListenAddress 127.0.0.1',
       `Port ${port}`,
       `HostKey ${join(dir, 'host_key')}`,
-      `PidFile ${join(dir, 'sshd.pid')}`,
+      `PidFile ${join(dir, `${name}.pid`)}`,
       `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
       'PasswordAuthentication no',
       'KbdInteractiveAuthentication no',
@@ -97,9 +93,20 @@ function writeConfigs(dir: string, port: number): { server: string } {
       '',
     ].join('\n'),
   );
-  const common = [
+  return server;
+}
+
+/** The configs: `box` (and `locked`) reach the first port; `other` the second when there is one. */
+function writeConfigs(dir: string, port: number, otherPort = port): { server: string; other: string } {
+  for (const name of ['host_key', 'client_key']) {
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, name)]);
+  }
+  execFileSync('cp', [join(dir, 'client_key.pub'), join(dir, 'authorized_keys')]);
+  const server = serverConfig(dir, port, 'sshd_config');
+  const other = otherPort === port ? server : serverConfig(dir, otherPort, 'sshd_config_other');
+  const common = (at: number) => [
     '  HostName 127.0.0.1',
-    `  Port ${port}`,
+    `  Port ${at}`,
     `  User ${userInfo().username}`,
     `  UserKnownHostsFile ${join(dir, 'known_hosts')}`,
     '  StrictHostKeyChecking accept-new',
@@ -111,11 +118,14 @@ function writeConfigs(dir: string, port: number): { server: string } {
   writeFileSync(
     join(dir, 'ssh_config'),
     [
-      'Host box other',
-      ...common,
+      ...(otherPort === port ? ['Host box other'] : ['Host box']),
+      ...common(port),
       `  IdentityFile ${join(dir, 'client_key')}`,
+      ...(otherPort === port
+        ? []
+        : ['Host other', ...common(otherPort), `  IdentityFile ${join(dir, 'client_key')}`]),
       'Host locked',
-      ...common,
+      ...common(port),
       `  IdentityFile ${join(dir, 'no_such_key')}`,
       '',
     ].join('\n'),
@@ -124,18 +134,41 @@ function writeConfigs(dir: string, port: number): { server: string } {
   mkdirSync(bin);
   writeFileSync(join(bin, 'ssh'), `#!/bin/sh\nexec /usr/bin/ssh -F '${join(dir, 'ssh_config')}' "$@"\n`);
   chmodSync(join(bin, 'ssh'), 0o755);
-  return { server };
+  return { server, other };
 }
 
 export async function startSshd(dir: string): Promise<SshFixture> {
   const port = await freePort();
   const { server } = writeConfigs(dir, port);
+  const fixture = serverFixture(server, port, dir, 'box');
+  await fixture.start();
+  return fixture;
+}
+
+/**
+ * Two servers, so that one cable can be pulled while the other stays: `box` reaches the first, `other` the
+ * second; both share the wrapper (either fixture's `env`) and the key.
+ */
+export async function startSshdPair(dir: string): Promise<[SshFixture, SshFixture]> {
+  const port = await freePort();
+  let otherPort = await freePort();
+  while (otherPort === port) otherPort = await freePort();
+  const { server, other } = writeConfigs(dir, port, otherPort);
+  const fixtures: [SshFixture, SshFixture] = [
+    serverFixture(server, port, dir, 'box'),
+    serverFixture(other, otherPort, dir, 'other'),
+  ];
+  for (const fixture of fixtures) await fixture.start();
+  return fixtures;
+}
+
+function serverFixture(server: string, port: number, dir: string, alias: string): SshFixture {
   if (!existsSync('/run/sshd')) mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
   let child: ChildProcess | null = null;
   let log = '';
   const fixture: SshFixture = {
     port,
-    alias: 'box',
+    alias,
     lockedAlias: 'locked',
     env: { PATH: `${join(dir, 'bin')}:${process.env.PATH ?? ''}` },
     async start() {
@@ -158,6 +191,5 @@ export async function startSshd(dir: string): Promise<SshFixture> {
       fixture.kill();
     },
   };
-  await fixture.start();
   return fixture;
 }

@@ -199,6 +199,8 @@ function sumGroups(pages: SourcePage[]): TriageCounts {
     const groups =
       page.groups ??
       page.items.reduce<TriageCounts>((acc, item) => {
+        // A machine's last-known rows are shown, marked, but counted apart (docs/REMOTES.md#counts).
+        if (item.lastKnownAt !== null && item.lastKnownAt !== undefined) return acc;
         if (item.triageGroup !== undefined) acc[item.triageGroup] = (acc[item.triageGroup] ?? 0) + 1;
         return acc;
       }, {});

@@ -103,6 +103,9 @@ describe('the run list over several machines', () => {
     const lastKnown = later.items.filter((i) => i.machine === 'box');
     expect(lastKnown).toHaveLength(first.items.filter((i) => i.machine === 'box').length);
     expect(lastKnown.every((i) => i.lastKnownAt === 42 && i.display.actions.length === 0)).toBe(true);
+    // Counted apart: the groups are what can be acted on now, this machine's alone here.
+    const hereStale = later.items.filter((i) => i.machine === undefined && i.triageGroup === 'stale');
+    expect(later.groups?.stale ?? 0).toBe(hereStale.length);
     expect(later.items.filter((i) => i.machine === undefined)).toHaveLength(
       first.items.filter((i) => i.machine === undefined).length,
     );

@@ -3,8 +3,9 @@
  * app host (main/services/app-host.ts) attached over a real sshd on 127.0.0.1 to this machine with another
  * store. The tray's read carries the remote's questions and runs named box:…; a tray answer takes the
  * shell's path (main/electron/quick-answers.ts through the host's dispatch) and is recorded on the remote
- * as the person via box; what waits there is announced once. The notices for questions asked later are
- * checked on the host's own reads (remoteQuestionNotices).
+ * as the person via box; what waits there is announced once. A third machine (other, over its own sshd)
+ * is in the same tray, answered the same way, and its cable pulled takes it out of the tray within 10 s.
+ * The notices for questions asked later are checked on the host's own reads (remoteQuestionNotices).
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +16,7 @@ import type { AppHost, DesktopNotice, ShellAttention } from '../../../main/servi
 import { remoteQuestionNotices } from '../../../main/services/remote/remote-attention';
 import { killQuietly, runCli, runJson, tempDir, waitFor, type TempDir } from '../../helpers/cli';
 import { testCliBin } from '../../helpers/paths';
-import { sshdAvailable, startSshd, type SshFixture } from '../../helpers/sshd';
+import { sshdAvailable, startSshdPair, type SshFixture } from '../../helpers/sshd';
 
 const canRun = sshdAvailable() && process.getuid?.() === 0;
 if (!canRun && process.env.CI === 'true')
@@ -23,7 +24,9 @@ if (!canRun && process.env.CI === 'true')
 
 let dir: TempDir;
 let sshd: SshFixture;
+let otherSshd: SshFixture;
 let remoteStore: string;
+let otherStore: string;
 let runnerPids: number[] = [];
 let host: AppHost | null = null;
 const path = process.env.PATH;
@@ -31,8 +34,23 @@ const path = process.env.PATH;
 describe.runIf(canRun)('remote questions in the tray, over a real sshd', () => {
   beforeAll(async () => {
     dir = tempDir('runwarden-remote-tray-');
-    sshd = await startSshd(dir.path);
+    [sshd, otherSshd] = await startSshdPair(dir.path);
     remoteStore = join(dir.path, 'remote.sqlite');
+    otherStore = join(dir.path, 'other.sqlite');
+    // A third machine, over its own sshd: its questions are parked (no live runners).
+    const otherDemo = await runJson(['demo', '--no-live', '--dir', join(dir.path, 'other-projects')], {
+      store: otherStore,
+    });
+    if (!otherDemo.body.ok) throw new Error(JSON.stringify(otherDemo.body));
+    const otherCommand = `env RUNWARDEN_STORE=${otherStore} ${process.execPath} ${testCliBin()}`;
+    const addedOther = await runCli(
+      ['remote', 'add', 'other', otherSshd.alias, '--runwarden', otherCommand],
+      {
+        store: dir.store,
+        env: sshd.env,
+      },
+    );
+    if (addedOther.code !== 0) throw new Error(`remote add failed: ${addedOther.stderr}`);
     const demo = await runJson<{ runnerPids: number[] }>(
       ['demo', '--dir', join(dir.path, 'projects'), '--live-minutes', '5'],
       { store: remoteStore },
@@ -53,10 +71,11 @@ describe.runIf(canRun)('remote questions in the tray, over a real sshd', () => {
     process.env.PATH = path;
     for (const pid of runnerPids) killQuietly(pid, 'SIGKILL');
     sshd?.stop();
+    otherSshd?.stop();
     dir?.remove();
   });
 
-  it('shows box in the tray, answers its question from there, recorded on box via box', async () => {
+  it('shows box and other in one tray, answers from there, recorded there; a pulled cable leaves it', async () => {
     let attention: ShellAttention | null = null;
     const notices: DesktopNotice[] = [];
     const started = createAppHost({
@@ -111,6 +130,44 @@ describe.runIf(canRun)('remote questions in the tray, over a real sshd', () => {
     const answered = shown.body.value.events.find((e) => e.type === 'interaction.answered');
     expect(answered?.actorId).toMatch(/^ada@.+ via box$/);
     expect(answered?.surface).toBe('app');
+
+    // One tray for three machines: other's questions are in the same read, answered the same way.
+    const fromOther = await waitFor(
+      "other's question in the tray",
+      () => attention?.questions.find((q) => q.id.startsWith('other:') && q.choices !== null),
+      30_000,
+    );
+    expect(attention!.summary.items.some((item) => item.machine === 'other')).toBe(true);
+    expect(
+      await answers.answer({
+        runId: fromOther.runId,
+        interactionId: fromOther.id,
+        revision: fromOther.revision,
+        choice: fromOther.choices?.[0] ?? 'yes',
+        index: 0,
+      }),
+    ).toBe(true);
+    const onOther = await runJson<{ events: Array<{ type: string; actorId: string | null }> }>(
+      ['show', fromOther.runId.slice('other:'.length)],
+      { store: otherStore },
+    );
+    if (!onOther.body.ok) throw new Error(JSON.stringify(onOther.body));
+    const otherAnswer = onOther.body.value.events.find((e) => e.type === 'interaction.answered');
+    expect(otherAnswer?.actorId).toMatch(/^ada@.+ via other$/);
+
+    // other's cable pulled: within 10 s the tray has nothing of other's, and box's still.
+    const pulledAt = Date.now();
+    otherSshd.kill();
+    await waitFor(
+      "other's rows out of the tray",
+      () =>
+        attention !== null &&
+        attention.summary.items.every((item) => item.machine !== 'other') &&
+        attention.questions.every((q) => !q.id.startsWith('other:')),
+      10_000,
+    );
+    expect(Date.now() - pulledAt).toBeLessThan(10_000);
+    expect(attention!.summary.items.some((item) => item.machine === 'box')).toBe(true);
   });
 });
 
