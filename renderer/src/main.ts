@@ -5,6 +5,7 @@ import App from './App.svelte';
 import './app.css';
 import { connection, getApi } from '$lib/api/get-api';
 import { windowHashHistory } from '$lib/hash-route';
+import { appContext } from '$lib/state/app-context';
 import { AppState } from '$lib/state/app-state.svelte';
 
 const target = document.getElementById('app');
@@ -16,4 +17,4 @@ const app = new AppState(getApi(window), windowHashHistory(window), connection.n
   shell,
   sidebarCollapsed: window.matchMedia('(max-width: 720px)').matches,
 });
-mount(App, { target, props: { app } });
+mount(App, { target, context: appContext(app) });

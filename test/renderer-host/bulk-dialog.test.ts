@@ -5,6 +5,7 @@
 import { render, screen, waitFor, within } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { appContext } from '../../renderer/src/lib/state/app-context';
 import BulkDialog from '../../renderer/src/lib/components/BulkDialog.svelte';
 import { createRealHost, seedCompletedRun, seedStaleRun, startRun, type RealHost } from './real-host';
 import { createApp } from './render-app';
@@ -20,7 +21,7 @@ afterEach(() => {
 /** The dialog opened on these runs, each at the revision the store has now (what a selection records). */
 async function openOn(action: 'cancel' | 'retry', runIds: string[]) {
   const { app } = createApp(h, '#/all');
-  render(BulkDialog, { props: { app } });
+  render(BulkDialog, { context: appContext(app) });
   const items = runIds.map((runId) => ({ runId, expectedRevision: h.store.getRun(runId).revision }));
   await app.bulk.open(action, items);
   return app;

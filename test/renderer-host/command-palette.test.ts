@@ -5,6 +5,7 @@
 import { render, screen, waitFor, within } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { appContext } from '../../renderer/src/lib/state/app-context';
 import CommandPalette from '../../renderer/src/lib/components/CommandPalette.svelte';
 import { createRealHost, startRun, type RealHost } from './real-host';
 import { createApp } from './render-app';
@@ -37,7 +38,7 @@ describe('command palette', () => {
   it('filters by group and label as you type, and says when nothing matches', async () => {
     const user = userEvent.setup();
     const { app } = createApp(h, '#/all');
-    render(CommandPalette, { props: { app } });
+    render(CommandPalette, { context: appContext(app) });
     const box = screen.getByRole('combobox', { name: 'Type a command' });
     expect(options().length).toBeGreaterThan(10);
     await user.type(box, 'keyboard');
@@ -56,7 +57,7 @@ describe('command palette', () => {
   it('moves with the arrow keys, wrapping at both ends, and back to the first on typing', async () => {
     const user = userEvent.setup();
     const { app } = createApp(h, '#/all');
-    render(CommandPalette, { props: { app } });
+    render(CommandPalette, { context: appContext(app) });
     const box = screen.getByRole('combobox', { name: 'Type a command' });
     await user.type(box, 'go to');
     const labels = options().map((o) => o.textContent?.replace(/\s+/g, ' ').trim() ?? '');
@@ -77,7 +78,7 @@ describe('command palette', () => {
     const { app, history } = createApp(h, '#/all');
     stop = app.start();
     app.panel = 'palette';
-    render(CommandPalette, { props: { app } });
+    render(CommandPalette, { context: appContext(app) });
     const box = screen.getByRole('combobox', { name: 'Type a command' });
     await user.type(box, 'go to');
     // Needs you, Running: the second view.
@@ -95,7 +96,7 @@ describe('command palette', () => {
     const { app } = createApp(h, `#/all?run=${runId}`);
     stop = app.start();
     await waitFor(() => expect(app.list.itemById(runId)).toBeDefined());
-    render(CommandPalette, { props: { app } });
+    render(CommandPalette, { context: appContext(app) });
     const first = options()[0]!;
     expect(first.textContent).toMatch(/Selected run\s*Open the run — Nightly build/);
     await user.type(screen.getByRole('combobox', { name: 'Type a command' }), 'nightly');

@@ -6,6 +6,7 @@
 import { cleanup, render, screen, waitFor, within } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { appContext } from '../../renderer/src/lib/state/app-context';
 import QuickAnswerDialog from '../../renderer/src/lib/components/QuickAnswerDialog.svelte';
 import type { Actor, InteractionField } from '../../shared/domain';
 import { createRealHost, seedQuestion, type RealHost } from './real-host';
@@ -23,7 +24,7 @@ afterEach(() => {
 
 async function openFor(runId: string) {
   const { app } = createApp(h, '#/all');
-  render(QuickAnswerDialog, { props: { app } });
+  render(QuickAnswerDialog, { context: appContext(app) });
   await app.openQuickAnswer(runId);
   return app;
 }

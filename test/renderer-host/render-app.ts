@@ -8,6 +8,7 @@ import { render } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import App from '../../renderer/src/App.svelte';
 import { AppState, type Shell } from '../../renderer/src/lib/state/app-state.svelte';
+import { appContext } from '../../renderer/src/lib/state/app-context';
 import { MemoryHistory } from '../renderer/memory-history';
 import type { RealHost } from './real-host';
 
@@ -36,6 +37,6 @@ export function renderApp(h: RealHost, hash = '', options: { shell?: Shell; dela
   const { history, app } = createApp(h, hash, options);
   // `delay: null` keeps a test's clicks in one run of microtasks: no host push (a timer) lands between them.
   const user = userEvent.setup(options.delay === undefined ? {} : { delay: options.delay });
-  render(App, { props: { app } });
+  render(App, { context: appContext(app) });
   return { history, app, user };
 }

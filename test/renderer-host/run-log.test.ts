@@ -9,6 +9,7 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import App from '../../renderer/src/App.svelte';
 import { AppState } from '../../renderer/src/lib/state/app-state.svelte';
+import { appContext } from '../../renderer/src/lib/state/app-context';
 import { MemoryHistory } from '../renderer/memory-history';
 import { FIRST_OPEN, OPENS_A_PANEL } from './render-app';
 import { createRealHost, printOutput, startRun, type RealHost, type RealHostOptions } from './real-host';
@@ -30,7 +31,7 @@ function setup(title: string, options: RealHostOptions = {}) {
     async show() {
       const history = new MemoryHistory();
       history.hash = `#/all?run=${run.runId}`;
-      render(App, { props: { app: new AppState(host.api, history, host.now) } });
+      render(App, { context: appContext(new AppState(host.api, history, host.now)) });
       await screen.findByRole('heading', { level: 2, name: title }, FIRST_OPEN);
       return userEvent.setup();
     },

@@ -7,6 +7,7 @@
 import { render, screen, waitFor, within } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { appContext } from '../../renderer/src/lib/state/app-context';
 import ViewTabs from '../../renderer/src/lib/components/ViewTabs.svelte';
 import {
   createRealHost,
@@ -47,7 +48,7 @@ describe('view tabs', () => {
     seedCompletedRun(h, 'Done');
     const { app, history } = createApp(h, '#/all');
     stop = app.start();
-    render(ViewTabs, { props: { app } });
+    render(ViewTabs, { context: appContext(app) });
     // The question's run and the stale one need you; the question's run is counted there, not as running.
     await waitFor(() =>
       expect(tabs()).toEqual([
@@ -79,7 +80,7 @@ describe('view tabs', () => {
     seedStaleRun(h, 'Stuck here');
     const { app } = createApp(h, `#/all?project=${encodeURIComponent(other)}`);
     stop = app.start();
-    render(ViewTabs, { props: { app } });
+    render(ViewTabs, { context: appContext(app) });
     await waitFor(() => expect(tabs()).toContain('All 2'));
     expect(tabs()).toEqual([
       'Needs you 0',
