@@ -18,7 +18,7 @@ export interface CliContext {
   cwd: string;
   /** Absolute path of bin/runwarden.js, so children (exec, demo) can run the same CLI. */
   binPath: string;
-  /** Set by parseCommand when --json is given: errors are then printed as JSON too. */
+  /** Set when --json is given (parseCommand): errors are then printed as JSON too. */
   json: boolean;
   paint: Paint;
   now(): number;
@@ -109,7 +109,7 @@ function negativeValuesJoined(argv: string[], options: Options): string[] {
   return out;
 }
 
-/** The flag values `parseCommand` gives for OPTIONS, for the functions a command's phases are split into. */
+/** The flag values `parseCommand` gives for a set of options (define-command.ts CommandValues). */
 export type ParsedValues<O extends Options> = NonNullable<ReturnType<typeof parseCommand<O>>>['values'];
 
 /**

@@ -56,7 +56,7 @@ export interface Reply {
   exit: number;
 }
 
-/** The result a command prints and exits 0 with (a runner's command prints nothing but under --json). */
+/** A command's result, printed by `defineCommand`; `human` left out prints nothing but under --json. */
 export function reply(value: unknown, human: () => string = () => '', exit: number = EXIT.ok): Reply {
   return { value, human, exit };
 }

@@ -5,17 +5,9 @@ import { waitForInteraction, type AskInput, type AskOutcome } from '../../runner
 import type { EnclosingClaim } from '../../runner/runner-env';
 import type { RunStore } from '../../store';
 import { runnerActor } from '../../runner/owner-info';
-import {
-  COMMON_HELP,
-  COMMON_OPTIONS,
-  parseCommand,
-  printResult,
-  UsageError,
-  type CliContext,
-  type Command,
-  type ParsedValues,
-} from '../command';
-import { openCliStore } from '../open-cli-store';
+import { COMMON_HELP, printResult, UsageError, type CliContext } from '../command';
+import { defineCommand, type CommandValues } from '../define-command';
+import { writer } from '../open-cli-store';
 import { requireEnclosingRun } from '../enclosing-run';
 import { EXIT } from '../exit-codes';
 import { sanitizeLine } from '../sanitize';
@@ -25,8 +17,6 @@ import { parseDuration } from '../output';
 import { thisProcessAsAsker } from '../../store/process-identity';
 
 const OPTIONS = {
-  ...COMMON_OPTIONS,
-  json: { type: 'boolean' },
   title: { type: 'string' },
   prompt: { type: 'string' },
   choice: { type: 'string', multiple: true },
@@ -46,7 +36,7 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export const askCommand: Command = {
+export const askCommand = defineCommand({
   name: 'ask',
   summary: 'ask a person from inside a run and wait for the answer',
   help: `Usage: runwarden ask --title T [--prompt TEXT] (--choice V)... [--default V] [--timeout 10m]
@@ -78,14 +68,14 @@ Exit status: 0 answered (or the default was applied); 124 expired with no defaul
 or SIGHUP withdraws the question first, so nobody answers a question nobody waits for);
 6 the run lost its lease; 1 its store file was removed or replaced while waiting (nothing could
 answer it any more); 2 not inside a run or bad options.`,
-  async run(ctx, argv) {
-    const parsed = parseCommand(ctx, this, argv, OPTIONS, { allowPositionals: false });
-    if (parsed === null) return EXIT.ok;
-    const { values } = parsed;
+  options: OPTIONS,
+  positionals: false,
+  store: writer({ mustExist: true, runner: true }),
+  async run({ ctx, values, open }) {
     const question = parseQuestion(values, ctx.now());
     const claim = requireEnclosingRun(ctx, 'ask');
     const pollMs = parseIntegerFlag(values['poll-ms'], 'poll-ms', RANGES.pollMs) ?? 250;
-    const store = openCliStore(ctx, values.store, { mustExist: true, runner: true });
+    const store = open();
     const actor = runnerActor({ ownerId: `ask:${process.pid}` }, 'cli');
     const interaction = store.requestInteraction(claim, {
       ...question,
@@ -104,9 +94,9 @@ answer it any more); 2 not inside a run or bad options.`,
     if (wait.interruptedBy !== null) return reportInterrupted(ctx, asked, wait.interruptedBy);
     return reportOutcome(ctx, asked, wait.outcome);
   },
-};
+});
 
-type AskOptions = ParsedValues<typeof OPTIONS>;
+type AskOptions = CommandValues<typeof OPTIONS>;
 
 /** The question as the store takes it, from the flags: checked in full before anything is written. */
 function parseQuestion(values: AskOptions, now: number): AskInput {
