@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WAITING_LINE } from '../../main/cli/agents/hook-settings';
 import {
   BIN,
   createWorld,
@@ -21,6 +22,9 @@ import {
 } from './harness';
 
 const API_KEY = 'sk-mock-0123456789abcdefghij';
+
+/** Text as a terminal may wrap it: every run of whitespace one space. */
+const flat = (text: string): string => text.replace(/\s+/g, ' ');
 
 describe.skipIf(skipAgents)('Claude Code in its terminal', () => {
   let world: World;
@@ -132,6 +136,8 @@ describe.skipIf(skipAgents)('Claude Code in its terminal', () => {
     tmux('send-keys', '-t', 'claude', '-l', 'Ask me which checks to run.');
     tmux('send-keys', '-t', 'claude', 'Enter');
     const question = await until('the question in the tray', () => trayQuestion(world), 60_000, screen);
+    // Claude Code shows no dialog of its own meanwhile: the terminal says where the question waits.
+    await until('the terminal line', () => flat(screen()).includes(flat(WAITING_LINE)), 10_000, screen);
     expect(question.kind).toBe('input');
     expect(question.title).toBe('Claude Code asks 2 questions: Which checks should run?');
     expect(question.prompt).toContain('About: Checks, Runner');

@@ -8,6 +8,7 @@ import {
   hookSettingsStatus,
   installHookSettings,
   uninstallHookSettings,
+  WAITING_LINE,
   type HookSettingsSpec,
   type HookStatus,
   type Scope,
@@ -20,7 +21,8 @@ export { QUICK_HOOK_TIMEOUT_S, WAITING_HOOK_TIMEOUT_S } from './hook-settings';
 export const CLAUDE_EVENTS: HookSettingsSpec['events'] = [
   { event: 'SessionStart', waits: false },
   { event: 'UserPromptSubmit', waits: false },
-  { event: 'PreToolUse', matcher: 'AskUserQuestion', waits: true },
+  { event: 'PreToolUse', matcher: 'AskUserQuestion', waits: true, line: WAITING_LINE },
+  // Claude Code draws its own permission dialog while this hook runs, in place of a hook's line.
   { event: 'PermissionRequest', matcher: '*', waits: true },
   { event: 'PostToolUse', matcher: '*', waits: false },
   { event: 'Stop', waits: false },
@@ -31,6 +33,7 @@ const CLAUDE: HookSettingsSpec = {
   agent: 'claude-code',
   events: CLAUDE_EVENTS,
   timeoutUnit: 's',
+  lineField: 'statusMessage',
   disabledBy: (settings, path) =>
     settings.disableAllHooks === true ? `${path} sets "disableAllHooks": Claude Code runs no hook` : null,
 };

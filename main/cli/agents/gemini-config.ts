@@ -10,6 +10,7 @@ import {
   hookSettingsStatus,
   installHookSettings,
   uninstallHookSettings,
+  WAITING_LINE,
   type HookSettingsSpec,
   type HookStatus,
   type Json,
@@ -24,12 +25,13 @@ export const GEMINI: HookSettingsSpec = {
   events: [
     { event: 'SessionStart', waits: false },
     { event: 'BeforeAgent', waits: false },
-    { event: 'BeforeTool', matcher: GEMINI_GATED_TOOLS, waits: true },
+    { event: 'BeforeTool', matcher: GEMINI_GATED_TOOLS, waits: true, line: WAITING_LINE },
     { event: 'AfterTool', matcher: '*', waits: false },
     { event: 'AfterAgent', waits: false },
     { event: 'SessionEnd', waits: false },
   ],
   timeoutUnit: 'ms',
+  lineField: 'name',
   disabledBy: (settings, path) => {
     const config = settings.hooksConfig as Json | undefined;
     return config?.enabled === false

@@ -9,6 +9,12 @@ import { isRunwardenHook } from './cli-command';
 
 export type Scope = 'user' | 'project';
 
+/**
+ * What the terminal shows while a hook waits for a person in Runwarden, where the agent shows a hook's line
+ * and no dialog of its own (docs/AGENTS.md#the-terminal-line): where the question is waiting.
+ */
+export const WAITING_LINE = 'Waiting for your answer in Runwarden (window, tray or runwarden answer)';
+
 /** Seconds: how long a hook that waits for a person may run; the question's deadline is shorter. */
 export const WAITING_HOOK_TIMEOUT_S = 600;
 /** Seconds for the hooks that only record what happened. */
@@ -19,6 +25,11 @@ export interface HookEvent {
   matcher?: string;
   /** Whether the hook may wait for a person. */
   waits: boolean;
+  /**
+   * The line the agent shows while this hook runs (docs/AGENTS.md#the-terminal-line): where the question
+   * waits and how to take it back to the terminal. Written as the agent's own field (`lineField`).
+   */
+  line?: string;
 }
 
 export interface HookSettingsSpec {
@@ -27,6 +38,11 @@ export interface HookSettingsSpec {
   events: ReadonlyArray<HookEvent>;
   /** How the agent reads `timeout`: Claude Code and Qwen Code in seconds, Gemini CLI in milliseconds. */
   timeoutUnit: 's' | 'ms';
+  /**
+   * The hook's field whose text the agent shows while the hook runs: Claude Code's and Qwen Code's
+   * `statusMessage` (the spinner's text), Gemini CLI's `name` ("Executing Hook: <name>").
+   */
+  lineField: 'statusMessage' | 'name';
   /** A setting of the file that keeps every hook from running, as a sentence, or null. */
   disabledBy(settings: Json, path: string): string | null;
 }
@@ -98,7 +114,7 @@ export function installHookSettings(
   const settings = withoutOurs(parseSettings(text, path), spec.agent);
   const hooks: Json = { ...(settings.hooks as Json | undefined) };
   const scale = spec.timeoutUnit === 'ms' ? 1000 : 1;
-  for (const { event, matcher, waits } of spec.events) {
+  for (const { event, matcher, waits, line } of spec.events) {
     const groups = Array.isArray(hooks[event]) ? [...(hooks[event] as unknown[])] : [];
     groups.push({
       ...(matcher === undefined ? {} : { matcher }),
@@ -107,6 +123,7 @@ export function installHookSettings(
           type: 'command',
           command: command(waits),
           timeout: (waits ? WAITING_HOOK_TIMEOUT_S : QUICK_HOOK_TIMEOUT_S) * scale,
+          ...(line === undefined ? {} : { [spec.lineField]: line }),
         },
       ],
     });

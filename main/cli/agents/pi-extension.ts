@@ -7,6 +7,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { HookStatus, Scope } from './claude-code-config';
+import { WAITING_LINE } from './hook-settings';
 
 export const PI_EXTENSION_FILE = 'runwarden.ts';
 export const PI_MARKER = '// Written by `runwarden agents install pi`';
@@ -89,6 +90,7 @@ const RUNWARDEN = ${JSON.stringify(cliArgv)};
 const RUNWARDEN_ENV = ${JSON.stringify(cliEnv)};
 const HOOK_ARGS = ${JSON.stringify(hookArgs)};
 const GATED = new Set(["bash", "write", "edit"]);
+const WAITING_LINE = ${JSON.stringify(WAITING_LINE)};
 
 ${CALL_SOURCE}
 export default function (pi) {
@@ -105,10 +107,17 @@ export default function (pi) {
   });
   pi.on("tool_call", async (event, ctx) => {
     if (!GATED.has(event.toolName)) return undefined;
-    const reply = await call(
-      { ...base(ctx, "PreToolUse"), tool_name: event.toolName, tool_input: event.input },
-      ctx.signal,
-    );
+    // The terminal says where the question waits while it does (docs/AGENTS.md#the-terminal-line).
+    if (ctx.hasUI) ctx.ui.setStatus("runwarden", WAITING_LINE);
+    let reply;
+    try {
+      reply = await call(
+        { ...base(ctx, "PreToolUse"), tool_name: event.toolName, tool_input: event.input },
+        ctx.signal,
+      );
+    } finally {
+      if (ctx.hasUI) ctx.ui.setStatus("runwarden", undefined);
+    }
     if (reply?.runwarden === "unavailable") return undefined;
     const decision = reply?.hookSpecificOutput?.permissionDecision;
     if (decision === "allow") return undefined;

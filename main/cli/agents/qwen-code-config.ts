@@ -19,12 +19,14 @@ export const QWEN: HookSettingsSpec = {
   events: [
     { event: 'SessionStart', waits: false },
     { event: 'UserPromptSubmit', waits: false },
+    // Qwen Code 0.24.4 documents a hook's statusMessage but does not draw it while this hook waits.
     { event: 'PermissionRequest', matcher: '*', waits: true },
     { event: 'PostToolUse', matcher: '*', waits: false },
     { event: 'Stop', waits: false },
     { event: 'SessionEnd', waits: false },
   ],
   timeoutUnit: 's',
+  lineField: 'statusMessage',
   disabledBy: (settings, path) =>
     settings.disableAllHooks === true ? `${path} sets "disableAllHooks": Qwen Code runs no hook` : null,
 };

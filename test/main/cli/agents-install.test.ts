@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { codexHookHash } from '../../../main/cli/agents/codex-config';
+import { WAITING_LINE } from '../../../main/cli/agents/hook-settings';
 import { runCli, tempDir, type TempDir } from '../../helpers/cli';
 
 let dir: TempDir;
@@ -63,6 +64,11 @@ describe('Claude Code', () => {
     expect(parsed.theme).toBe('dark');
     expect(parsed.hooks.PermissionRequest?.[0]?.hooks[0]?.command).toBe('my-guard');
     expect(parsed.hooks.PermissionRequest?.[1]?.hooks[0]?.command).toContain('agents hook claude-code');
+    // The terminal's line while an AskUserQuestion waits in Runwarden; its permission dialog needs none.
+    const hookOf = (event: string) => parsed.hooks[event]?.at(-1)?.hooks[0] as Record<string, unknown>;
+    expect(hookOf('PreToolUse').statusMessage).toBe(WAITING_LINE);
+    expect(hookOf('PermissionRequest').statusMessage).toBeUndefined();
+    expect(hookOf('PostToolUse').statusMessage).toBeUndefined();
     for (const event of [
       'SessionStart',
       'UserPromptSubmit',
@@ -227,6 +233,10 @@ describe('pi', () => {
     expect((await agents(['install', 'pi'])).code).toBe(0);
     const written = readFileSync(extension(), 'utf8');
     expect(written).toContain('pi.on("tool_call"');
+    // pi's status line says where the question waits, and is cleared once the hook returns.
+    expect(written).toContain(`const WAITING_LINE = ${JSON.stringify(WAITING_LINE)};`);
+    expect(written).toContain('ctx.ui.setStatus("runwarden", WAITING_LINE)');
+    expect(written).toContain('ctx.ui.setStatus("runwarden", undefined)');
     expect((await agents(['install', 'pi'])).code).toBe(0);
     expect(readFileSync(extension(), 'utf8')).toBe(written);
     expect((await agents(['status', 'pi'])).stdout).toContain('pi: connected');
@@ -288,6 +298,10 @@ describe.each(JSON_AGENTS)('$label', (spec) => {
     expect(ours?.matcher).toBe(spec.waiting.matcher);
     expect(ours?.hooks[0]?.command).toContain(`agents hook ${spec.agent}`);
     expect(ours?.hooks[0]?.timeout).toBe(spec.waiting.timeout);
+    // Gemini CLI shows a hook's name while it runs ("Executing Hook: …"); Qwen Code draws no line here.
+    expect((ours?.hooks[0] as Record<string, unknown> | undefined)?.name).toBe(
+      spec.agent === 'gemini' ? WAITING_LINE : undefined,
+    );
     for (const event of spec.events)
       expect(hooks[event]?.at(-1)?.hooks[0]?.command, event).toContain(`agents hook ${spec.agent}`);
     expect(installed).toContain('\n\t"model"');
