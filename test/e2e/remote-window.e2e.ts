@@ -18,6 +18,7 @@ import {
   cliJson,
   createWorkspace,
   openUi,
+  screenshot,
   startServe,
   type Served,
   type Workspace,
@@ -176,6 +177,7 @@ test('counts and notices take in box; answered there, both follow; a pulled cabl
     env: { ...process.env, RUNWARDEN_STORE: remoteStore },
   });
   await expect(notice.getByTestId('notification-resolution')).toContainText('Answered', { timeout: 15_000 });
+  await screenshot(page, 'remote-notifications');
   await expect(tab.locator('.count')).toHaveText(String(here + there), { timeout: 15_000 });
   await expect(page).toHaveTitle(`(${here + there}) Runwarden`);
 

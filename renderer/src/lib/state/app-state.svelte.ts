@@ -443,7 +443,7 @@ export class AppState {
   #onMachines(changed: string[]): void {
     if (changed.length === 0) return;
     this.#announceNeedsYou(this.everywhere.needsYou);
-    void this.notifications.loadRemote(this.machines.list);
+    void this.notifications.loadRemote(this.machines.list, changed);
     void this.list.refresh();
     const open = this.detail.runId;
     if (open !== null && changed.some((name) => open.startsWith(`${name}:`))) void this.detail.reload();

@@ -84,7 +84,8 @@ export class NotificationsState {
   readonly #api: RunwardenApi;
   #generation = 0;
   #machines: readonly RemoteMachineView[] = [];
-  #remoteGeneration = 0;
+  /** The latest read of each machine's history: an older answer landing late is dropped. */
+  #remoteReads = new Map<string, number>();
 
   constructor(api: RunwardenApi) {
     this.#api = api;
@@ -102,37 +103,45 @@ export class NotificationsState {
   }
 
   /**
-   * Reads each connected machine's history again; an unreachable one's stays as last read, marked last
-   * known since it went down; a machine no longer attached is forgotten.
+   * Reads the history of each connected machine in `changed` (every one when not given) again; the others'
+   * stay as read; an unreachable one's is marked last known since it went down; a machine no longer
+   * attached is forgotten.
    */
-  async loadRemote(machines: readonly RemoteMachineView[]): Promise<void> {
+  async loadRemote(machines: readonly RemoteMachineView[], changed?: readonly string[]): Promise<void> {
     this.#machines = machines;
-    const generation = ++this.#remoteGeneration;
-    const next: Record<string, ShownNotification[]> = {};
+    const attached = new Set(machines.map((m) => m.name));
+    this.remote = Object.fromEntries(Object.entries(this.remote).filter(([name]) => attached.has(name)));
     await Promise.all(
-      machines.map(async (machine) => {
-        const before = this.remote[machine.name] ?? [];
-        if (machine.state !== 'connected') {
-          const at = machine.since ?? machine.readAt;
-          next[machine.name] = before.map((n) => ({ ...n, lastKnownAt: n.lastKnownAt ?? at ?? 0 }));
-          return;
-        }
-        const result = await this.#api.callRemote({
-          machine: machine.name,
-          channel: 'notifications:list',
-          input: { limit: REMOTE_HISTORY },
-        });
-        const list = result.ok && Array.isArray(result.value) ? (result.value as unknown[]) : null;
-        next[machine.name] =
-          list === null
-            ? before
-            : list
-                .slice(0, REMOTE_HISTORY)
-                .map((n) => remoteNote(machine.name, n))
-                .filter((n) => n !== null);
-      }),
+      machines
+        .filter((m) => changed === undefined || changed.includes(m.name) || m.state !== 'connected')
+        .map((machine) => this.#loadMachine(machine)),
     );
-    if (generation === this.#remoteGeneration) this.remote = next;
+  }
+
+  /** One machine's history; an answer overtaken by a later read of the same machine is dropped. */
+  async #loadMachine(machine: RemoteMachineView): Promise<void> {
+    const seq = (this.#remoteReads.get(machine.name) ?? 0) + 1;
+    this.#remoteReads.set(machine.name, seq);
+    const keep = (list: ShownNotification[]) => {
+      if (this.#remoteReads.get(machine.name) === seq) this.remote = { ...this.remote, [machine.name]: list };
+    };
+    const before = this.remote[machine.name] ?? [];
+    if (machine.state !== 'connected') {
+      const at = machine.since ?? machine.readAt;
+      return keep(before.map((n) => ({ ...n, lastKnownAt: n.lastKnownAt ?? at ?? 0 })));
+    }
+    const result = await this.#api.callRemote({
+      machine: machine.name,
+      channel: 'notifications:list',
+      input: { limit: REMOTE_HISTORY },
+    });
+    if (!result.ok || !Array.isArray(result.value)) return;
+    keep(
+      (result.value as unknown[])
+        .slice(0, REMOTE_HISTORY)
+        .map((n) => remoteNote(machine.name, n))
+        .filter((n) => n !== null),
+    );
   }
 
   /** Which runs have an open question now (the panel offers to answer those in place). */
