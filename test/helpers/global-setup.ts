@@ -15,8 +15,8 @@ import { REPO_ROOT } from './paths';
 export default async function setup(project: TestProject): Promise<() => void> {
   mkdirSync(join(REPO_ROOT, 'out'), { recursive: true });
   const root = mkdtempSync(join(REPO_ROOT, 'out', 'test-build-'));
-  const entries = { runwarden: CLI_ENTRIES.runwarden ?? 'main/cli/runwarden.ts' };
-  await build({ ...nodeBuildConfig(entries, join(root, 'out/cli')), configFile: false });
+  // Every entry `npm run build:cli` builds, so the chunks are cut as in the bundle that ships.
+  await build({ ...nodeBuildConfig(CLI_ENTRIES, join(root, 'out/cli')), configFile: false });
   // `agents hook`'s own entry, beside it, as npm run build:cli builds it.
   await build({
     ...nodeBuildConfig(HOOK_ENTRY, join(root, 'out/cli'), { oneFile: true }),
