@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Interaction } from '../../shared/domain';
 import { AppState } from '../../renderer/src/lib/state/app-state.svelte';
+import { paletteEntries } from '../../renderer/src/lib/state/palette-entries';
 import { RUN_VIEWS } from '../../shared/views';
 import { MemoryHistory } from '../renderer/memory-history';
 import {
@@ -155,11 +156,11 @@ describe('the command palette’s entries', () => {
     const windowIds = ['select-all', 'notifications', 'settings', 'shortcuts', 'sidebar'];
     const goToIds = [...RUN_VIEWS.map((view) => `view-${view}`), 'search'];
     // No run selected: no "Selected run" group at all.
-    expect(app.paletteEntries().map((e) => e.id)).toEqual([...goToIds, ...windowIds]);
+    expect(paletteEntries(app).map((e) => e.id)).toEqual([...goToIds, ...windowIds]);
 
     await app.setView('stale');
     await app.openRun(stale);
-    const entries = app.paletteEntries();
+    const entries = paletteEntries(app);
     expect(entries[0]).toMatchObject({
       id: 'run-open',
       group: 'Selected run',
@@ -178,7 +179,7 @@ describe('the command palette’s entries', () => {
     expect(entries.find((e) => e.id === 'sidebar')?.label).toBe('Hide projects');
     await entries.find((e) => e.id === 'sidebar')?.perform();
     expect(app.sidebarCollapsed).toBe(true);
-    expect(app.paletteEntries().find((e) => e.id === 'sidebar')?.label).toBe('Show projects');
+    expect(paletteEntries(app).find((e) => e.id === 'sidebar')?.label).toBe('Show projects');
   });
 });
 

@@ -3,7 +3,7 @@
  * the same rules the store enforces (shared/answer-rules.ts), in the form's own words, before the round trip.
  */
 import { fieldProblem, fieldProblemText, isDeclaredChoice } from '$shared/answer-rules';
-import type { FieldOption, FieldType, Interaction } from '$shared/domain';
+import type { FieldOption, FieldType, Interaction, InteractionField } from '$shared/domain';
 import { typedValue } from '$shared/answer-value';
 
 /**
@@ -56,16 +56,40 @@ export interface FormField {
   allowOther?: boolean;
 }
 
+/**
+ * A question's form: a decision's declared choices, or an input's declared fields. The store refuses a
+ * decision without choices and an input without fields (shared/answer-rules.ts), so there is no third form.
+ */
 export type AnswerFormModel =
-  | { mode: 'choices'; choices: string[]; initial: string | null }
-  | { mode: 'fields'; fields: FormField[] }
-  | { mode: 'text'; initial: string };
+  { mode: 'choices'; choices: string[]; initial: string | null } | { mode: 'fields'; fields: FormField[] };
 
 function defaultRecord(interaction: Interaction): Record<string, unknown> {
   const d = interaction.defaultResponse;
   return interaction.hasDefault && typeof d === 'object' && d !== null && !Array.isArray(d)
     ? (d as Record<string, unknown>)
     : {};
+}
+
+/** One declared field as the form shows it, starting from the question's default when it has one. */
+function formField(f: InteractionField, d: unknown): FormField {
+  const options = f.type === 'choice' ? (f.options ?? []) : [];
+  const initial: FieldValue =
+    f.type === 'choice'
+      ? choiceDraft(options, d)
+      : f.type === 'boolean'
+        ? d === true
+        : typeof d === 'string' || typeof d === 'number'
+          ? String(d)
+          : '';
+  const field: FormField = {
+    name: f.name,
+    type: f.type,
+    label: f.label ?? f.name,
+    required: f.required ?? false,
+    initial,
+  };
+  if (f.type !== 'choice') return field;
+  return { ...field, options, multi: f.multi === true, allowOther: f.allowOther === true };
 }
 
 /** The form to show for an interaction. */
@@ -76,35 +100,8 @@ export function answerFormModel(interaction: Interaction): AnswerFormModel {
       interaction.hasDefault && typeof d === 'string' && interaction.choices.includes(d) ? d : null;
     return { mode: 'choices', choices: interaction.choices, initial };
   }
-  if (interaction.fields !== null && interaction.fields.length > 0) {
-    const defaults = defaultRecord(interaction);
-    return {
-      mode: 'fields',
-      fields: interaction.fields.map((f) => {
-        const d = defaults[f.name];
-        const options = f.type === 'choice' ? (f.options ?? []) : [];
-        const initial: FieldValue =
-          f.type === 'choice'
-            ? choiceDraft(options, d)
-            : f.type === 'boolean'
-              ? d === true
-              : typeof d === 'string' || typeof d === 'number'
-                ? String(d)
-                : '';
-        const field: FormField = {
-          name: f.name,
-          type: f.type,
-          label: f.label ?? f.name,
-          required: f.required ?? false,
-          initial,
-        };
-        if (f.type !== 'choice') return field;
-        return { ...field, options, multi: f.multi === true, allowOther: f.allowOther === true };
-      }),
-    };
-  }
-  const d = interaction.defaultResponse;
-  return { mode: 'text', initial: interaction.hasDefault && typeof d === 'string' ? d : '' };
+  const defaults = defaultRecord(interaction);
+  return { mode: 'fields', fields: (interaction.fields ?? []).map((f) => formField(f, defaults[f.name])) };
 }
 
 export type AnswerCheck = { ok: true; payload: unknown } | { ok: false; errors: Record<string, string> };
@@ -168,13 +165,6 @@ export function checkFields(fields: readonly FormField[], values: Record<string,
     if (problem !== null) errors[field.name] = fieldProblemText(field, problem, field.label);
   }
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, payload };
-}
-
-/** Checks a free-text answer. */
-export function checkText(text: string): AnswerCheck {
-  return text.trim() === ''
-    ? { ok: false, errors: { text: 'Write an answer.' } }
-    : { ok: true, payload: text };
 }
 
 /** Shows a JSON answer value as short plain text. */

@@ -3,7 +3,6 @@ import {
   answerFormModel,
   checkChoice,
   checkFields,
-  checkText,
   newIdempotencyKey,
   toggleChoice,
   typeOther,
@@ -68,13 +67,6 @@ describe('answer form model', () => {
       ],
     });
   });
-
-  it('falls back to free text when nothing is declared', () => {
-    expect(answerFormModel(makeInteraction('r', { choices: null, fields: null }))).toEqual({
-      mode: 'text',
-      initial: '',
-    });
-  });
 });
 
 describe('answer checks', () => {
@@ -101,9 +93,7 @@ describe('answer checks', () => {
     });
   });
 
-  it('free text must not be blank; keys are long enough for the contract', () => {
-    expect(checkText('  ').ok).toBe(false);
-    expect(checkText('go')).toEqual({ ok: true, payload: 'go' });
+  it('keys are long enough for the contract', () => {
     const a = newIdempotencyKey();
     expect(a.length).toBeGreaterThanOrEqual(8);
     expect(newIdempotencyKey()).not.toBe(a);

@@ -3,7 +3,7 @@
  * from main wired to them. Components stay thin and call into this.
  */
 import type { RunwardenApi } from '$shared/contract';
-import { RUN_VIEWS, type BulkAction, type ChangedPush, type RunView } from '$shared/views';
+import { type BulkAction, type ChangedPush, type RunView } from '$shared/views';
 import {
   DEFAULT_ROUTE,
   formatHash,
@@ -15,11 +15,9 @@ import {
 } from '$lib/hash-route';
 import type { KeyCommand } from '$lib/keyboard-commands';
 import { bulkOutcomeText } from '$lib/format/consequences';
-import { actionLabel, needsConfirmation, type Tone as ToastTone } from '$lib/format/status-look';
-import { VIEW_KEYS, viewLabel } from '$lib/format/view-meta';
+import type { Tone as ToastTone } from '$lib/format/status-look';
 import { machineCounts, type Counted } from '$lib/format/machine-counts';
 import { BulkDialogState } from './bulk-dialog.svelte';
-import { paletteRunActions } from './palette-run-actions';
 import { CommandDialogState } from './command-dialog.svelte';
 import { MachinesState } from './machines.svelte';
 import { NotificationsState } from './notifications.svelte';
@@ -39,15 +37,6 @@ export type Panel = 'notifications' | 'settings' | 'shortcuts' | 'palette' | nul
 /** Where the window runs: the desktop app (tray, login item, desktop notifications) or a browser tab. */
 export type Shell = 'desktop' | 'browser';
 
-/** One line of the command palette (Ctrl/Cmd+K): what it does, its key if it has one, and the doing. */
-export interface PaletteEntry {
-  id: string;
-  group: 'Selected run' | 'Go to' | 'Window';
-  label: string;
-  keys: string | null;
-  perform: () => void | Promise<void>;
-}
-
 /**
  * How long a changed search must stay unchanged before its tab counts are asked for: longer than the gap
  * between keystrokes of someone typing, short against the seconds they then spend reading.
@@ -57,8 +46,6 @@ export const SEARCH_COUNTS_SETTLE_MS = 250;
 const PAGE_ROWS = 15;
 /** Near the end of what is loaded, a move down asks for the next page. */
 const LOAD_AHEAD_ROWS = 40;
-
-const VIEW_KEY_OF = Object.fromEntries(Object.entries(VIEW_KEYS).map(([key, view]) => [view, key]));
 
 export interface AppOptions {
   shell: Shell;
@@ -142,109 +129,6 @@ export class AppState {
   /** The run keyboard commands act on: the active row, else the open run. */
   get selectedRunId(): string | null {
     return this.list.activeId ?? this.route.runId;
-  }
-
-  /** Every action the palette offers now: the selected run's allowed actions first, then navigation. */
-  paletteEntries(): PaletteEntry[] {
-    return [...this.#selectedRunEntries(), ...this.#goToEntries(), ...this.#windowEntries()];
-  }
-
-  /** The palette's "Selected run" group: open it, its allowed actions, select it for a bulk action. */
-  #selectedRunEntries(): PaletteEntry[] {
-    const runId = this.selectedRunId;
-    const item = runId === null ? undefined : this.list.itemById(runId);
-    const open = this.detail.data?.snapshot.run.id === runId ? this.detail.data : null;
-    const display = item?.display ?? open?.display ?? null;
-    if (runId === null || display === null) return [];
-    const entries: PaletteEntry[] = [];
-    const title = item?.run.title ?? open?.snapshot.run.title ?? runId;
-    const ambiguous =
-      item?.ambiguousEffects ?? open?.snapshot.effects.filter((e) => e.status === 'ambiguous').length ?? 0;
-    const run = (label: string, keys: string | null, perform: () => void | Promise<void>, id: string) =>
-      entries.push({ id: `run-${id}`, group: 'Selected run', label: `${label} — ${title}`, keys, perform });
-    run('Open the run', 'Enter', () => this.openRun(runId), 'open');
-    for (const action of paletteRunActions(display.actions, ambiguous)) {
-      const label = actionLabel(action);
-      if (action === 'answer') run(label, 'a', () => this.openQuickAnswer(runId), action);
-      else if (action === 'resolveEffect') run(label, null, () => this.openRun(runId), action);
-      else
-        run(
-          label,
-          null,
-          async () => {
-            await this.openRun(runId, false);
-            if (needsConfirmation(action)) await this.command.open(action);
-            else await this.runAction(action);
-          },
-          action,
-        );
-    }
-    if (item !== undefined)
-      run(
-        this.selection.has(runId) ? 'Unselect' : 'Select for a bulk action',
-        'x',
-        () => this.selection.toggle(item),
-        'select',
-      );
-    return entries;
-  }
-
-  /** The palette's "Go to" group: every view, and the search box. */
-  #goToEntries(): PaletteEntry[] {
-    const views: PaletteEntry[] = RUN_VIEWS.map((view) => ({
-      id: `view-${view}`,
-      group: 'Go to',
-      label: viewLabel(view),
-      keys: `g ${VIEW_KEY_OF[view] ?? ''}`.trim(),
-      perform: () => {
-        void this.setView(view);
-        this.requestFocus('list');
-      },
-    }));
-    return [
-      ...views,
-      {
-        id: 'search',
-        group: 'Go to',
-        label: 'Search runs',
-        keys: '/',
-        perform: () => this.requestFocus('search'),
-      },
-    ];
-  }
-
-  /** The palette's "Window" group: select all, the panels, the projects sidebar. */
-  #windowEntries(): PaletteEntry[] {
-    const panel = (
-      id: Exclude<Panel, null | 'palette'>,
-      label: string,
-      keys: string | null,
-    ): PaletteEntry => ({
-      id,
-      group: 'Window',
-      label,
-      keys,
-      perform: () => void (this.panel = id),
-    });
-    return [
-      {
-        id: 'select-all',
-        group: 'Window',
-        label: 'Select every loaded run',
-        keys: 'Shift+X',
-        perform: () => this.handleCommand({ kind: 'selectAll' }),
-      },
-      panel('notifications', 'Notifications', null),
-      panel('settings', 'Settings', null),
-      panel('shortcuts', 'Keyboard shortcuts', '?'),
-      {
-        id: 'sidebar',
-        group: 'Window',
-        label: this.sidebarCollapsed ? 'Show projects' : 'Hide projects',
-        keys: null,
-        perform: () => void (this.sidebarCollapsed = !this.sidebarCollapsed),
-      },
-    ];
   }
 
   /** Opens the quick answer for a run's open question (from its list row or a notification). */
