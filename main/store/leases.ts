@@ -300,7 +300,10 @@ export function listStaleLeases(
   return (ctx.prep(STALE_LEASES_SQL).all(now - olderThanMs, limit) as LeaseSummaryRow[]).map(toSummary);
 }
 
-/** Live runner leases on one host, for the pid / start-identity check (docs/ARCHITECTURE.md#liveness). */
+/**
+ * Live runner leases on one host, for the pid / start-identity check (docs/ARCHITECTURE.md#liveness); not
+ * coding-agent sessions, which end as died in their own step (docs/AGENTS.md#died).
+ */
 export function listLiveLeasesOnHost(
   ctx: ReadableDB,
   hostname: string,
@@ -313,6 +316,9 @@ export function listLiveLeasesOnHost(
         `SELECT ${SUMMARY_COLUMNS.join(', ')}
          FROM leases
          WHERE owner_type IS NOT NULL AND run_id IS NOT NULL AND owner_hostname = ? AND expires_at > ?
+           -- A coding agent's session is ended by its own step (agent-sessions.ts, endGoneAgentSessions),
+           -- as died, never as a lost runner: a kill between that step's look and this one waits a tick.
+           AND NOT EXISTS (SELECT 1 FROM agent_sessions a WHERE a.run_id = leases.run_id)
          ORDER BY expires_at LIMIT ?`,
       )
       .all(hostname, now, limit) as LeaseSummaryRow[]

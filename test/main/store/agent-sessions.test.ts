@@ -20,6 +20,8 @@ import { migrate } from '../../../main/store/open-store';
 import { MIGRATIONS } from '../../../main/store/migrations';
 import { migration0011 } from '../../../main/store/migrations/0011-host-effects-agent-runs';
 import Database from 'better-sqlite3';
+import { initialSweeperState, sweep, type SweeperDeps } from '../../../main/services/sweeper';
+import { DEFAULT_SETTINGS } from '../../../shared/views';
 
 const HERE: MachineIdentity = { hostname: 'box', bootId: 'boot-1', pidNs: 'pid:[1]' };
 let alive: Set<number>;
@@ -117,6 +119,28 @@ describe('agent sessions', () => {
     const next = agents.agentSession(session(200), { kind: 'touch' });
     expect(next.created).toBe(true);
     expect(next.claim.runId).not.toBe(claim.runId);
+  });
+
+  it("a kill between the sweeper's two looks never records a lost runner: the session goes straight to died", () => {
+    const { claim } = agents.askAgentQuestion(session(100), QUESTION);
+    // The sweeper's look at this machine's live leases sees pid 100 gone, while the store's own look at the
+    // agent sessions, a moment earlier in the same tick, still saw it alive.
+    const later = createLivenessCheck(HERE, { processAlive: (pid) => pid !== 100, groupAlive: () => false });
+    const deps: SweeperDeps = {
+      store: host,
+      settings: () => DEFAULT_SETTINGS,
+      host: { ownerId: 'app:box:1', pid: 1, hostname: HERE.hostname, startId: null },
+      liveness: later,
+    };
+    const state = initialSweeperState(host);
+    expect(sweep(deps, state)).toMatchObject({ agentSessionsDied: 0, runnersLost: 0 });
+    alive.delete(100);
+    expect(sweep(deps, state)).toMatchObject({ agentSessionsDied: 1, runnersLost: 0 });
+    const detail = host.getRunDetail(claim.runId, { eventsLimit: 100 });
+    expect(detail.snapshot.run.error).toBe(
+      'Claude Code died: its process is gone and the session never ended.',
+    );
+    expect(detail.events.map((e) => e.type)).not.toContain('run.runner_lost');
   });
 
   it('refuses an answer once the session’s agent is gone, before any sweep, and withdraws the question', () => {
