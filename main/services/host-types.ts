@@ -88,6 +88,11 @@ export interface AppHostOptions {
   updates?: UpdateActions;
   /** Attach the machines in the store's `remotes` setting (docs/REMOTES.md#in-the-window); default true. */
   remotes?: boolean;
+  /**
+   * Wake the change feed on the store's files changing instead of its timer (docs/ARCHITECTURE.md#change-feed):
+   * `serve --stdio`, whose host is idle but for another machine's window.
+   */
+  feedWatch?: boolean;
 }
 
 export interface AppHost {

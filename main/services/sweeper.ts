@@ -4,6 +4,8 @@
  * Acting steps run only while this process holds the host lease; the change feed runs in every process,
  * since each one has its own window or browser clients to keep current.
  */
+import { watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
 import type { Actor, RunEvent } from '../../shared/domain';
 import { isRunwardenError } from '../../shared/errors';
 import type { ChangedPush, CounterDrift, Settings } from '../../shared/views';
@@ -32,6 +34,11 @@ export const FEED_POLL_MS = 40;
 export const FEED_IDLE_AFTER_MS = 5_000;
 /** Still under the change feed's promise of a push within 100 ms of a commit, at half the quick timer's cost. */
 export const FEED_IDLE_POLL_MS = 80;
+/**
+ * A feed woken by the store's files (`createFeedWatcher`) looks at most this often, however fast they are
+ * written: a burst of commits is one look per gap, a quiet store none at all.
+ */
+export const FEED_WATCH_GAP_MS = 15;
 
 /** The host process as a lease owner: the owner's identity (`OwnerInfo`), its type always 'host'. */
 export type HostIdentity = Omit<OwnerInfo, 'ownerType' | 'surface'>;
@@ -494,21 +501,74 @@ function createFeedTimer(scheduler: Scheduler, feedPollMs: number | null, look: 
 }
 
 /**
- * Wraps `sweep` in a timer that re-arms itself, and `sweepFeed` in a shorter one (`feedPollMs`, null for
- * none; `createFeedTimer`); `onReport` gets every tick's report and every feed report that found something.
+ * The feed woken by the store's own files instead of a timer (docs/ARCHITECTURE.md#change-feed): every
+ * commit, by any process, writes the store's WAL (or its file), and the folder's watch says so at once, so
+ * `look` runs within FEED_WATCH_GAP_MS of a commit and not at all while nothing writes. The sweeper's tick
+ * reads the feed too, so an event the watch missed waits for the next tick, never longer. Where the folder
+ * cannot be watched, the timer (`fallback`) runs instead.
  */
-export function createSweeper(
+function createFeedWatcher(
+  storePath: string,
+  scheduler: Scheduler,
+  look: () => boolean,
+  fallback: () => FeedTimer,
+): FeedTimer {
+  const base = path.basename(storePath);
+  let watcher: FSWatcher | null = null;
+  let timer: FeedTimer | null = null;
+  let pending: unknown = null;
+  let lastLook = -Infinity;
+  const run = (): void => {
+    pending = null;
+    lastLook = performance.now();
+    look();
+  };
+  const wake = (name: string | null): void => {
+    // The store's file, its -wal, -shm or -journal; the logs and anything else in the folder are not commits.
+    if ((name !== null && !name.startsWith(base)) || pending !== null || watcher === null) return;
+    pending = scheduler.setTimeout(run, Math.max(0, lastLook + FEED_WATCH_GAP_MS - performance.now()));
+  };
+  const useTimer = (): void => {
+    watcher?.close();
+    watcher = null;
+    timer ??= fallback();
+    timer.start();
+  };
+  return {
+    start() {
+      try {
+        watcher = watch(path.dirname(storePath), { persistent: false }, (_event, name) =>
+          wake(name === null ? null : String(name)),
+        );
+        watcher.on('error', useTimer);
+      } catch {
+        useTimer();
+      }
+    },
+    stop() {
+      watcher?.close();
+      watcher = null;
+      timer?.stop();
+      if (pending !== null) scheduler.clearTimeout(pending);
+      pending = null;
+    },
+    note(active) {
+      timer?.note(active);
+    },
+  };
+}
+
+/** The feed between ticks: a look at the change feed, on the timer or on the watch of the store's files. */
+function createFeed(
   deps: SweeperDeps,
+  state: SweeperState,
   onReport: (report: SweepReport) => void,
   onError: (error: unknown) => void,
-  scheduler: Scheduler = SYSTEM_SCHEDULER,
-  feedPollMs: number | null = FEED_POLL_MS,
-): Sweeper {
-  const state = initialSweeperState(deps.store);
-  let handle: unknown = null;
-  let running = false;
-
-  const feed = createFeedTimer(scheduler, feedPollMs, () => {
+  scheduler: Scheduler,
+  feedPollMs: number | null,
+  watchStore: string | null,
+): FeedTimer {
+  const look = (): boolean => {
     try {
       const seen = state.lastDataVersion;
       const report = sweepFeed(deps, state);
@@ -521,7 +581,30 @@ export function createSweeper(
       onError(error);
       return false;
     }
-  });
+  };
+  return watchStore !== null && feedPollMs !== null
+    ? createFeedWatcher(watchStore, scheduler, look, () => createFeedTimer(scheduler, feedPollMs, look))
+    : createFeedTimer(scheduler, feedPollMs, look);
+}
+
+/**
+ * Wraps `sweep` in a timer that re-arms itself, and `sweepFeed` in a shorter one (`feedPollMs`, null for
+ * none; `createFeedTimer`) or in a watch of the store's files (`watchStore`, `createFeedWatcher`);
+ * `onReport` gets every tick's report and every feed report that found something.
+ */
+export function createSweeper(
+  deps: SweeperDeps,
+  onReport: (report: SweepReport) => void,
+  onError: (error: unknown) => void,
+  scheduler: Scheduler = SYSTEM_SCHEDULER,
+  feedPollMs: number | null = FEED_POLL_MS,
+  watchStore: string | null = null,
+): Sweeper {
+  const state = initialSweeperState(deps.store);
+  let handle: unknown = null;
+  let running = false;
+
+  const feed = createFeed(deps, state, onReport, onError, scheduler, feedPollMs, watchStore);
 
   const tick = (): SweepReport | null => {
     try {

@@ -201,6 +201,8 @@ function startFeed(state: ServerState, hello: ClientHello): void {
     storePath: state.storePath,
     // A remote never relays to its own remotes.
     remotes: false,
+    // No timer looking for commits: the store's files say when one happened (docs/REMOTES.md#speed).
+    feedWatch: true,
     surface: hello.surface === 'cli' ? 'browser' : hello.surface,
     actorId: humanActor().id,
     notifier: { show: (notice) => send({ t: 'push', event: 'notice', payload: notice }) },

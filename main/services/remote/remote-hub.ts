@@ -28,8 +28,13 @@ export const RECONNECT_FIRST_MS = 1_000;
 export const RECONNECT_MAX_MS = 30_000;
 /** A machine's pushes beyond this many a second are dropped (a refresh still follows). */
 export const MAX_PUSHES_PER_SECOND = 20;
-/** What needs you there is read at most this often, however often it changes. */
-export const REFRESH_EVERY_MS = 250;
+/**
+ * What needs you there is read when it changes, one read at a time (a change during a read is read again
+ * right after it), and at most this often however often it changes: 20 reads a second at most.
+ */
+export const REFRESH_EVERY_MS = 50;
+/** An attention push is read after this long, unless the `changed` push that comes with it is there first. */
+const ATTENTION_ALONE_MS = 30;
 /** A machine's `log` pushes are passed on at most this often, for at most this many runs at a time. */
 export const LOG_FORWARD_EVERY_MS = 250;
 export const LOG_FORWARD_RUNS = 32;
@@ -88,6 +93,16 @@ interface Machine {
   backoffMs: number;
   retry: ReturnType<typeof setTimeout> | null;
   refresh: ReturnType<typeof setTimeout> | null;
+  /** When the read `refresh` waits for begins (Date.now()). */
+  refreshAt: number;
+  /** A read is under way; `changedSince`: a change came after it began, so another follows it. */
+  reading: boolean;
+  changedSince: boolean;
+  /**
+   * The runs with new events there since the last read (from its `changed` pushes), whose open questions are
+   * read again; null: every run's (the first read, a dropped push, a change that names no run).
+   */
+  changedRuns: Set<string> | null;
   lastRefreshAt: number;
   pushTimes: number[];
   /** Runs whose output grew since the last forward, and the timer that forwards them. */
@@ -183,6 +198,10 @@ class Hub {
       backoffMs: RECONNECT_FIRST_MS,
       retry: null,
       refresh: null,
+      refreshAt: 0,
+      reading: false,
+      changedSince: false,
+      changedRuns: null,
       lastRefreshAt: 0,
       pushTimes: [],
       logRuns: new Set(),
@@ -263,7 +282,10 @@ class Hub {
       return;
     }
     machine.pushTimes.push(now);
-    if (event === 'changed' || event === 'attention') this.scheduleRefresh(machine);
+    // A commit's push names its runs: only their questions need reading again. The attention push comes
+    // just before it (the read waits a moment for it, so one read follows both), or alone as a backstop.
+    if (event === 'changed') this.scheduleRefresh(machine, changedRunIds(payload));
+    else if (event === 'attention') this.scheduleRefresh(machine, [], ATTENTION_ALONE_MS);
   }
 
   /**
@@ -288,31 +310,55 @@ class Hub {
     }, LOG_FORWARD_EVERY_MS);
   }
 
-  private scheduleRefresh(machine: Machine): void {
-    if (machine.refresh !== null || machine.gone) return;
-    const wait = Math.max(0, machine.lastRefreshAt + REFRESH_EVERY_MS - Date.now());
+  /**
+   * A read now, or when the one under way ends, or when the gap since the last has passed; `runIds`, the
+   * runs whose questions it must read again (every run's when not given).
+   */
+  private scheduleRefresh(machine: Machine, runIds: readonly string[] | null = null, waitMs = 0): void {
+    if (machine.gone) return;
+    if (runIds === null) machine.changedRuns = null;
+    else for (const id of runIds) machine.changedRuns?.add(id);
+    if (machine.reading) {
+      machine.changedSince = true;
+      return;
+    }
+    const now = Date.now();
+    const at = Math.max(now + waitMs, machine.lastRefreshAt + REFRESH_EVERY_MS);
+    if (machine.refresh !== null) {
+      if (at >= machine.refreshAt) return;
+      clearTimeout(machine.refresh);
+    }
+    machine.refreshAt = at;
     machine.refresh = setTimeout(() => {
       machine.refresh = null;
       machine.lastRefreshAt = Date.now();
-      void this.refresh(machine);
-    }, wait);
+      machine.reading = true;
+      machine.changedSince = false;
+      void this.refresh(machine).finally(() => {
+        machine.reading = false;
+        // The runs that changed meanwhile are in changedRuns already.
+        if (machine.changedSince) this.scheduleRefresh(machine, []);
+      });
+    }, at - now);
   }
 
-  /** What needs a person on that machine: its own needs-you view, and the open questions of those runs. */
+  /**
+   * What needs a person on that machine: its own needs-you view, and the open questions of those runs. The
+   * requests go out together (one session carries many), so a read costs about one round trip, not one each.
+   */
   private async refresh(machine: Machine): Promise<void> {
     const link = machine.link;
     if (link === null) return;
+    const changed = machine.changedRuns;
+    machine.changedRuns = new Set();
     try {
-      const page = await link.call('runs:list', { view: 'needs-you', limit: NEEDS_YOU_ROWS });
+      const [page, summary] = await Promise.all([
+        link.call('runs:list', { view: 'needs-you', limit: NEEDS_YOU_ROWS }),
+        link.call('attention:summary', { limit: 0 }),
+      ]);
       const rows = page.ok ? listItems(page.value) : [];
-      const summary = await link.call('attention:summary', { limit: 0 });
       const { counts, needsYouTotal } = attentionCounts(summary.ok ? summary.value : null, rows.length);
-      const asking = rows.filter((row) => row.openInteractions > 0).slice(0, QUESTION_RUNS);
-      const questions: Interaction[] = [];
-      for (const row of asking) {
-        const detail = await link.call('runs:detail', { runId: row.run.id, eventsLimit: 1 });
-        if (detail.ok) questions.push(...pendingQuestions(detail.value, row.run.id));
-      }
+      const questions = await this.readQuestions(machine, link, rows, changed);
       Object.assign(machine.view, {
         needsYou: rows,
         questions,
@@ -322,8 +368,48 @@ class Hub {
       });
       this.publish();
     } catch {
-      // The session ended meanwhile: onDown says so.
+      // The session ended meanwhile (onDown says so): the next read, after the reconnection, reads all.
+      machine.changedRuns = null;
     }
+  }
+
+  /**
+   * The open questions of the rows that have some: read from the run's detail there when the run had events
+   * since the last read (`changed`; null for every run), is new among the rows, or its row moved (revision,
+   * open questions); else as that last read gave them (nothing of that run changed there since).
+   */
+  private async readQuestions(
+    machine: Machine,
+    link: RemoteLink,
+    rows: RunListItem[],
+    changed: Set<string> | null,
+  ): Promise<Interaction[]> {
+    const before = new Map(machine.view.needsYou.map((row) => [row.run.id, row]));
+    const kept = (row: RunListItem): boolean => {
+      const last = before.get(row.run.id);
+      return (
+        changed !== null &&
+        !changed.has(row.run.id) &&
+        last !== undefined &&
+        last.run.revision === row.run.revision &&
+        last.openInteractions === row.openInteractions
+      );
+    };
+    const asking = rows.filter((row) => row.openInteractions > 0).slice(0, QUESTION_RUNS);
+    const read = asking.filter((row) => !kept(row));
+    const details = await Promise.all(
+      read.map((row) => link.call('runs:detail', { runId: row.run.id, eventsLimit: 1 })),
+    );
+    const fresh = new Map<string, Interaction[]>();
+    details.forEach((detail, i) => {
+      const runId = (read[i] as RunListItem).run.id;
+      fresh.set(runId, detail.ok ? pendingQuestions(detail.value, runId) : []);
+      // Not read this time: read again the next time.
+      if (!detail.ok) machine.changedRuns?.add(runId);
+    });
+    return asking.flatMap(
+      (row) => fresh.get(row.run.id) ?? machine.view.questions.filter((q) => q.runId === row.run.id),
+    );
   }
 
   async call(name: string, channel: RemoteCallChannel, input: unknown): Promise<Result<unknown>> {
@@ -347,6 +433,13 @@ class Hub {
       return refused;
     }
   }
+}
+
+/** The runs a remote's `changed` push names; null (every run) when it names none or is not as expected. */
+function changedRunIds(payload: unknown): string[] | null {
+  if (!isObject(payload) || payload.clock === true || !Array.isArray(payload.runIds)) return null;
+  const ids = payload.runIds.filter((id): id is string => typeof id === 'string' && RUN_ID.test(id));
+  return ids.length === 0 || ids.length !== payload.runIds.length ? null : ids;
 }
 
 /** An error from a remote: a known code and a plain, bounded message, or a generic one. */

@@ -2,13 +2,15 @@
  * `runwarden serve --stdio` spoken to directly, without SSH (docs/REMOTES.md#the-protocol): the hello both
  * ways, requests by id, forwarded commands and what they may not do, the change feed, and the bounds.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   MAX_LINE_BYTES,
   MAX_LOG_REPLY_CHARS,
   PROTOCOL_VERSION,
 } from '../../../main/services/remote/protocol';
+import { machineIdentity, openStore } from '../../../main/store';
 import { runCli, tempDir, waitFor, type TempDir } from '../../helpers/cli';
 import { testCliBin } from '../../helpers/paths';
 
@@ -149,6 +151,64 @@ describe('serve --stdio', () => {
     ).toBe(0);
     const changed = await server.next((m) => m.t === 'push' && m.event === 'changed', 'a changed push');
     expect(changed.payload.runIds.length).toBeGreaterThan(0);
+    server.child.stdin.end();
+    expect(await server.exited).toBe(0);
+  });
+
+  it('with the feed on, its own sweeper still sweeps: a run whose runner died turns stale on time', async () => {
+    const server = serve();
+    server.send(hello({ feed: true, surface: 'app' }));
+    await server.next((m) => m.t === 'push' && m.event === 'attention', 'the first attention push');
+    // A runner on this machine that is gone (its pid exited), claimed after the first tick.
+    const gone = spawnSync('true').pid as number;
+    const store = openStore(dir.store);
+    let runId: string;
+    try {
+      const run = store.reserveRun(
+        {
+          projectPath: dir.path,
+          workflow: 'build',
+          title: 'runner died',
+          input: null,
+          requestKey: null,
+          executionMode: 'interactive',
+        },
+        { type: 'runner', id: 'runner-x', surface: 'sdk' },
+      );
+      runId = run.id;
+      store.claimRun(run.id, {
+        ownerType: 'runner',
+        ownerId: 'runner-x',
+        pid: gone,
+        hostname: hostname(),
+        startId: 'gone',
+        bootId: machineIdentity().bootId,
+        pidNs: machineIdentity().pidNs,
+        // Judged gone at the next tick; were it not, by the clock a tick after the lease ends.
+        leaseMs: 3_000,
+      });
+    } finally {
+      store.close();
+    }
+    // The next tick (every 2 s) finds the runner gone, on this machine's own store; the feed says so.
+    let id = 100;
+    await waitFor(
+      'the run stale',
+      async () => {
+        id += 1;
+        server.send({ t: 'call', id, channel: 'runs:detail', input: { runId, eventsLimit: 1 } });
+        const reply = (await server.next((m) => m.id === id, 'the detail')) as unknown as {
+          result: { ok: boolean; value: { display: { status: string } } };
+        };
+        return reply.result.value.display.status === 'stale';
+      },
+      20_000,
+      200,
+    );
+    await server.next(
+      (m) => m.t === 'push' && m.event === 'changed' && m.payload.runIds.includes(runId),
+      'a changed push naming the run',
+    );
     server.child.stdin.end();
     expect(await server.exited).toBe(0);
   });

@@ -447,6 +447,38 @@ describe('sweeper timer', () => {
     expect(intervals[0]?.cleared).toBe(true);
   });
 
+  it("with a watch of the store's folder, arms no feed timer and still finds another process's commit", async () => {
+    t = createTempStore();
+    const { scheduler, intervals } = fakeScheduler();
+    // The watch's own wait before a look runs on real time; the sweeper's tick never fires here.
+    const watchScheduler: Scheduler = {
+      ...scheduler,
+      setTimeout: (fn, ms) => (ms >= DEFAULT_SETTINGS.sweepIntervalMs ? 0 : setTimeout(fn, ms)),
+      clearTimeout: (handle) => clearTimeout(handle as never),
+    };
+    const reports: SweepReport[] = [];
+    const sweeper = createSweeper(
+      deps(),
+      (r) => reports.push(r),
+      rethrow,
+      watchScheduler,
+      FEED_POLL_MS,
+      t.store.path,
+    );
+    sweeper.start();
+    expect(intervals).toEqual([]);
+    const ticks = reports.length;
+    reserve({ ...t, store: t.reopen() });
+    const deadline = Date.now() + 20_000;
+    while (!reports.slice(ticks).some((r) => r.events.some((e) => e.type === 'run.reserved'))) {
+      if (Date.now() > deadline) throw new Error('the watch never found the commit');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // Nothing else committed: the feed stays quiet, with no timer of its own.
+    expect(intervals).toEqual([]);
+    sweeper.stop();
+  });
+
   it('looks less often after a quiet spell, and quickly again once anything is committed', () => {
     t = createTempStore();
     const { scheduler, intervals } = fakeScheduler();
