@@ -53,6 +53,8 @@ const ROUTED: Partial<Record<string, { channel: RemoteCallChannel; field: string
   'runs:resume': { channel: 'runs:resume', field: 'runId' },
   'runs:retry': { channel: 'runs:retry', field: 'runId' },
   'interactions:answer': { channel: 'interactions:answer', field: 'interactionId' },
+  // A clicked desktop notice of a remote run: that machine marks its notices of the run read.
+  'notifications:markRead': { channel: 'notifications:markRead', field: 'runId' },
   'effects:resolve': { channel: 'effects:resolve', field: 'machine' },
 };
 

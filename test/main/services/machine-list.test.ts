@@ -129,6 +129,14 @@ describe('a remote run named NAME:ID', () => {
     });
     expect(remoteRoute('runs:cancel', { runId: 'run_01ab', expectedRevision: 3, reason: 'x' })).toBeNull();
     expect(remoteRoute('effects:resolve', { machine: 'gpu', effectId: 4 })?.input).toEqual({ effectId: 4 });
+    // Pause, Stop the command and a clicked notice's mark-read go to the machine too.
+    for (const channel of ['runs:requestPause', 'runs:pause', 'runs:stopCommand', 'notifications:markRead'])
+      expect(remoteRoute(channel, { runId: 'box:run_01ab' })).toEqual({
+        machine: 'box',
+        channel,
+        input: { runId: 'run_01ab' },
+      });
+    expect(remoteRoute('notifications:markRead', { ids: [1, 2] })).toBeNull();
     expect(() => remoteRoute('runs:openLog', { runId: 'box:run_01ab' })).toThrow(/cannot be asked/);
     expect(() =>
       remoteRoute('runs:bulk', { items: [{ runId: 'box:run_1' }, { runId: 'run_2' }], action: 'cancel' }),

@@ -155,6 +155,10 @@ describe.runIf(canRun)('remote questions in the tray, over a real sshd', () => {
     const otherAnswer = onOther.body.value.events.find((e) => e.type === 'interaction.answered');
     expect(otherAnswer?.actorId).toMatch(/^ada@.+ via other$/);
 
+    // A click on other's desktop notice marks that run's notices read on other.
+    const marked = await started.markRunRead(fromOther.runId);
+    expect(marked).toMatchObject({ ok: true, value: { count: expect.any(Number) } });
+
     // other's cable pulled: within 10 s the tray has nothing of other's, and box's still.
     const pulledAt = Date.now();
     otherSshd.kill();
