@@ -142,8 +142,10 @@ export function nodeBuildConfig(
     publicDir: false,
     plugins: [bundledSqlite()],
     // @noble/hashes is bundled: its three ES module files would each be a resolution and a read on every
-    // runner call that checks a token (docs/CLI.md#start-up).
-    ssr: { target: 'node', noExternal: ['@noble/hashes'] },
+    // runner call that checks a token (docs/CLI.md#start-up). smol-toml (Codex's config) and jsonc-parser
+    // (the JSON settings files) are bundled too: an installed app's CLI has no node_modules but
+    // better-sqlite3's.
+    ssr: { target: 'node', noExternal: ['@noble/hashes', 'smol-toml', 'jsonc-parser'] },
     build: {
       ssr: true,
       target: 'node20',

@@ -34,6 +34,7 @@ const CLAUDE: HookSettingsSpec = {
   events: CLAUDE_EVENTS,
   timeoutUnit: 's',
   lineField: 'statusMessage',
+  comments: false,
   disabledBy: (settings, path) =>
     settings.disableAllHooks === true ? `${path} sets "disableAllHooks": Claude Code runs no hook` : null,
 };

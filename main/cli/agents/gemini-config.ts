@@ -32,6 +32,7 @@ export const GEMINI: HookSettingsSpec = {
   ],
   timeoutUnit: 'ms',
   lineField: 'name',
+  comments: true,
   disabledBy: (settings, path) => {
     const config = settings.hooksConfig as Json | undefined;
     return config?.enabled === false

@@ -27,6 +27,7 @@ export const QWEN: HookSettingsSpec = {
   ],
   timeoutUnit: 's',
   lineField: 'statusMessage',
+  comments: true,
   disabledBy: (settings, path) =>
     settings.disableAllHooks === true ? `${path} sets "disableAllHooks": Qwen Code runs no hook` : null,
 };

@@ -127,6 +127,21 @@ describe('Claude Code', () => {
     expect(readFileSync(settings(), 'utf8')).toBe('{ "theme": ');
   });
 
+  it('refuses a settings file with comments, which Claude Code itself refuses, with the same sentence', async () => {
+    // Claude Code reads settings.json as strict JSON: with a comment it loads none of it ("Invalid or
+    // malformed JSON") and runs no hook, so installing there would connect nothing.
+    mkdirSync(env.CLAUDE_CONFIG_DIR ?? '', { recursive: true });
+    const commented = '{\n  // mine\n  "model": "opus"\n}\n';
+    writeFileSync(settings(), commented);
+    const result = await agents(['install', 'claude-code']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /settings\.json is not valid JSON \(.+\); fix it first, nothing was changed/,
+    );
+    expect(readFileSync(settings(), 'utf8')).toBe(commented);
+    expect(existsSync(`${settings()}.runwarden-install.json`)).toBe(false);
+  });
+
   it('--scope project writes the project’s own local settings', async () => {
     const result = await agents(['install', 'claude-code', '--scope', 'project']);
     expect(result.code, result.stderr).toBe(0);
@@ -335,6 +350,46 @@ describe.each(JSON_AGENTS)('$label', (spec) => {
       ui: { theme: 'dark' },
       ...spec.disable,
     });
+  });
+
+  it('keeps a file with comments (JSONC) as it was: comments, commas and layout, byte for byte on uninstall', async () => {
+    // The person's file as the agent accepts it: comments of both kinds, a trailing comma, CRLF line ends.
+    const original = [
+      '// my settings',
+      '{',
+      '    /* the model I use */',
+      '    "model": { "name": "their-model" }, // keep this',
+      '    "hooks": {',
+      `        "${spec.waiting.event}": [`,
+      '            // my own guard first',
+      '            { "matcher": ".*", "hooks": [{ "type": "command", "command": "my-guard" }] },',
+      '        ],',
+      '    },',
+      '}',
+      '',
+    ].join('\r\n');
+    mkdirSync(join(spec.settings(), '..'), { recursive: true });
+    writeFileSync(spec.settings(), original);
+    const first = await agents(['install', spec.agent]);
+    expect(first.code, first.stderr).toBe(0);
+    const installed = readFileSync(spec.settings(), 'utf8');
+    for (const line of ['// my settings', '/* the model I use */', '// keep this', '// my own guard first'])
+      expect(installed).toContain(line);
+    expect(installed).toContain('    "model": { "name": "their-model" }, // keep this\r\n');
+    expect(installed.replaceAll('\r\n', '')).not.toContain('\n');
+    expect(installed).toContain(`agents hook ${spec.agent}`);
+    const status = await agents(['status', spec.agent]);
+    expect(status.stdout).toContain(`${spec.label}: connected`);
+    expect((await agents(['install', spec.agent])).stdout).toContain('nothing to change');
+    expect(readFileSync(spec.settings(), 'utf8')).toBe(installed);
+    expect((await agents(['uninstall', spec.agent])).code).toBe(0);
+    expect(bytes(spec.settings())?.equals(Buffer.from(original))).toBe(true);
+
+    // Edited since (the record no longer matches): only Runwarden's groups go, the comments stay.
+    expect((await agents(['install', spec.agent])).code).toBe(0);
+    writeFileSync(spec.settings(), `// added later\r\n${readFileSync(spec.settings(), 'utf8')}`);
+    expect((await agents(['uninstall', spec.agent])).code).toBe(0);
+    expect(readFileSync(spec.settings(), 'utf8')).toBe(`// added later\r\n${original}`);
   });
 
   it('refuses a file that is not JSON with the sentence every agent uses; --scope project', async () => {

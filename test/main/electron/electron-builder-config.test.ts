@@ -307,7 +307,8 @@ describe('what the deb step and the installers need', () => {
     ].map((n) => [n]),
     ...['debug', 'ms', 'sax'].map((n) => [n]),
     ['smol-toml'],
-  ])("leaves %s's package out: it is bundled into out/main (smol-toml: out/cli)", (name) => {
+    ['jsonc-parser'],
+  ])("leaves %s's package out: it is bundled into out/main (smol-toml, jsonc-parser: out/cli)", (name) => {
     const matcher = fileMatcher.getNodeModuleFileMatcher(
       root,
       '/app',
