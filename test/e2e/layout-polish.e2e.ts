@@ -250,3 +250,59 @@ test('a toast shows above an open dialog: drawn on top, clickable, and in the ac
   await expect(page.locator('[data-toast-layer]')).toHaveCount(1);
   expect(await page.locator('[data-toast-layer]').evaluate((el) => el.matches(':popover-open'))).toBe(true);
 });
+
+/** Where each cell's text sits on its line: an empty inline-block's bottom is the baseline it is placed on. */
+async function baselines(row: Locator, cells: string[]): Promise<number[]> {
+  return row.evaluate((el, selectors) => {
+    return selectors.map((sel) => {
+      const cell = el.querySelector(sel);
+      if (cell === null) return Number.NaN;
+      const mark = document.createElement('span');
+      mark.style.display = 'inline-block';
+      cell.append(mark);
+      const y = mark.getBoundingClientRect().bottom;
+      mark.remove();
+      return y;
+    });
+  }, cells);
+}
+
+test('a row reads on one line: the monospace workflow and step sit on the title’s baseline', async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 1920, height: 800 });
+  await openUi(page, served);
+  await go(page, '#/all');
+  const rows = page.getByRole('grid', { name: 'Runs' }).locator('[role=row][id]');
+  for (const row of (await rows.all()).slice(0, 5)) {
+    const [title, project, workflow, step] = await baselines(row, [
+      '.c-title',
+      '.c-project',
+      '.c-workflow',
+      '.c-step',
+    ]);
+    for (const [name, y] of [
+      ['project', project],
+      ['workflow', workflow],
+      ['step', step],
+    ] as const) {
+      expect(Math.abs((y ?? Number.NaN) - (title ?? 0)), `the ${name} cell's baseline`).toBeLessThan(0.25);
+    }
+  }
+});
+
+test('an unread notification’s dot stands apart from its title', async ({ page }) => {
+  await page.setViewportSize({ width: 900, height: 800 });
+  await openUi(page, served);
+  await go(page, '#/all');
+  await page.getByRole('button', { name: /^Notifications/ }).click();
+  const dialog = page.getByRole('dialog', { name: 'Notifications' });
+  const item = dialog.locator('li.unread').first();
+  await expect(item).toBeVisible();
+  const gap = await item.evaluate((li) => {
+    const dot = li.querySelector('.dot')?.getBoundingClientRect();
+    const title = li.querySelector('.title bdi')?.getBoundingClientRect();
+    return dot === undefined || title === undefined ? Number.NaN : title.left - dot.right;
+  });
+  expect(gap, 'space between the unread dot and the title').toBeGreaterThanOrEqual(4);
+});
