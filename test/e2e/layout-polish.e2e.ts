@@ -306,3 +306,26 @@ test('an unread notification’s dot stands apart from its title', async ({ page
   });
   expect(gap, 'space between the unread dot and the title').toBeGreaterThanOrEqual(4);
 });
+
+test('an orphan run elsewhere: the command to run there reads as one piece of code, not wrapped words', async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 900, height: 800 });
+  await openUi(page, served);
+  const orphans = await cliJson<{ items: Array<{ run: { id: string } }> }>(ws, [
+    'ls',
+    '--status',
+    'orphaned',
+  ]);
+  const id = orphans.items[0]?.run.id;
+  if (id === undefined) throw new Error('the demo has no orphaned run');
+  await go(page, `#/all?run=${id}`);
+  const command = page.getByTestId('no-action').locator('code.command');
+  await expect(command).toContainText(`runwarden cancel --stop-command ${id}`);
+  // One box: a block of its own, not an inline run of code broken across the sentence's lines.
+  expect(await command.evaluate((el) => el.getClientRects().length)).toBe(1);
+  const box = await command.boundingBox();
+  const pane = await page.getByTestId('no-action').boundingBox();
+  if (box === null || pane === null) throw new Error('the note is not drawn');
+  expect(inside(box, pane), 'the command stays inside its note').toBe(true);
+});
