@@ -4,18 +4,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import {
-  hookSettingsStatus,
-  installHookSettings,
-  uninstallHookSettings,
-  WAITING_LINE,
-  type HookSettingsSpec,
-  type HookStatus,
-  type Scope,
-} from './hook-settings';
-
-export type { HookStatus, Scope } from './hook-settings';
-export { QUICK_HOOK_TIMEOUT_S, WAITING_HOOK_TIMEOUT_S } from './hook-settings';
+import { WAITING_LINE, type HookSettingsSpec, type Scope } from './hook-settings';
 
 /** The events Runwarden listens to, with their matcher and whether the hook may wait for a person. */
 export const CLAUDE_EVENTS: HookSettingsSpec['events'] = [
@@ -29,7 +18,7 @@ export const CLAUDE_EVENTS: HookSettingsSpec['events'] = [
   { event: 'SessionEnd', waits: false },
 ];
 
-const CLAUDE: HookSettingsSpec = {
+export const CLAUDE: HookSettingsSpec = {
   agent: 'claude-code',
   events: CLAUDE_EVENTS,
   timeoutUnit: 's',
@@ -50,20 +39,4 @@ export function claudeSettingsPath(
       ? env.CLAUDE_CONFIG_DIR
       : join(env.HOME ?? homedir(), '.claude');
   return join(dir, 'settings.json');
-}
-
-export function installClaude(
-  text: string | null,
-  path: string,
-  command: (waits: boolean) => string,
-): string {
-  return installHookSettings(CLAUDE, text, path, command);
-}
-
-export function uninstallClaude(text: string | null, path: string): string | null {
-  return uninstallHookSettings(CLAUDE, text, path);
-}
-
-export function claudeStatus(text: string | null, path: string): HookStatus {
-  return hookSettingsStatus(CLAUDE, text, path);
 }

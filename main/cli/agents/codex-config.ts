@@ -10,8 +10,8 @@ import { parse as parseToml } from 'smol-toml';
 import { notParsable } from './config-file';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { HookStatus, Scope } from './claude-code-config';
-import { QUICK_HOOK_TIMEOUT_S, WAITING_HOOK_TIMEOUT_S } from './claude-code-config';
+import type { HookStatus, Scope } from './hook-settings';
+import { QUICK_HOOK_TIMEOUT_S, WAITING_HOOK_TIMEOUT_S } from './hook-settings';
 
 export const BLOCK_START = '# >>> runwarden agent hooks (remove with: runwarden agents uninstall codex)';
 export const BLOCK_END = '# <<< runwarden agent hooks';

@@ -6,16 +6,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import {
-  hookSettingsStatus,
-  installHookSettings,
-  uninstallHookSettings,
-  WAITING_LINE,
-  type HookSettingsSpec,
-  type HookStatus,
-  type Json,
-  type Scope,
-} from './hook-settings';
+import { WAITING_LINE, type HookSettingsSpec, type Json, type Scope } from './hook-settings';
 
 /** The tools a person is asked about: Gemini's shell, write and edit tools. */
 export const GEMINI_GATED_TOOLS = '^(run_shell_command|write_file|replace)$';
@@ -53,20 +44,4 @@ export function geminiSettingsPath(
       ? env.GEMINI_CLI_HOME
       : (env.HOME ?? homedir());
   return join(home, '.gemini', 'settings.json');
-}
-
-export function installGemini(
-  text: string | null,
-  path: string,
-  command: (waits: boolean) => string,
-): string {
-  return installHookSettings(GEMINI, text, path, command);
-}
-
-export function uninstallGemini(text: string | null, path: string): string | null {
-  return uninstallHookSettings(GEMINI, text, path);
-}
-
-export function geminiStatus(text: string | null, path: string): HookStatus {
-  return hookSettingsStatus(GEMINI, text, path);
 }

@@ -5,23 +5,31 @@
  */
 import { homedir } from 'node:os';
 import type { AgentName } from '../../store/agent-sessions';
+import { CLAUDE, claudeSettingsPath } from './claude-code-config';
+import { codexConfigPath, codexStatus, installCodex, uninstallCodex } from './codex-config';
+import { GEMINI, geminiSettingsPath } from './gemini-config';
+import { QWEN, qwenSettingsPath } from './qwen-code-config';
 import {
-  claudeSettingsPath,
-  claudeStatus,
-  installClaude,
-  uninstallClaude,
+  hookSettingsStatus,
+  installHookSettings,
+  uninstallHookSettings,
+  type HookSettingsSpec,
   type HookStatus,
   type Scope,
-} from './claude-code-config';
-import { codexConfigPath, codexStatus, installCodex, uninstallCodex } from './codex-config';
-import { geminiSettingsPath, geminiStatus, installGemini, uninstallGemini } from './gemini-config';
-import { installQwen, qwenSettingsPath, qwenStatus, uninstallQwen } from './qwen-code-config';
+} from './hook-settings';
 import { OPENCODE_MARKER, opencodePluginPath, opencodePluginSource, opencodeStatus } from './opencode-plugin';
 import { PI_MARKER, piExtensionPath, piExtensionSource, piStatus } from './pi-extension';
 import { rmSync } from 'node:fs';
 import { lineDiff, readBytes, writeAtomic, writeInstalled, writeUninstalled } from './config-file';
 
-export type { Scope } from './claude-code-config';
+export type { Scope } from './hook-settings';
+
+/** The agents whose hooks live in a settings file of Claude Code's shape: one installer for all (hook-settings.ts). */
+const HOOK_SETTINGS: Partial<Record<AgentName, HookSettingsSpec>> = {
+  'claude-code': CLAUDE,
+  'qwen-code': QWEN,
+  gemini: GEMINI,
+};
 
 export interface InstallContext {
   env: Record<string, string | undefined>;
@@ -73,37 +81,25 @@ export function configPathOf(
 }
 
 function transformInstall(agent: AgentName, path: string, text: string | null, ctx: InstallContext): string {
+  const settings = HOOK_SETTINGS[agent];
+  if (settings !== undefined) return installHookSettings(settings, text, path, ctx.command);
   switch (agent) {
-    case 'claude-code':
-      return installClaude(text, path, ctx.command);
     case 'codex':
       return installCodex(text, path, ctx.command, ctx.gate);
     case 'pi':
       return piExtensionSource(ctx.cliArgv, ctx.hookArgs, ctx.cliEnv);
-    case 'qwen-code':
-      return installQwen(text, path, ctx.command);
-    case 'gemini':
-      return installGemini(text, path, ctx.command);
     case 'opencode':
       return opencodePluginSource(ctx.cliArgv, ctx.hookArgs, ctx.cliEnv);
+    default:
+      throw new Error(`no installer for ${agent}`);
   }
 }
 
 function transformUninstall(agent: AgentName, path: string, text: string | null): string | null {
-  switch (agent) {
-    case 'claude-code':
-      return uninstallClaude(text, path);
-    case 'codex':
-      return uninstallCodex(text, path);
-    case 'pi':
-      return null;
-    case 'qwen-code':
-      return uninstallQwen(text, path);
-    case 'gemini':
-      return uninstallGemini(text, path);
-    case 'opencode':
-      return null;
-  }
+  const settings = HOOK_SETTINGS[agent];
+  if (settings !== undefined) return uninstallHookSettings(settings, text, path);
+  // pi's extension and OpenCode's plugin are files of Runwarden's own: removed, not edited.
+  return agent === 'codex' ? uninstallCodex(text, path) : null;
 }
 
 function plan(agent: AgentName, path: string, before: string | null, after: string | null): InstallPlan {
@@ -159,18 +155,16 @@ export function status(agent: AgentName, scope: Scope, ctx: InstallContext): Hoo
   const path = configPathOf(agent, scope, ctx);
   const bytes = readBytes(path);
   const text = bytes === null ? null : bytes.toString('utf8');
+  const settings = HOOK_SETTINGS[agent];
+  if (settings !== undefined) return { path, ...hookSettingsStatus(settings, text, path) };
   switch (agent) {
-    case 'claude-code':
-      return { path, ...claudeStatus(text, path) };
     case 'codex':
       return { path, ...codexStatus(text, path, ctx.command) };
     case 'pi':
       return { path, ...piStatus(text, ctx.cliArgv, ctx.hookArgs, ctx.cliEnv) };
-    case 'qwen-code':
-      return { path, ...qwenStatus(text, path) };
-    case 'gemini':
-      return { path, ...geminiStatus(text, path) };
     case 'opencode':
       return { path, ...opencodeStatus(text, ctx.cliArgv, ctx.hookArgs, ctx.cliEnv) };
+    default:
+      throw new Error(`no installer for ${agent}`);
   }
 }

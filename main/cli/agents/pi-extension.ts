@@ -6,7 +6,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { HookStatus, Scope } from './claude-code-config';
+import type { HookStatus, Scope } from './hook-settings';
 import { WAITING_LINE } from './hook-settings';
 
 export const PI_EXTENSION_FILE = 'runwarden.ts';

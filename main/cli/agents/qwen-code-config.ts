@@ -5,14 +5,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import {
-  hookSettingsStatus,
-  installHookSettings,
-  uninstallHookSettings,
-  type HookSettingsSpec,
-  type HookStatus,
-  type Scope,
-} from './hook-settings';
+import type { HookSettingsSpec, Scope } from './hook-settings';
 
 export const QWEN: HookSettingsSpec = {
   agent: 'qwen-code',
@@ -44,16 +37,4 @@ export function qwenSettingsPath(
       ? env.QWEN_HOME
       : join(env.HOME ?? homedir(), '.qwen');
   return join(dir, 'settings.json');
-}
-
-export function installQwen(text: string | null, path: string, command: (waits: boolean) => string): string {
-  return installHookSettings(QWEN, text, path, command);
-}
-
-export function uninstallQwen(text: string | null, path: string): string | null {
-  return uninstallHookSettings(QWEN, text, path);
-}
-
-export function qwenStatus(text: string | null, path: string): HookStatus {
-  return hookSettingsStatus(QWEN, text, path);
 }
