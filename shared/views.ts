@@ -62,10 +62,8 @@ export function viewIncludes(view: Exclude<RunView, 'needs-you'>, status: Displa
   return view === 'all' || VIEW_STATUSES[view].includes(status);
 }
 
-export interface RunListItem {
-  run: Run;
-  queue: QueueEntry;
-  lease: Lease | null;
+/** What every list row carries beside its run: its display status and what orders it in Needs you. */
+interface ListItemFields {
   display: DisplayInfo;
   openInteractions: number;
   ambiguousEffects: number;
@@ -81,8 +79,69 @@ export interface RunListItem {
   lastKnownAt?: number | null;
 }
 
-export interface RunPage {
-  items: RunListItem[];
+/**
+ * What a list row carries of its run on the wire: what the rows, the triage order, the selection and the
+ * quick actions read. Not its input, output, command, error or lineage: the open run's detail reads the
+ * whole run by id (`runs:detail`).
+ */
+export type ListedRun = Pick<Run, (typeof LISTED_RUN_FIELDS)[number]>;
+
+/** The fields of ListedRun, in the order a row is sent. */
+export const LISTED_RUN_FIELDS = [
+  'id',
+  'projectPath',
+  'workflow',
+  'title',
+  'status',
+  'statusDetail',
+  'originSession',
+  'currentStep',
+  'revision',
+  'createdAt',
+  'updatedAt',
+] as const satisfies ReadonlyArray<keyof Run>;
+
+/**
+ * A run as the window's list, the tray's menu of a remote and a remote's pages carry it (`runs:list`,
+ * `attention:summary`): about a third of the bytes of FullRunListItem (docs/PERFORMANCE.md#the-window).
+ */
+export interface RunListItem extends ListItemFields {
+  run: ListedRun;
+  /** Its runner's last heartbeat (null: none, or no runner holds it). */
+  heartbeatAt: number | null;
+}
+
+/** A run as the store lists it: the whole run, queue entry and lease (`runwarden ls --json`, the tray). */
+export interface FullRunListItem extends ListItemFields {
+  run: Run;
+  queue: QueueEntry;
+  lease: Lease | null;
+}
+
+/**
+ * The list row a full one is sent as (RunListItem): what the store read, less what no list reads. A row that
+ * is one already (a remote's) keeps only its own fields.
+ */
+export function listedItem(item: FullRunListItem | RunListItem): RunListItem {
+  const run = Object.fromEntries(LISTED_RUN_FIELDS.map((field) => [field, item.run[field]])) as ListedRun;
+  const out: RunListItem = {
+    run,
+    heartbeatAt: ('lease' in item ? item.lease?.heartbeatAt : item.heartbeatAt) ?? null,
+    display: item.display,
+    openInteractions: item.openInteractions,
+    ambiguousEffects: item.ambiguousEffects,
+    nextDeadlineAt: item.nextDeadlineAt,
+  };
+  if (item.askedAt !== undefined) out.askedAt = item.askedAt;
+  if (item.triageGroup !== undefined) out.triageGroup = item.triageGroup;
+  if (item.machine !== undefined) out.machine = item.machine;
+  if (item.lastKnownAt !== undefined) out.lastKnownAt = item.lastKnownAt;
+  return out;
+}
+
+/** A page of the list as the wire carries it (`runs:list`); the store's pages carry FullRunListItem. */
+export interface RunPage<Item = RunListItem> {
+  items: Item[];
   nextCursor: string | null;
   /** Needs you's first page only: how many runs each triage group holds over every page. */
   groups?: TriageCounts;
@@ -104,10 +163,10 @@ export interface RunDetail {
   children: Array<{ id: string; title: string; status: RunStatus }>;
 }
 
-export interface AttentionSummary {
+export interface AttentionSummary<Item = RunListItem> {
   counts: StatusCounts;
   needsYou: number;
-  items: RunListItem[];
+  items: Item[];
   /** Asked with a search: more runs matched than were counted, so the counts are a floor. */
   capped?: boolean;
 }
@@ -407,7 +466,9 @@ export type { Effect };
  * Where a row's AGE counts from: a run waiting for an answer is as old as its question (the oldest open
  * one), any other run as old as the run.
  */
-export function ageFrom(item: Pick<RunListItem, 'run' | 'display' | 'askedAt'>): number {
+export function ageFrom(
+  item: Pick<RunListItem, 'display' | 'askedAt'> & { run: Pick<Run, 'createdAt'> },
+): number {
   if (item.display.status === 'needs-answer' && item.askedAt !== undefined && item.askedAt !== null)
     return item.askedAt;
   return item.run.createdAt;

@@ -3,30 +3,30 @@ import { basename } from 'node:path';
 import { AGENT_ACTIVITY_WORDS, agentActivity, detailNow } from '../../shared/agent-activity';
 import type { DisplayStatus } from '../../shared/display-status';
 import { ageFrom } from '../../shared/views';
-import type { RunListItem } from '../store';
+import type { FullRunListItem } from '../store';
 import { shellCommand } from '../platform/shell-quote';
 import { formatTable, relativeTime, statusStyle, type Column, type Paint } from './output';
 import { sanitizeLine } from './sanitize';
 
 /** The runs as a table; `machineOf` adds a MACHINE column and writes remote ids as MACHINE:ID. */
 export function renderRuns(
-  items: RunListItem[],
+  items: FullRunListItem[],
   nextCursor: string | null,
   now: number,
   paint: Paint,
   labels: Map<string, string>,
-  machineOf?: (item: RunListItem) => string | null,
+  machineOf?: (item: FullRunListItem) => string | null,
   lsArgs: readonly string[] = [],
 ): string {
   if (items.length === 0) return 'No runs.\n';
-  const idOf = (item: RunListItem): string => {
+  const idOf = (item: FullRunListItem): string => {
     const machine = machineOf?.(item) ?? null;
     return machine === null ? item.run.id : `${machine}:${item.run.id}`;
   };
-  const columns: Column<RunListItem>[] = [
+  const columns: Column<FullRunListItem>[] = [
     ...(machineOf === undefined
       ? []
-      : [{ header: 'MACHINE', value: (item: RunListItem) => machineOf(item) ?? 'this' }]),
+      : [{ header: 'MACHINE', value: (item: FullRunListItem) => machineOf(item) ?? 'this' }]),
     { header: 'RUN', value: idOf },
     {
       header: 'STATUS',
@@ -55,7 +55,7 @@ export function renderRuns(
 }
 
 /** Why a run is parked, in a few words for the STATUS column (the window's words, shorter). */
-const PARKED_WORDS: Record<NonNullable<RunListItem['display']['parkReason']>, string> = {
+const PARKED_WORDS: Record<NonNullable<FullRunListItem['display']['parkReason']>, string> = {
   effectAmbiguous: 'parked (unknown outcome)',
   sourceChanged: 'parked (source changed)',
   paused: 'parked (paused)',
@@ -63,13 +63,13 @@ const PARKED_WORDS: Record<NonNullable<RunListItem['display']['parkReason']>, st
   interactionExpired: 'parked (question expired)',
 };
 
-function heartbeatCell(item: RunListItem, now: number): string {
+function heartbeatCell(item: FullRunListItem, now: number): string {
   const activity = agentActivity(item.run, item.display, now);
   if (activity !== null) return `agent: ${AGENT_ACTIVITY_WORDS[activity]}`;
   return relativeTime(item.lease?.heartbeatAt ?? null, now);
 }
 
-function statusLabel(item: RunListItem): string {
+function statusLabel(item: FullRunListItem): string {
   const status: DisplayStatus = item.display.status;
   if (status === 'parked' && item.display.parkReason !== null) return PARKED_WORDS[item.display.parkReason];
   return status;

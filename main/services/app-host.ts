@@ -8,6 +8,7 @@ import type { Channel } from '../../shared/channel-names';
 import type { Response } from '../../shared/contract';
 import { worstTrayState } from '../../shared/display-status';
 import { fitText } from '../../shared/text-caps';
+import { listedItem } from '../../shared/views';
 import type { Actor } from '../../shared/domain';
 import { isRunwardenError, type Result, type RunwardenError } from '../../shared/errors';
 import {
@@ -283,9 +284,10 @@ function pushAttention(host: HostState): void {
   host.ticksSinceAttention = 0;
   host.attentionDueAt = store.nextAttentionChangeAt();
   if (tray !== undefined && read !== null) {
-    host.trayRead = read;
+    const shell = { ...read, summary: { ...read.summary, items: read.summary.items.map(listedItem) } };
+    host.trayRead = shell;
     tray.onAttention(
-      host.remotes === null ? read : withRemoteAttention(read, host.remotes.list(), tray.items),
+      host.remotes === null ? shell : withRemoteAttention(shell, host.remotes.list(), tray.items),
     );
   }
 }

@@ -10,6 +10,7 @@ import { secretNames } from '../../shared/command-environment';
 import type { Actor, CommandSpec } from '../../shared/domain';
 import { assertNever, isRunwardenError, RunwardenError } from '../../shared/errors';
 import { MAX_LOG_RECORDS } from '../../shared/contract';
+import { listedItem, type FullRunListItem, type RunListItem } from '../../shared/views';
 import type {
   BulkItemResult,
   BulkResult,
@@ -104,17 +105,27 @@ function notAnotherMachine(machine: string | undefined): Record<string, never> {
   return {};
 }
 
+/** A page or summary of the store's whole runs as the wire carries them: each row a RunListItem. */
+function listedPage<T extends { items: FullRunListItem[] }>(
+  page: T,
+): Omit<T, 'items'> & { items: RunListItem[] } {
+  return { ...page, items: page.items.map(listedItem) };
+}
+
 export const handlers: Handlers = {
   'projects:list': ({ store }) => store.listProjects(),
+  // Each row as the list shows it (RunListItem): the open run's detail reads the whole run by id.
   'runs:list': ({ store }, input) =>
-    store.listRuns({
-      ...notAnotherMachine(input.machine),
-      ...(input.projectPath !== undefined && { projectPath: input.projectPath }),
-      view: input.view ?? 'all',
-      ...(input.search !== undefined && { search: input.search }),
-      limit: input.limit ?? DEFAULT_PAGE,
-      cursor: input.cursor ?? null,
-    }),
+    listedPage(
+      store.listRuns({
+        ...notAnotherMachine(input.machine),
+        ...(input.projectPath !== undefined && { projectPath: input.projectPath }),
+        view: input.view ?? 'all',
+        ...(input.search !== undefined && { search: input.search }),
+        limit: input.limit ?? DEFAULT_PAGE,
+        cursor: input.cursor ?? null,
+      }),
+    ),
   'runs:detail': ({ store }, input) =>
     store.getRunDetail(input.runId, {
       eventsLimit: input.eventsLimit ?? 200,
@@ -188,7 +199,9 @@ export const handlers: Handlers = {
       caller: origin?.apiClient === true ? API_CLIENT_CALLER : OUTSIDE_EVERY_RUN,
     }),
   'attention:summary': ({ store }, input) =>
-    store.attentionSummary(input.limit ?? 20, { search: input.search, projectPath: input.projectPath }),
+    listedPage(
+      store.attentionSummary(input.limit ?? 20, { search: input.search, projectPath: input.projectPath }),
+    ),
   'notifications:list': ({ store }, input) =>
     store.listNotifications({
       unreadOnly: input.unreadOnly ?? false,

@@ -12,7 +12,7 @@ import { RunwardenError } from '../../shared/errors';
 import { VIEW_STATUSES } from '../../shared/views';
 import { filterPath, findProjectByPath } from './projects';
 import { listRowSnapshot, listRowsSql, type ListInteraction, type ListRow } from './list-page';
-import type { RunListItem } from '../../shared/views';
+import type { FullRunListItem } from '../../shared/views';
 import {
   encodeTriageCursor,
   NEEDS_YOU_BRANCHES,
@@ -277,7 +277,7 @@ export function listRuns(ctx: ReadableDB, q: ListRunsQuery, now: number): RunLis
 }
 
 /** A page row as the list shows it: the run, its display status and what orders it in Needs you. */
-function listItem(ctx: ReadableDB, row: ListRow, now: number): RunListItem {
+function listItem(ctx: ReadableDB, row: ListRow, now: number): FullRunListItem {
   const snapshot = listRowSnapshot(row);
   return {
     run: snapshot.run,
@@ -307,7 +307,7 @@ function needsYouPage(
     .prep(listRowsSql(RUN_FROM, 'r.id IN (SELECT value FROM json_each(@ids))', { sorted: false }))
     .all({ ids: JSON.stringify(page.map((k) => k.id)), limit: page.length }) as ListRow[];
   const byId = new Map(rows.map((row) => [row.id, row]));
-  const items: RunListItem[] = [];
+  const items: FullRunListItem[] = [];
   for (const key of page) {
     const row = byId.get(key.id);
     if (row !== undefined)

@@ -11,7 +11,12 @@ import type {
   RunnerSurface,
 } from '../../shared/domain';
 
-import type { ListView } from '../../shared/views';
+import type {
+  AttentionSummary as SharedAttentionSummary,
+  FullRunListItem,
+  ListView,
+  RunPage,
+} from '../../shared/views';
 import type { AskerIdentity } from './question-askers';
 
 export type { Clock } from './store-context';
@@ -191,20 +196,26 @@ export interface ListRunsQuery {
   cursor?: string | null;
 }
 
-/** The read models are the contract's (shared/views.ts): what the store returns is what crosses IPC. */
+/**
+ * The read models are the contract's (shared/views.ts): what the store returns is what crosses IPC, but for
+ * list rows: the store lists whole runs (FullRunListItem), the handlers send each as a RunListItem.
+ */
 export type {
   AnswerOutcome as AnswerResult,
   ListView,
-  AttentionSummary,
   CancelCascade,
   CancelOutcome,
   DoctorReport,
   ProjectSummary,
   RunDetail,
-  RunListItem,
-  RunPage as RunListPage,
+  FullRunListItem,
   StoreInfo,
 } from '../../shared/views';
+
+/** A page of the store's list: whole runs. */
+export type RunListPage = RunPage<FullRunListItem>;
+/** The store's attention summary: its runs whole (the tray's menu reads them in the host's process). */
+export type AttentionSummary = SharedAttentionSummary<FullRunListItem>;
 
 /** A claim's output log (docs/RUN-OUTPUT.md): the file, not its content. */
 export interface RunLogInfo {

@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { DISPLAY_STATUSES } from '../../../shared/display-status';
 import { RUN_STATUSES, type RunStatus } from '../../../shared/domain';
-import type { RunListItem, RunListPage, StoreReader } from '../../store';
+import type { FullRunListItem, RunListPage, StoreReader } from '../../store';
 import { COMMON_HELP, JSON_HELP, UsageError, type CliContext, type Command } from '../command';
 import { defineCommand, reply } from '../define-command';
 import { reader } from '../open-cli-store';
@@ -120,7 +120,7 @@ function listByState(
   },
   state: RunStatus,
 ): RunListPage {
-  const items: RunListItem[] = [];
+  const items: FullRunListItem[] = [];
   let cursor = query.cursor;
   for (;;) {
     const page = store.listRuns({

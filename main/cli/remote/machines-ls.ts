@@ -5,7 +5,7 @@
  */
 import { basename } from 'node:path';
 import { DISPLAY_STATUSES } from '../../../shared/display-status';
-import type { RunListItem } from '../../store';
+import type { FullRunListItem } from '../../store';
 import { RemoteLinkError, type RemoteLink } from '../../services/remote/ssh-link';
 import type { RemoteMachine } from '../../services/remote/remotes';
 import { printResult, type CliContext } from '../command';
@@ -21,15 +21,15 @@ export interface MachineRuns {
   reachable: boolean;
   error: string | null;
   kind: string | null;
-  items: RunListItem[];
+  items: FullRunListItem[];
   /** Rows a remote sent that were not runs: left out. */
   dropped: number;
 }
 
-export type MachineItem = RunListItem & { machine: string | null };
+export type MachineItem = FullRunListItem & { machine: string | null };
 
 /** A run row as `ls --json` gives it, checked far enough to be shown and acted on. */
-function isRunItem(value: unknown): value is RunListItem {
+function isRunItem(value: unknown): value is FullRunListItem {
   if (typeof value !== 'object' || value === null) return false;
   const { run, display } = value as { run?: Record<string, unknown>; display?: Record<string, unknown> };
   if (typeof run !== 'object' || run === null || typeof display !== 'object' || display === null)

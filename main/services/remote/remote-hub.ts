@@ -12,7 +12,7 @@ import { ERROR_CODES, type ErrorCode, type Result } from '../../../shared/errors
 import type { RemoteCallChannel, RemoteMachineView, RemotesPush } from '../../../shared/remotes';
 import { sanitizeLine } from '../../../shared/terminal-text';
 import type { Interaction } from '../../../shared/domain';
-import type { RunListItem, StatusCounts } from '../../../shared/views';
+import { listedItem, type FullRunListItem, type RunListItem, type StatusCounts } from '../../../shared/views';
 import type { StoreWriter } from '../../store';
 import {
   addRemote,
@@ -458,23 +458,31 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Rows from a remote, checked far enough to be shown; anything else is left out. */
+/**
+ * Rows from a remote, checked far enough to be shown, each as this side's list carries it (a remote of an
+ * older version sends whole runs); anything else is left out.
+ */
 export function listItems(value: unknown): RunListItem[] {
   const items = isObject(value) && Array.isArray(value.items) ? value.items : [];
-  return items.filter((item): item is RunListItem => {
-    if (!isObject(item) || !isObject(item.run) || !isObject(item.display)) return false;
-    const { run, display } = item;
-    return (
-      typeof run.id === 'string' &&
-      RUN_ID.test(run.id) &&
-      typeof run.title === 'string' &&
-      typeof run.workflow === 'string' &&
-      typeof run.projectPath === 'string' &&
-      typeof run.createdAt === 'number' &&
-      typeof display.status === 'string' &&
-      typeof item.openInteractions === 'number'
-    );
-  });
+  return items
+    .filter((item): item is RunListItem | FullRunListItem => {
+      if (!isObject(item) || !isObject(item.run) || !isObject(item.display)) return false;
+      const { run, display } = item;
+      const beat =
+        'lease' in item ? (isObject(item.lease) ? item.lease.heartbeatAt : null) : item.heartbeatAt;
+      return (
+        typeof run.id === 'string' &&
+        RUN_ID.test(run.id) &&
+        typeof run.title === 'string' &&
+        typeof run.workflow === 'string' &&
+        typeof run.projectPath === 'string' &&
+        typeof run.createdAt === 'number' &&
+        typeof display.status === 'string' &&
+        typeof item.openInteractions === 'number' &&
+        (beat === undefined || beat === null || typeof beat === 'number')
+      );
+    })
+    .map(listedItem);
 }
 
 const STATUSES: ReadonlySet<string> = new Set(DISPLAY_STATUSES);

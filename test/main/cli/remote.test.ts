@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunListItem } from '../../../main/store';
+import type { FullRunListItem } from '../../../main/store';
 import { killQuietly, runCli, runJson, spawnCli, tempDir, waitFor, type TempDir } from '../../helpers/cli';
 import { testCliBin } from '../../helpers/paths';
 import { connectRemote, type RemoteLinkError } from '../../../main/services/remote/ssh-link';
@@ -23,7 +23,7 @@ let sshd: SshFixture;
 let remoteStore: string;
 let runnerPids: number[] = [];
 
-type MachineItem = RunListItem & { machine: string | null };
+type MachineItem = FullRunListItem & { machine: string | null };
 interface MachinesPage {
   items: MachineItem[];
   machines: Array<{ name: string | null; reachable: boolean; error: string | null; kind: string | null }>;

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CHANNELS, type Channel } from '../../../shared/channel-names';
 import { ERROR_CODES, RunwardenError } from '../../../shared/errors';
+import { LISTED_RUN_FIELDS } from '../../../shared/views';
 import { createDispatcher, type Dispatch } from '../../../main/services/dispatcher';
 import {
   HUMAN,
@@ -103,6 +104,37 @@ describe('dispatcher: the one path every request takes', () => {
     }
     expect(settingsChanges).toBe(1);
     expect(dispatch('settings:get', {})).toMatchObject({ ok: true, value: { closeToTray: false } });
+  });
+
+  it('sends each list row without what no list reads; the detail has the whole run', () => {
+    const { live, asking } = seed();
+    const page = dispatch('runs:list', { view: 'all', limit: 10 });
+    if (!page.ok) throw new Error(page.error.message);
+    expect(page.value.items).toHaveLength(4);
+    for (const item of page.value.items) {
+      expect(Object.keys(item.run).sort()).toEqual([...LISTED_RUN_FIELDS].sort());
+      expect(item).not.toHaveProperty('lease');
+      expect(item).not.toHaveProperty('queue');
+    }
+    // The heartbeat the row shows is the lease's, read by another connection.
+    const row = page.value.items.find((item) => item.run.id === live.runId);
+    expect(row?.heartbeatAt).toBe(t.store.getSnapshot(live.runId).lease?.heartbeatAt);
+    expect(row?.heartbeatAt).toEqual(expect.any(Number));
+    // Needs you orders by what the row still carries, and the tray's summary is sent the same way.
+    const needs = dispatch('runs:list', { view: 'needs-you' });
+    if (!needs.ok) throw new Error(needs.error.message);
+    expect(needs.value.items.map((item) => [item.run.id, item.triageGroup])).toContainEqual([
+      asking.runId,
+      'answer',
+    ]);
+    const summary = dispatch('attention:summary', { limit: 5 });
+    if (!summary.ok) throw new Error(summary.error.message);
+    expect(summary.value.items.length).toBeGreaterThan(0);
+    for (const item of summary.value.items) expect(item).not.toHaveProperty('lease');
+    const detail = dispatch('runs:detail', { runId: live.runId });
+    if (!detail.ok) throw new Error(detail.error.message);
+    expect(detail.value.snapshot.run.input).toEqual({ n: 1 });
+    expect(detail.value.snapshot.lease?.ownerId).toEqual(expect.any(String));
   });
 
   it('cancels a stale run, refuses a live one with LIVE_OWNER and a recovery, and refuses a stale view', () => {

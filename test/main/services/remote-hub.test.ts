@@ -44,7 +44,13 @@ function fakeLink(calls: string[]): RemoteLink {
       const items = [
         row('run_01abc', 'good'),
         { run: { id: '../../etc' } },
-        row('run_01abd', '\u001b]0;x\u0007t'),
+        // As a remote of an older version sends it: the whole run, its queue entry and lease.
+        {
+          ...row('run_01abd', '\u001b]0;x\u0007t'),
+          run: { ...row('run_01abd', '').run, title: '\u001b]0;x\u0007t', input: { token: 'x' } },
+          queue: { status: 'queued' },
+          lease: { heartbeatAt: 7, ownerId: 'r' },
+        },
       ];
       return { ok: true, value: { items } };
     },
@@ -85,6 +91,10 @@ describe('remote hub', () => {
     expect(view.dropped).toBe(1000 - MAX_PUSHES_PER_SECOND);
     // The row with a path for an id is left out; the hostile title is kept as text (the window draws text).
     expect(view.needsYou.map((r) => r.run.id)).toEqual(['run_01abc', 'run_01abd']);
+    // Each row as this side's list carries it, whatever shape the remote sent.
+    expect(view.needsYou.map((r) => r.heartbeatAt)).toEqual([null, 7]);
+    expect(view.needsYou[1]?.run).not.toHaveProperty('input');
+    expect(view.needsYou[1]).not.toHaveProperty('lease');
     expect(pushes.length).toBeLessThan(20);
   });
 

@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { profileSql } from '../../../bench/sql-profile';
 import { DEFAULT_DISPLAY_OPTIONS, DISPLAY_STATUSES, displayStatus } from '../../../shared/display-status';
 import { isRunwardenError } from '../../../shared/errors';
-import type { RunListItem } from '../../../shared/views';
+import type { FullRunListItem } from '../../../shared/views';
 import { listRowSnapshot, type ListRow } from '../../../main/store/list-page';
 import { findRunRow, loadDisplaySnapshot, ownerLiveness } from '../../../main/store/run-state';
 import { listPageSql, listRunsSql } from '../../../main/store/run-views';
@@ -37,7 +37,7 @@ let other: string;
 let ctx: WritableDB;
 
 /** What a page row was before: the per-row reads, mapped the way listRuns maps them. */
-function perRowItem(id: string, now: number): RunListItem {
+function perRowItem(id: string, now: number): FullRunListItem {
   const row = findRunRow(ctx, id);
   if (row === undefined) throw new Error(`no run ${id}`);
   const snapshot = loadDisplaySnapshot(ctx, row);
@@ -57,8 +57,8 @@ function perRowItem(id: string, now: number): RunListItem {
   };
 }
 
-function everyPage(view: ListView, more: { projectPath?: string; search?: string } = {}): RunListItem[] {
-  const out: RunListItem[] = [];
+function everyPage(view: ListView, more: { projectPath?: string; search?: string } = {}): FullRunListItem[] {
+  const out: FullRunListItem[] = [];
   let cursor: string | null = null;
   for (let page = 0; page < 1000; page += 1) {
     const res = t.store.listRuns({ view, limit: 4, cursor, ...more });

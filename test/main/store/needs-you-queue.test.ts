@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isRunwardenError } from '../../../shared/errors';
 import { TRIAGE_GROUPS, type TriageGroup } from '../../../shared/triage';
-import type { RunListItem } from '../../../shared/views';
+import type { FullRunListItem } from '../../../shared/views';
 import type { Claim } from '../../../main/store/store-types';
 import {
   createTempStore,
@@ -40,7 +40,7 @@ function asking(title: string, inMs: number | null): string {
 
 /** Every page of Needs you, `limit` rows at a time, with each page's group counts. */
 function pages(limit: number, more: { search?: string; projectPath?: string } = {}) {
-  const items: RunListItem[] = [];
+  const items: FullRunListItem[] = [];
   const counts = [];
   let cursor: string | null = null;
   for (let n = 0; n < 200; n += 1) {
