@@ -1,7 +1,7 @@
 /**
  * Keyboard and layout, in Chromium against `runwarden serve` (docs/WINDOW.md#layout, #keyboard): below
  * 1100 px what the open-run drawer covers is inert (Tab never reaches it), Escape gives focus back to the
- * list; the open run's words (Created/Started, "without a terminal", "timed out"), its actions in one fixed
+ * list, j/k with a run open show the next run in it; the open run's words (Created/Started, "without a terminal", "timed out"), its actions in one fixed
  * order with focus kept after Resume and after Cancel run…, the Needs you "·" spacing, the view tabs on one
  * line at 1280 px with a run open, and the Live pill in the top bar, over neither a toast nor the open run.
  */
@@ -74,6 +74,43 @@ test('below 1100 px the drawer makes what it covers inert; Escape gives the list
   await openUi(page, served, `#/all?run=${timedOut}`);
   await expect(pane(page).getByRole('heading', { level: 2 })).toHaveText('Plan network');
   await expect(page.locator('main')).not.toHaveAttribute('inert', '');
+});
+
+test('j/k with a run open show the next and previous run in it: the drawer and the list agree', async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 900, height: 700 });
+  await openUi(page, served, '#/all');
+  const grid = page.getByRole('grid', { name: 'Runs' });
+  await expect(grid).toHaveAttribute('aria-busy', 'false');
+  await expect(grid).toHaveAttribute('aria-activedescendant', `run-row-${timedOut}`);
+  await grid.focus();
+  await page.keyboard.press('Enter');
+  const heading = pane(page).getByRole('heading', { level: 2 });
+  await expect(heading).toHaveText('Plan network');
+  await expect(heading).toBeFocused();
+  // In the drawer (the list under it is inert): j shows the next run there, and the list's active row is it.
+  await page.keyboard.press('j');
+  await expect(heading).toHaveText('Rebuild index');
+  await expect(grid).toHaveAttribute('aria-activedescendant', `run-row-${parked}`);
+  await expect(heading).toBeFocused();
+  expect(await page.evaluate(() => location.hash)).toContain(`run=${parked}`);
+  await page.keyboard.press('j');
+  await expect(heading).toHaveText('filler 11');
+  await page.keyboard.press('k');
+  await expect(heading).toHaveText('Rebuild index');
+  await expect(grid).toHaveAttribute('aria-activedescendant', `run-row-${parked}`);
+  // Wide, the list beside the open run keeps the keyboard while the open run follows its active row.
+  await page.setViewportSize({ width: 1280, height: 700 });
+  await grid.focus();
+  await page.keyboard.press('k');
+  await expect(heading).toHaveText('Plan network');
+  await expect(grid).toHaveAttribute('aria-activedescendant', `run-row-${timedOut}`);
+  await expect(grid).toBeFocused();
+  // One history entry for the open run, however far it moved: Back closes it, not back to the run before.
+  await page.goBack();
+  await expect(pane(page)).toHaveCount(0);
+  expect(await page.evaluate(() => location.hash)).toBe('#/all');
 });
 
 test('the open run says when it was created and started, how, and "timed out" in words', async ({ page }) => {

@@ -34,6 +34,8 @@ import { ToastsState } from './toasts.svelte';
 
 export type FocusTarget = 'search' | 'list' | 'detail';
 export type Panel = 'notifications' | 'settings' | 'shortcuts' | 'palette' | null;
+/** Where a key was pressed: in the open run (its pane or drawer), or anywhere else. */
+export type KeyOrigin = 'detail' | 'elsewhere';
 /** Where the window runs: the desktop app (tray, login item, desktop notifications) or a browser tab. */
 export type Shell = 'desktop' | 'browser';
 
@@ -383,11 +385,25 @@ export class AppState {
       this.list.activeIndex >= this.list.items.length - LOAD_AHEAD_ROWS
     )
       void this.list.loadMore();
-    this.requestFocus('list');
   }
 
-  /** One keyboard command (see keyboard-commands.ts). */
-  handleCommand(command: KeyCommand): void {
+  /**
+   * After the active row moved: with a run open, the open run follows it, as a mail client's reading pane
+   * does (one history entry, replaced as it moves), and focus stays on the side the key came from: the run's
+   * heading when it came from the open run (the drawer covers the list), else the list.
+   */
+  #followActive(from: KeyOrigin): void {
+    const runId = this.list.activeId;
+    if (this.route.runId === null || runId === null) {
+      this.requestFocus('list');
+      return;
+    }
+    if (runId !== this.route.runId) void this.navigate({ runId }, { replace: true });
+    this.requestFocus(from === 'detail' ? 'detail' : 'list');
+  }
+
+  /** One keyboard command (see keyboard-commands.ts); `from`: whether the key came from the open run. */
+  handleCommand(command: KeyCommand, from: KeyOrigin = 'elsewhere'): void {
     // While a new view's first page loads, the rows on screen belong to the old view: moving over or
     // opening them would act on a run the person did not pick.
     if (
@@ -401,14 +417,15 @@ export class AppState {
     switch (command.kind) {
       case 'jump':
         this.#jump(command.to);
+        this.#followActive(from);
         break;
       case 'next':
         this.list.moveActive(1);
-        this.requestFocus('list');
+        this.#followActive(from);
         break;
       case 'prev':
         this.list.moveActive(-1);
-        this.requestFocus('list');
+        this.#followActive(from);
         break;
       case 'open':
         if (this.list.activeId !== null) void this.openRun(this.list.activeId);
