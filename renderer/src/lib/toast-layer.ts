@@ -39,7 +39,12 @@ function settle(): void {
   const parent = top ?? home;
   if (layer.parentNode !== parent) parent.append(layer);
   // Moving an open popover closes it; showing it (again) also raises it above what opened since.
-  if (typeof layer.showPopover !== 'function') return;
+  // Without the Popover API (an engine that still hides `[popover]` by its style sheet, such as jsdom) the stack
+  // is a plain fixed element: drop the attribute so it is shown at all.
+  if (typeof layer.showPopover !== 'function') {
+    layer.removeAttribute('popover');
+    return;
+  }
   if (layer.matches(':popover-open')) layer.hidePopover();
   layer.showPopover();
 }
