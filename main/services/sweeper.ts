@@ -518,14 +518,23 @@ function createFeedWatcher(
   let timer: FeedTimer | null = null;
   let pending: unknown = null;
   let lastLook = -Infinity;
+  // A commit's last write to the WAL is seen before the commit is visible: SQLite then marks it in the -shm
+  // index, a mapped page no watch reports. So every look woken by a write is followed by one more a gap later;
+  // else a commit it just missed would wait for the next write or tick (docs/ARCHITECTURE.md#change-feed).
+  let woken = false;
   const run = (): void => {
     pending = null;
     lastLook = performance.now();
+    const followUp = woken;
+    woken = false;
     look();
+    if (followUp && watcher !== null) pending = scheduler.setTimeout(run, FEED_WATCH_GAP_MS);
   };
   const wake = (name: string | null): void => {
     // The store's file, its -wal, -shm or -journal; the logs and anything else in the folder are not commits.
-    if ((name !== null && !name.startsWith(base)) || pending !== null || watcher === null) return;
+    if ((name !== null && !name.startsWith(base)) || watcher === null) return;
+    woken = true;
+    if (pending !== null) return;
     pending = scheduler.setTimeout(run, Math.max(0, lastLook + FEED_WATCH_GAP_MS - performance.now()));
   };
   const useTimer = (): void => {

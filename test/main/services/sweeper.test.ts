@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS, type Settings } from '../../../shared/views';
@@ -6,6 +7,7 @@ import {
   FEED_IDLE_AFTER_MS,
   FEED_IDLE_POLL_MS,
   FEED_POLL_MS,
+  FEED_WATCH_GAP_MS,
   initialSweeperState,
   sweep,
   type Scheduler,
@@ -476,6 +478,36 @@ describe('sweeper timer', () => {
     }
     // Nothing else committed: the feed stays quiet, with no timer of its own.
     expect(intervals).toEqual([]);
+    sweeper.stop();
+  });
+
+  it('follows a look woken by a write with one more a gap later, then stays quiet', async () => {
+    t = createTempStore();
+    const { scheduler } = fakeScheduler();
+    const waits: number[] = [];
+    const watchScheduler: Scheduler = {
+      ...scheduler,
+      setTimeout: (fn, ms) => {
+        if (ms >= DEFAULT_SETTINGS.sweepIntervalMs) return 0;
+        waits.push(ms);
+        return setTimeout(fn, ms);
+      },
+      clearTimeout: (handle) => clearTimeout(handle as never),
+    };
+    const sweeper = createSweeper(deps(), () => {}, rethrow, watchScheduler, FEED_POLL_MS, t.store.path);
+    sweeper.start();
+    // A write to one of the store's files whose commit is not visible yet (here: no commit at all). The look it
+    // wakes finds nothing; the one after it, a gap later, is what finds a commit SQLite marked in the meantime.
+    writeFileSync(`${t.store.path}-probe`, 'x');
+    const deadline = Date.now() + 20_000;
+    while (waits.length < 2) {
+      if (Date.now() > deadline) throw new Error(`looks scheduled: ${waits.join(', ')}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(waits[1]).toBe(FEED_WATCH_GAP_MS);
+    // One follow-up per woken look, not a timer: nothing more is scheduled while nothing is written.
+    expect(waits).toHaveLength(2);
     sweeper.stop();
   });
 
