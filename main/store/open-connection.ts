@@ -628,7 +628,32 @@ function contextFor(
  * In phases: the path, the bytes (probeFile), a fast path for a current store that needs no check, the
  * identity, the mode, the connection and its context.
  */
+/** Opens that cost one more try: another process changed the schema while this one read it (below). */
+const SCHEMA_CHANGED_TRIES = 3;
+
+/**
+ * Opens the store. Another process that creates or migrates the schema while this one reads it makes SQLite
+ * answer SQLITE_SCHEMA (seen as "vtable constructor failed: run_search" when two runners start at once on a new
+ * store); the change is committed by then, so the open is simply tried again.
+ */
 export function openConnection(storePath: string, opts: OpenStoreOptions = {}): OpenedStore {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return openConnectionOnce(storePath, opts);
+    } catch (error) {
+      if (attempt >= SCHEMA_CHANGED_TRIES || !schemaChanged(error)) throw error;
+    }
+  }
+}
+
+function schemaChanged(error: unknown): boolean {
+  if (sqliteCode(error) === 'SQLITE_SCHEMA') return true;
+  return (
+    error instanceof RunwardenError && error.code === 'INTERNAL' && error.message.includes(': SQLITE_SCHEMA ')
+  );
+}
+
+function openConnectionOnce(storePath: string, opts: OpenStoreOptions): OpenedStore {
   const file = path.resolve(storePath);
   const busyTimeoutMs = opts.busyTimeoutMs ?? 5000;
   const access = opts.access ?? ((target: string, mode: number) => fs.accessSync(target, mode));
