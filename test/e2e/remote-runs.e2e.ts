@@ -5,44 +5,18 @@
  * confirmation as a local one, and the remote records it as the person via box; a live remote run's cancel
  * is refused by the remote itself and the run carries on.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { killQuietly } from '../helpers/cli';
-import { sshdAvailable, startSshd, type SshFixture } from '../helpers/sshd';
-import {
-  CLI_BIN,
-  cliJson,
-  createWorkspace,
-  openUi,
-  startServe,
-  type Served,
-  type Workspace,
-} from './harness';
+import { openUi, type Served } from './harness';
+import { CAN_RUN_REMOTES, onStore, startMachines, type Machines } from './remote-machines';
 
-const canRun = sshdAvailable() && process.getuid?.() === 0;
-if (!canRun && process.env.CI === 'true')
-  throw new Error('CI needs openssh-server and root for the remote tests');
-
-let ws: Workspace;
+let machines: Machines;
 let served: Served;
-let sshd: SshFixture;
-let sshDir: string;
 let remoteStore: string;
-let runnerPids: number[] = [];
+
+const remoteJson = <T>(args: string[]): T => onStore<T>(remoteStore, args);
 
 interface Listed {
   items: Array<{ run: { id: string; title: string; status: string; revision: number } }>;
-}
-
-function remoteJson<T>(args: string[]): T {
-  const out = execFileSync(process.execPath, [CLI_BIN, ...args, '--json'], {
-    env: { ...process.env, RUNWARDEN_STORE: remoteStore },
-    encoding: 'utf8',
-  });
-  return (JSON.parse(out) as { value: T }).value;
 }
 
 function remoteRun(title: string) {
@@ -52,31 +26,14 @@ function remoteRun(title: string) {
 }
 
 test.beforeEach(async () => {
-  test.skip(!canRun, 'needs /usr/sbin/sshd and root');
-  sshDir = mkdtempSync(join(tmpdir(), 'runwarden-e2e-ssh-'));
-  sshd = await startSshd(sshDir);
-  remoteStore = join(sshDir, 'remote.sqlite');
-  ws = createWorkspace();
-  ws.env.PATH = sshd.env.PATH;
-  const demo = execFileSync(
-    process.execPath,
-    [CLI_BIN, 'demo', '--dir', join(sshDir, 'projects'), '--live-minutes', '5', '--json'],
-    { env: { ...process.env, RUNWARDEN_STORE: remoteStore }, encoding: 'utf8' },
-  );
-  runnerPids = (JSON.parse(demo) as { value: { runnerPids: number[] } }).value.runnerPids;
-  await cliJson(ws, ['demo', '--no-live', '--dir', ws.dir]);
-  const command = `env RUNWARDEN_STORE=${remoteStore} ${process.execPath} ${CLI_BIN}`;
-  await cliJson(ws, ['remote', 'add', 'box', sshd.alias, '--runwarden', command]);
-  served = await startServe(ws);
+  test.skip(!CAN_RUN_REMOTES, 'needs /usr/sbin/sshd and root');
+  machines = await startMachines({ box: true });
+  served = machines.served;
+  remoteStore = machines.stores.box ?? '';
 });
 
 test.afterEach(async () => {
-  if (!canRun) return;
-  await served.stop();
-  for (const pid of runnerPids) killQuietly(pid, 'SIGKILL');
-  sshd.stop();
-  ws.cleanup();
-  rmSync(sshDir, { recursive: true, force: true });
+  if (CAN_RUN_REMOTES) await machines.stop();
 });
 
 test('a remote run is listed with its machine, cancelled from the window; a live one is refused', async ({

@@ -7,34 +7,19 @@
  * box; sshd killed leaves box out of every count, says so, and marks its notices last known.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { killQuietly, waitFor } from '../helpers/cli';
-import { sshdAvailable, startSshd, type SshFixture } from '../helpers/sshd';
-import {
-  CLI_BIN,
-  cliJson,
-  createWorkspace,
-  openUi,
-  screenshot,
-  startServe,
-  type Served,
-  type Workspace,
-} from './harness';
+import type { SshFixture } from '../helpers/sshd';
+import { CLI_BIN, openUi, screenshot, type Served } from './harness';
+import { CAN_RUN_REMOTES, onStore, startMachines, type Machines } from './remote-machines';
 
-const canRun = sshdAvailable() && process.getuid?.() === 0;
-if (!canRun && process.env.CI === 'true')
-  throw new Error('CI needs openssh-server and root for the remote tests');
-
-let ws: Workspace;
+let machines: Machines;
 let served: Served;
 let sshd: SshFixture;
-let sshDir: string;
 let remoteStore: string;
 let remoteProject: string;
-let runnerPids: number[] = [];
 let children: ChildProcess[] = [];
 
 interface Shown {
@@ -47,13 +32,7 @@ interface Shown {
   events: Array<{ type: string; actorId: string | null; surface: string | null }>;
 }
 
-function remoteJson<T>(args: string[]): T {
-  const out = execFileSync(process.execPath, [CLI_BIN, ...args, '--json'], {
-    env: { ...process.env, RUNWARDEN_STORE: remoteStore },
-    encoding: 'utf8',
-  });
-  return (JSON.parse(out) as { value: T }).value;
-}
+const remoteJson = <T>(args: string[]): T => onStore<T>(remoteStore, args);
 
 /** A `runwarden exec` on box's store, in its own process group; its run id. */
 async function remoteExec(script: string, leaseMs: string): Promise<{ runId: string; child: ChildProcess }> {
@@ -93,35 +72,20 @@ async function connected(page: Page): Promise<void> {
 }
 
 test.beforeEach(async () => {
-  test.skip(!canRun, 'needs /usr/sbin/sshd and root');
-  sshDir = mkdtempSync(join(tmpdir(), 'runwarden-e2e-ssh-'));
-  sshd = await startSshd(sshDir);
-  remoteStore = join(sshDir, 'remote.sqlite');
-  remoteProject = join(sshDir, 'remote-project');
+  test.skip(!CAN_RUN_REMOTES, 'needs /usr/sbin/sshd and root');
+  machines = await startMachines({ box: true });
+  served = machines.served;
+  [sshd] = machines.sshds as [SshFixture];
+  remoteStore = machines.stores.box ?? '';
+  remoteProject = join(machines.dir, 'remote-project');
   mkdirSync(remoteProject);
-  ws = createWorkspace();
-  ws.env.PATH = sshd.env.PATH;
-  const demo = execFileSync(
-    process.execPath,
-    [CLI_BIN, 'demo', '--dir', join(sshDir, 'projects'), '--live-minutes', '5', '--json'],
-    { env: { ...process.env, RUNWARDEN_STORE: remoteStore }, encoding: 'utf8' },
-  );
-  runnerPids = (JSON.parse(demo) as { value: { runnerPids: number[] } }).value.runnerPids;
-  await cliJson(ws, ['demo', '--no-live', '--dir', ws.dir]);
-  const command = `env RUNWARDEN_STORE=${remoteStore} ${process.execPath} ${CLI_BIN}`;
-  await cliJson(ws, ['remote', 'add', 'box', sshd.alias, '--runwarden', command]);
-  served = await startServe(ws);
 });
 
 test.afterEach(async () => {
-  if (!canRun) return;
-  await served.stop();
+  if (!CAN_RUN_REMOTES) return;
   for (const child of children) if (child.pid !== undefined) killQuietly(child.pid, 'SIGKILL');
   children = [];
-  for (const pid of runnerPids) killQuietly(pid, 'SIGKILL');
-  sshd.stop();
-  ws.cleanup();
-  rmSync(sshDir, { recursive: true, force: true });
+  await machines.stop();
 });
 
 test('counts and notices take in box; answered there, both follow; a pulled cable leaves box out', async ({

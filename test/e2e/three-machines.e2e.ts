@@ -6,34 +6,14 @@
  * row in the list, recorded on box via box; other's cable pulled → other unreachable
  * within 10 s and left out of the counts, box still connected and counted, this machine's rows untouched.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { killQuietly } from '../helpers/cli';
-import { sshdAvailable, startSshdPair, type SshFixture } from '../helpers/sshd';
-import {
-  CLI_BIN,
-  cliJson,
-  createWorkspace,
-  openUi,
-  screenshot,
-  startServe,
-  type Served,
-  type Workspace,
-} from './harness';
+import type { SshFixture } from '../helpers/sshd';
+import { openUi, screenshot, type Served } from './harness';
+import { CAN_RUN_REMOTES, onStore, startMachines, type Machines } from './remote-machines';
 
-const canRun = sshdAvailable() && process.getuid?.() === 0;
-if (!canRun && process.env.CI === 'true')
-  throw new Error('CI needs openssh-server and root for the remote tests');
-
-let ws: Workspace;
+let machines: Machines;
 let served: Served;
 let sshds: SshFixture[] = [];
-let sshDir: string;
-const stores: Record<string, string> = {};
-let runnerPids: number[] = [];
 
 interface Shown {
   snapshot: { run: { status: string }; interactions: Array<{ id: string; status: string }> };
@@ -41,11 +21,7 @@ interface Shown {
 }
 
 function onMachine<T>(name: string, args: string[]): T {
-  const out = execFileSync(process.execPath, [CLI_BIN, ...args, '--json'], {
-    env: { ...process.env, RUNWARDEN_STORE: stores[name] },
-    encoding: 'utf8',
-  });
-  return (JSON.parse(out) as { value: T }).value;
+  return onStore<T>(machines.stores[name] ?? '', args);
 }
 
 function runOn(name: string, title: string): { id: string; status: string } {
@@ -79,36 +55,15 @@ function state(page: Page, name: string) {
 }
 
 test.beforeEach(async () => {
-  test.skip(!canRun, 'needs /usr/sbin/sshd and root');
-  sshDir = mkdtempSync(join(tmpdir(), 'runwarden-e2e-ssh3-'));
-  sshds = await startSshdPair(sshDir);
-  ws = createWorkspace();
-  ws.env.PATH = sshds[0]?.env.PATH ?? '';
-  for (const name of ['box', 'other']) {
-    stores[name] = join(sshDir, `${name}.sqlite`);
-    // box has live runners (a live question); other's runs are all parked or stale.
-    const live = name === 'box' ? ['--live-minutes', '5'] : ['--no-live'];
-    const demo = execFileSync(
-      process.execPath,
-      [CLI_BIN, 'demo', '--dir', join(sshDir, `${name}-projects`), ...live, '--json'],
-      { env: { ...process.env, RUNWARDEN_STORE: stores[name] }, encoding: 'utf8' },
-    );
-    runnerPids.push(...(JSON.parse(demo) as { value: { runnerPids: number[] } }).value.runnerPids);
-    const command = `env RUNWARDEN_STORE=${stores[name]} ${process.execPath} ${CLI_BIN}`;
-    await cliJson(ws, ['remote', 'add', name, name, '--runwarden', command]);
-  }
-  await cliJson(ws, ['demo', '--no-live', '--dir', ws.dir]);
-  served = await startServe(ws);
+  test.skip(!CAN_RUN_REMOTES, 'needs /usr/sbin/sshd and root');
+  // box has live runners (a live question); other's runs are all parked or stale.
+  machines = await startMachines({ box: true, other: false });
+  served = machines.served;
+  sshds = machines.sshds;
 });
 
 test.afterEach(async () => {
-  if (!canRun) return;
-  await served.stop();
-  for (const pid of runnerPids) killQuietly(pid, 'SIGKILL');
-  runnerPids = [];
-  for (const sshd of sshds) sshd.stop();
-  ws.cleanup();
-  rmSync(sshDir, { recursive: true, force: true });
+  if (CAN_RUN_REMOTES) await machines.stop();
 });
 
 test('three machines in one window: answer and recover on other; its cable pulled, box stays', async ({
