@@ -168,6 +168,25 @@ export function setAgentActivity(ctx: WritableDB, claim: Claim, detail: string, 
 export const AGENT_RENEWED_WITHIN_MS = 5 * 60_000;
 
 /**
+ * The session of a hook call that records nothing but maybe a renewal: its run still shows `detail` (any,
+ * when null), no question is open, and the lease is this agent process's, of the session's generation.
+ */
+function quietSession(ctx: ReadableDB, input: AgentSessionInput, detail: string | null) {
+  checkInput(input);
+  const row = sessionRow(ctx, input.agent, input.sessionId);
+  if (row === undefined) return null;
+  const run = loadRunRow(ctx, row.run_id);
+  if (isTerminalRunStatus(run.status) || run.open_interactions > 0) return null;
+  if (detail !== null && run.status_detail !== detail) return null;
+  const lease = loadLeaseRow(ctx, row.run_id);
+  const ours =
+    lease.owner_type === 'runner' &&
+    lease.owner_id === input.owner.ownerId &&
+    lease.generation === row.generation;
+  return ours ? { row, run, lease } : null;
+}
+
+/**
  * A hook call that would change nothing at all (docs/AGENTS.md#the-claim-of-a-session): the run still shows
  * `detail` (any, when null), no question is open, the lease is this agent process's, on time and renewed
  * less than `AGENT_RENEWED_WITHIN_MS` ago. It writes nothing, so it needs no write lock and no token check:
@@ -179,17 +198,10 @@ export function unchangedAgentSession(
   detail: string | null,
   now: number,
 ): AgentSessionClaim | null {
-  checkInput(input);
-  const row = sessionRow(ctx, input.agent, input.sessionId);
-  if (row === undefined) return null;
-  const run = loadRunRow(ctx, row.run_id);
-  if (isTerminalRunStatus(run.status) || run.open_interactions > 0) return null;
-  if (detail !== null && run.status_detail !== detail) return null;
-  const lease = loadLeaseRow(ctx, row.run_id);
+  const quiet = quietSession(ctx, input, detail);
+  if (quiet === null) return null;
+  const { row, run, lease } = quiet;
   const fresh =
-    lease.owner_type === 'runner' &&
-    lease.owner_id === input.owner.ownerId &&
-    lease.generation === row.generation &&
     lease.lost_generation !== lease.generation &&
     (lease.vouched_at ?? null) === null &&
     lease.expires_at !== null &&
@@ -217,20 +229,9 @@ export function renewAgentSessionOnTime(
   detail: string | null,
   now: number,
 ): AgentSessionClaim | null {
-  checkInput(input);
-  const row = sessionRow(ctx, input.agent, input.sessionId);
-  if (row === undefined) return null;
-  const run = loadRunRow(ctx, row.run_id);
-  if (isTerminalRunStatus(run.status) || run.open_interactions > 0) return null;
-  if (detail !== null && run.status_detail !== detail) return null;
-  const lease = loadLeaseRow(ctx, row.run_id);
-  if (
-    lease.owner_type !== 'runner' ||
-    lease.owner_id !== input.owner.ownerId ||
-    lease.generation !== row.generation
-  ) {
-    return null;
-  }
+  const quiet = quietSession(ctx, input, detail);
+  if (quiet === null) return null;
+  const { row, run, lease } = quiet;
   const claim = claimOf(row, input.owner.ownerId, lease.expires_at ?? now);
   const renewed = leases.heartbeatOnTime(ctx, claim, AGENT_LEASE_MS, now);
   if (renewed === null || !renewed.ok) return null;
