@@ -222,7 +222,9 @@ function mapOpenError(error: unknown, file: string, busyTimeoutMs: number): Runw
   ) {
     return new RunwardenError('READ_ONLY', `${file} cannot be opened for writing (${code}: ${detail}).`);
   }
-  return new RunwardenError('INTERNAL', `Could not open ${file}: ${code || 'error'} ${detail}`);
+  const internal = new RunwardenError('INTERNAL', `Could not open ${file}: ${code || 'error'} ${detail}`);
+  internal.cause = error;
+  return internal;
 }
 
 interface Identity {
@@ -647,9 +649,9 @@ export function openConnection(storePath: string, opts: OpenStoreOptions = {}): 
 }
 
 function schemaChanged(error: unknown): boolean {
-  if (sqliteCode(error) === 'SQLITE_SCHEMA') return true;
   return (
-    error instanceof RunwardenError && error.code === 'INTERNAL' && error.message.includes(': SQLITE_SCHEMA ')
+    sqliteCode(error) === 'SQLITE_SCHEMA' ||
+    (error instanceof Error && sqliteCode(error.cause) === 'SQLITE_SCHEMA')
   );
 }
 
